@@ -1,0 +1,87 @@
+// createApp(): the routes, their auth, and the error and no-match answers. Never listens.
+import polka from 'polka';
+import { parse as parsePattern } from 'regexparam';
+import type { ServerResponse } from 'node:http';
+import { authenticate } from './auth/bearer.ts';
+import { loginRoutes, type LoginDeps } from './auth/login.ts';
+import type { Tokens } from './auth/tokens.ts';
+import type { Config } from './config.ts';
+import { Errors, HttpError } from './http/errors.ts';
+import { accessLog, type LogLine } from './http/log.ts';
+import { sendJson } from './http/respond.ts';
+import type { Request, Route } from './http/types.ts';
+import { statusRoutes } from './status/routes.ts';
+import type { StatusSampler } from './status/sampler.ts';
+
+export interface AppDeps extends LoginDeps {
+  tokens: Tokens;
+  sampler: StatusSampler;
+  /** Access-log lines (stdout in production). */
+  log: LogLine;
+  /** Error details that must not reach the client. */
+  logError: LogLine;
+}
+
+export interface App {
+  handler: (req: import('node:http').IncomingMessage, res: ServerResponse) => void;
+  routes: readonly Route[];
+}
+
+function hasUnreadBody(req: Request): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function allRoutes(_config: Config, deps: AppDeps): Route[] {
+  return [
+    ...loginRoutes(deps),
+    ...statusRoutes(deps.sampler),
+  ];
+}
+
+export function createApp(config: Config, deps: AppDeps): App {
+  const routes = allRoutes(config, deps);
+  const patterns = routes.map((r) => ({ method: r.method, pattern: parsePattern(r.path).pattern }));
+
+  const onError = (err: unknown, req: Request, res: ServerResponse) => {
+    if (res.headersSent) {
+      // Too late for a JSON answer: cut the connection so the client sees a failure.
+      deps.logError(`${req.method} ${req.path}: failed after headers were sent: ${String((err as Error)?.stack ?? err)}`);
+      res.destroy();
+      return;
+    }
+    let status = 500;
+    let message = 'internal error';
+    let headers: Record<string, string> = {};
+    if (err instanceof HttpError) {
+      ({ status, message, headers } = err);
+    } else {
+      deps.logError(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
+    }
+    // A body left unread (too large, or refused before reading) is not read to its end.
+    if (hasUnreadBody(req)) headers = { ...headers, Connection: 'close' };
+    sendJson(res, status, { error: message }, headers);
+  };
+
+  const onNoMatch = (req: Request, res: ServerResponse) => {
+    const allowed = new Set<string>();
+    for (const p of patterns) if (p.pattern.test(req.path)) allowed.add(p.method);
+    if (allowed.has('GET')) allowed.add('HEAD');
+    if (allowed.size === 0) return onError(Errors.notFound(), req, res);
+    onError(Errors.methodNotAllowed([...allowed].sort().join(', ')), req, res);
+  };
+
+  const app = polka<Request>({ onError, onNoMatch });
+  app.use(accessLog(deps.log));
+  for (const route of routes) {
+    const handler = route.auth
+      ? async (req: Request, res: ServerResponse) => {
+        authenticate(deps.tokens, req);
+        await route.handler(req, res);
+      }
+      : route.handler;
+    app.add(route.method, route.path, handler);
+  }
+  return { handler: app.handler.bind(app) as App['handler'], routes };
+}

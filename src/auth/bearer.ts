@@ -1,0 +1,21 @@
+// The bearer check attached to every protected route (not to a path prefix, so no
+// spelling of a path that reaches the handler can skip it).
+import { Errors } from '../http/errors.ts';
+import type { Request } from '../http/types.ts';
+import { TokenError, type Tokens } from './tokens.ts';
+
+const BEARER = /^bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/i;
+
+/** Sets req.user or throws a 401 HttpError. The token is never taken from the URL. */
+export function authenticate(tokens: Tokens, req: Request): void {
+  const header = req.headers.authorization;
+  if (header === undefined || header.trim() === '') throw Errors.unauthorized('missing bearer token');
+  const m = BEARER.exec(header.trim());
+  if (!m) throw Errors.unauthorized('malformed authorization header, expected: Bearer <token>');
+  try {
+    req.user = tokens.verify(m[1]!);
+  } catch (err) {
+    if (err instanceof TokenError) throw Errors.unauthorized(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,52 @@
+// Failed-login limiting per (client address, username).
+//
+// Counters live in an LRU. Flooding it with other usernames to evict a victim's counter
+// would need a new failure per entry, and each failure costs a scrypt hash behind a
+// gate of one: about 4 a second, 3,600 per window, far under `max`.
+import { LRUCache } from 'lru-cache';
+
+export interface LimiterOptions {
+  maxFailures: number;
+  windowMs: number;
+  max: number;
+}
+
+interface Counter {
+  failures: number;
+  windowStart: number;
+}
+
+export class LoginLimiter {
+  private readonly counters: LRUCache<string, Counter>;
+
+  constructor(private readonly opts: LimiterOptions = { maxFailures: 10, windowMs: 15 * 60_000, max: 50_000 }) {
+    this.counters = new LRUCache({ max: opts.max });
+  }
+
+  private key(address: string, username: string): string {
+    return `${address}\u0000${username}`;
+  }
+
+  /** Seconds until the pair may try again, or 0 when it may try now. */
+  retryAfter(address: string, username: string, now = Date.now()): number {
+    const c = this.counters.get(this.key(address, username));
+    if (!c) return 0;
+    const end = c.windowStart + this.opts.windowMs;
+    if (now >= end) {
+      this.counters.delete(this.key(address, username));
+      return 0;
+    }
+    return c.failures >= this.opts.maxFailures ? Math.ceil((end - now) / 1000) : 0;
+  }
+
+  fail(address: string, username: string, now = Date.now()): void {
+    const k = this.key(address, username);
+    const c = this.counters.get(k);
+    if (!c || now >= c.windowStart + this.opts.windowMs) this.counters.set(k, { failures: 1, windowStart: now });
+    else c.failures++;
+  }
+
+  succeed(address: string, username: string): void {
+    this.counters.delete(this.key(address, username));
+  }
+}

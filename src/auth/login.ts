@@ -1,0 +1,48 @@
+// POST /api/v1/agentusers/loginusertoagent
+import { Errors } from '../http/errors.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { sendJson } from '../http/respond.ts';
+import type { Route } from '../http/types.ts';
+import type { LoginLimiter } from './limiter.ts';
+import { DUMMY_HASH, Gate, verifyPassword } from './passwords.ts';
+import type { Tokens } from './tokens.ts';
+import type { UserStore } from './users.ts';
+
+export const LOGIN_BODY_LIMIT = 16 * 1024;
+
+export interface LoginDeps {
+  users: UserStore;
+  tokens: Tokens;
+  limiter: LoginLimiter;
+  /** One scrypt hash at a time (128 MiB each); a few dozen may wait, the rest get 503. */
+  gate: Gate;
+}
+
+export function loginRoutes(deps: LoginDeps): Route[] {
+  return [{
+    method: 'POST',
+    path: '/api/v1/agentusers/loginusertoagent',
+    auth: false,
+    handler: async (req, res) => {
+      const body = await readJsonObject(req, LOGIN_BODY_LIMIT);
+      const { username, password } = body;
+      if (typeof username !== 'string') throw Errors.badField('username', 'is required and must be a string');
+      if (typeof password !== 'string') throw Errors.badField('password', 'is required and must be a string');
+
+      const address = req.socket.remoteAddress ?? '';
+      const wait = deps.limiter.retryAfter(address, username);
+      if (wait > 0) throw Errors.tooManyLogins(wait);
+
+      const user = deps.users.findByName(username);
+      // Unknown users are checked against a dummy hash: same work, same time.
+      const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
+      if (!result) throw Errors.loginBusy();
+      if (!result.value || !user) {
+        deps.limiter.fail(address, username);
+        throw Errors.badCredentials();
+      }
+      deps.limiter.succeed(address, username);
+      sendJson(res, 200, { token: deps.tokens.issue(user), user: { id: user.id, username: user.username } });
+    },
+  }];
+}

@@ -1,0 +1,58 @@
+// The HS256 signing secret: created on first start, refused when weak or exposed.
+import { randomBytes, createSecretKey, type KeyObject } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, writeSync, constants as C } from 'node:fs';
+
+export class SecretError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretError';
+  }
+}
+
+const MIN_BYTES = 32;
+
+function create(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false; // created by someone else meanwhile
+    throw new SecretError(`could not create JWT secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  try {
+    writeSync(fd, randomBytes(32).toString('hex') + '\n');
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Reads (or first creates) the secret file and returns it as a KeyObject for jsonwebtoken. */
+export function loadSecret(file: string): { key: KeyObject; created: boolean } {
+  let created = false;
+  let fd: number;
+  try {
+    fd = openSync(file, C.O_RDONLY | C.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new SecretError(`could not open JWT secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+    created = create(file);
+    fd = openSync(file, C.O_RDONLY | C.O_NOFOLLOW);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SecretError(`JWT secret file ${file} is not a regular file`);
+    if ((st.mode & 0o007) !== 0) {
+      throw new SecretError(`JWT secret file ${file} is accessible by others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it`);
+    }
+    const text = readFileSync(fd, 'utf8').trim();
+    if (text.length === 0) throw new SecretError(`JWT secret file ${file} is empty`);
+    if (Buffer.byteLength(text) < MIN_BYTES) {
+      throw new SecretError(`JWT secret file ${file} is shorter than ${MIN_BYTES} bytes`);
+    }
+    return { key: createSecretKey(Buffer.from(text, 'utf8')), created };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,78 @@
+// JWT issue and verification: HS256 pinned, exp required, verified tokens cached until
+// their exp, but every use re-checked against the current users (revocation).
+import jwt from 'jsonwebtoken';
+import type { KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { User } from './users.ts';
+
+export interface TokenUser {
+  id: string;
+  username: string;
+}
+
+interface Claims {
+  sub: string;
+  username: string;
+  sv: string;
+  exp: number;
+}
+
+/** Why a token was refused; the text goes to the client in a 401. */
+export class TokenError extends Error {}
+
+const MAX_TOKEN_LENGTH = 4096;
+const CLOCK_SKEW_SECONDS = 60;
+
+export interface UserLookup {
+  findById(id: string): User | undefined;
+}
+
+export class Tokens {
+  private readonly cache = new LRUCache<string, Claims>({ max: 10_000 });
+
+  constructor(
+    private readonly key: KeyObject,
+    private readonly ttlSeconds: number,
+    private readonly users: UserLookup,
+  ) {}
+
+  issue(user: User): string {
+    return jwt.sign({ username: user.username, sv: user.sessionVersion }, this.key, {
+      algorithm: 'HS256',
+      expiresIn: this.ttlSeconds,
+      subject: user.id,
+    });
+  }
+
+  /** Returns the token's user, or throws TokenError with the reason. */
+  verify(token: string): TokenUser {
+    const claims = this.cache.get(token) ?? this.decode(token);
+    if (claims.exp * 1000 <= Date.now()) throw new TokenError('token expired');
+    const user = this.users.findById(claims.sub);
+    if (!user || user.sessionVersion !== claims.sv || user.username !== claims.username) {
+      throw new TokenError('token revoked');
+    }
+    return { id: user.id, username: user.username };
+  }
+
+  private decode(token: string): Claims {
+    if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('invalid token');
+    let payload: jwt.JwtPayload | string;
+    try {
+      payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
+    } catch (err) {
+      if (err instanceof jwt.TokenExpiredError) throw new TokenError('token expired');
+      throw new TokenError('invalid token');
+    }
+    // jsonwebtoken accepts a token without exp: this agent does not.
+    if (typeof payload !== 'object' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' ||
+      typeof payload.sub !== 'string' || typeof payload.username !== 'string' || typeof payload.sv !== 'string') {
+      throw new TokenError('invalid token');
+    }
+    if (payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new TokenError('invalid token');
+    const claims: Claims = { sub: payload.sub, username: payload.username, sv: payload.sv, exp: payload.exp };
+    const ttl = claims.exp * 1000 - Date.now();
+    if (ttl > 0) this.cache.set(token, claims, { ttl });
+    return claims;
+  }
+}

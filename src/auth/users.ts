@@ -1,0 +1,153 @@
+// The users file: read and validated by the agent (which reloads it when it changes),
+// written atomically by the CLI only.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeSync, constants as C } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+export interface User {
+  id: string;
+  username: string;
+  hash: string;
+  /** Changes with every password change; tokens carry it, so old tokens stop working. */
+  sessionVersion: string;
+}
+
+export class UsersFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsersFileError';
+  }
+}
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+export function validUsername(name: string): boolean {
+  return USERNAME.test(name);
+}
+
+export function newSessionVersion(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+export function newUser(username: string, hash: string): User {
+  return { id: randomUUID(), username, hash, sessionVersion: newSessionVersion() };
+}
+
+/** Parses the file's text; throws UsersFileError naming what is wrong. */
+export function parseUsers(text: string, file: string): User[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UsersFileError(`users file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const list = (raw as { users?: unknown } | null)?.users;
+  if (!Array.isArray(list)) throw new UsersFileError(`users file ${file}: expected {"users": [...]}`);
+  const seen = new Set<string>();
+  return list.map((u, i) => {
+    const x = u as Partial<User> | null;
+    if (!x || typeof x.id !== 'string' || typeof x.username !== 'string' || typeof x.hash !== 'string' ||
+      typeof x.sessionVersion !== 'string' || !validUsername(x.username)) {
+      throw new UsersFileError(`users file ${file}: entry ${i} is not a valid user`);
+    }
+    if (seen.has(x.username)) throw new UsersFileError(`users file ${file}: user ${x.username} appears twice`);
+    seen.add(x.username);
+    return { id: x.id, username: x.username, hash: x.hash, sessionVersion: x.sessionVersion };
+  });
+}
+
+/** Reads the users file; a missing file is an empty list. */
+export function readUsers(file: string): User[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new UsersFileError(`could not read users file ${file}: ${code ?? String(err)}`);
+  }
+  return parseUsers(text, file);
+}
+
+/**
+ * Replaces the users file atomically: temp file in the same directory, fsync, rename,
+ * fsync the directory. Keeps the owner and mode of the file it replaces; a new file is
+ * 0600 and, when run as root, owned like its directory (the service user's state dir).
+ */
+export function writeUsers(file: string, users: User[]): void {
+  const dir = dirname(file);
+  let owner: { uid: number; gid: number; mode: number };
+  try {
+    const st = statSync(file);
+    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
+  } catch {
+    const st = statSync(dir);
+    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
+  }
+  const tmp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, owner.mode);
+  try {
+    writeSync(fd, JSON.stringify({ users }, null, 2) + '\n');
+    if (process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, file);
+  } catch (err) {
+    try { closeSync(fd); } catch { /* already closed: the error came after close */ }
+    try { unlinkSync(tmp); } catch { /* nothing to clean: the rename may have happened */ }
+    throw err;
+  }
+  const dfd = openSync(dir, C.O_RDONLY | C.O_DIRECTORY);
+  try { fsyncSync(dfd); } finally { closeSync(dfd); }
+}
+
+/** The agent's view of the users: reloaded within a second of the CLI changing the file. */
+export class UserStore {
+  private byName = new Map<string, User>();
+  private byId = new Map<string, User>();
+
+  constructor(private readonly file: string, private readonly log: (line: string) => void) {}
+
+  /** First load: an unreadable or corrupt file is an error (the start fails). */
+  load(): number {
+    this.set(readUsers(this.file));
+    return this.byName.size;
+  }
+
+  /** Polls the file once a second (a stat; works across the CLI's rename). */
+  watch(intervalMs = 1000): void {
+    watchFile(this.file, { interval: intervalMs, persistent: false }, () => this.reload());
+  }
+
+  stop(): void {
+    unwatchFile(this.file);
+  }
+
+  reload(): void {
+    try {
+      this.set(readUsers(this.file));
+      this.log(`users file ${this.file} reloaded: ${this.byName.size} user(s)`);
+    } catch (err) {
+      // Keeping the last good users is safe: a broken file must not lock everybody out,
+      // and removals that did not land cannot be known from a file we cannot read.
+      this.log(`${(err as Error).message}; keeping the last good users (${this.byName.size})`);
+    }
+  }
+
+  private set(users: User[]): void {
+    this.byName = new Map(users.map((u) => [u.username, u]));
+    this.byId = new Map(users.map((u) => [u.id, u]));
+  }
+
+  findByName(name: string): User | undefined {
+    return this.byName.get(name);
+  }
+
+  findById(id: string): User | undefined {
+    return this.byId.get(id);
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+}

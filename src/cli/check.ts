@@ -1,0 +1,53 @@
+// `device-agent config check`: the config and every path it names, without changing anything.
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loadSecret } from '../auth/secret.ts';
+import { readUsers } from '../auth/users.ts';
+import { ConfigError, type Config } from '../config.ts';
+
+function dirProblem(path: string): string | undefined {
+  try {
+    return statSync(path).isDirectory() ? undefined : `${path} is not a directory`;
+  } catch (err) {
+    return `${path}: ${(err as NodeJS.ErrnoException).code ?? err}`;
+  }
+}
+
+/** Throws a ConfigError naming the first key whose path cannot serve; returns notes otherwise. */
+export function checkConfig(config: Config): string[] {
+  const notes: string[] = [];
+  const fail = (key: string, problem: string) => { throw new ConfigError(`${key}: ${problem}`); };
+
+  const base = dirProblem(config.baseDir);
+  if (base) fail('baseDir', base);
+  const upload = dirProblem(config.uploadDir);
+  if (upload) fail('uploadDir', upload);
+  if (existsSync(config.recordingsDir)) {
+    const rec = dirProblem(config.recordingsDir);
+    if (rec) fail('recordingsDir', rec);
+  } else {
+    notes.push(`recordingsDir ${config.recordingsDir} will be created at start`);
+  }
+
+  const usersDir = dirProblem(dirname(config.usersFile));
+  if (usersDir) fail('usersFile', usersDir);
+  try {
+    const n = readUsers(config.usersFile).length;
+    notes.push(n === 0 ? `usersFile ${config.usersFile}: no users yet` : `usersFile: ${n} user(s)`);
+  } catch (err) {
+    fail('usersFile', (err as Error).message);
+  }
+
+  if (existsSync(config.jwtSecretFile)) {
+    try {
+      loadSecret(config.jwtSecretFile);
+    } catch (err) {
+      fail('jwtSecretFile', (err as Error).message);
+    }
+  } else {
+    const secretDir = dirProblem(dirname(config.jwtSecretFile));
+    if (secretDir) fail('jwtSecretFile', secretDir);
+    notes.push(`jwtSecretFile ${config.jwtSecretFile} will be created at start`);
+  }
+  return notes;
+}

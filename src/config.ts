@@ -1,0 +1,150 @@
+// The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+export interface AudioConfig {
+  recorder: 'sox' | 'arecord';
+  device: string;
+  maxDurationSeconds: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  baseDir: string;
+  uploadDir: string;
+  recordingsDir: string;
+  usersFile: string;
+  jwtSecretFile: string;
+  tokenTtlSeconds: number;
+  maxFileBytes: number;
+  audio: AudioConfig;
+}
+
+/** Exit status for a bad configuration (sysexits EX_CONFIG); the unit does not restart on it. */
+export const EX_CONFIG = 78;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_CONFIG_PATH = '/etc/device-agent/config.json';
+
+type Raw = Record<string, unknown>;
+
+const TOP_KEYS = new Set([
+  'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'jwtSecretFile',
+  'tokenTtlSeconds', 'maxFileBytes', 'audio',
+]);
+const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds']);
+
+function isObject(v: unknown): v is Raw {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(raw: Raw, key: string, name: string, fallback: string): string {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'string' || v.length === 0) throw new ConfigError(`${name}: must be a non-empty string`);
+  if (v.includes('\0')) throw new ConfigError(`${name}: must not contain NUL`);
+  return v;
+}
+
+function int(raw: Raw, key: string, name: string, fallback: number, min: number, max: number): number {
+  const v = raw[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new ConfigError(`${name}: must be an integer`);
+  if (v < min || v > max) throw new ConfigError(`${name}: must be between ${min} and ${max}, got ${v}`);
+  return v;
+}
+
+/** Is `child` equal to or inside `parent`? Both absolute and normalised. */
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel));
+}
+
+/**
+ * Validates a parsed config object. Relative paths resolve against `baseForPaths`
+ * (the directory holding the config file).
+ */
+export function parseConfig(raw: unknown, baseForPaths: string): Config {
+  if (!isObject(raw)) throw new ConfigError('config: must be a JSON object');
+  for (const key of Object.keys(raw)) {
+    if (!TOP_KEYS.has(key)) throw new ConfigError(`${key}: unknown key`);
+  }
+  const path = (key: string, fallback: string) => resolve(baseForPaths, str(raw, key, key, fallback));
+
+  const host = str(raw, 'host', 'host', '0.0.0.0');
+  const port = int(raw, 'port', 'port', 5050, 0, 65535);
+  const baseDir = path('baseDir', '/var/lib/device-agent/files');
+  const uploadDir = path('uploadDir', baseDir);
+  const recordingsDir = path('recordingsDir', resolve(baseDir, 'recordings'));
+  if (!isInside(baseDir, recordingsDir)) {
+    throw new ConfigError(`recordingsDir: must lie inside baseDir (${baseDir}), got ${recordingsDir}`);
+  }
+  const usersFile = path('usersFile', '/var/lib/device-agent/users.json');
+  const jwtSecretFile = path('jwtSecretFile', '/var/lib/device-agent/jwt.secret');
+  const tokenTtlSeconds = int(raw, 'tokenTtlSeconds', 'tokenTtlSeconds', 3600, 1, 31 * 24 * 3600);
+  const maxFileBytes = int(raw, 'maxFileBytes', 'maxFileBytes', 52428800, 1, Number.MAX_SAFE_INTEGER);
+
+  const rawAudio = raw.audio === undefined ? {} : raw.audio;
+  if (!isObject(rawAudio)) throw new ConfigError('audio: must be an object');
+  for (const key of Object.keys(rawAudio)) {
+    if (!AUDIO_KEYS.has(key)) throw new ConfigError(`audio.${key}: unknown key`);
+  }
+  const recorder = str(rawAudio, 'recorder', 'audio.recorder', 'sox');
+  if (recorder !== 'sox' && recorder !== 'arecord') {
+    throw new ConfigError(`audio.recorder: must be "sox" or "arecord", got ${JSON.stringify(recorder)}`);
+  }
+  const device = str(rawAudio, 'device', 'audio.device', 'default');
+  const maxDur = rawAudio.maxDurationSeconds;
+  let maxDurationSeconds = 3600;
+  if (maxDur !== undefined) {
+    if (typeof maxDur !== 'number' || !Number.isFinite(maxDur) || maxDur <= 0 || maxDur > 86400) {
+      throw new ConfigError('audio.maxDurationSeconds: must be a number above 0 and at most 86400');
+    }
+    maxDurationSeconds = maxDur;
+  }
+
+  return {
+    host, port, baseDir, uploadDir, recordingsDir, usersFile, jwtSecretFile, tokenTtlSeconds,
+    maxFileBytes, audio: { recorder, device, maxDurationSeconds },
+  };
+}
+
+/** Reads and validates a config file. */
+export function loadConfig(file: string): Config {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config: ${abs} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseConfig(raw, dirname(abs));
+}
+
+/** The embedded development default used by `npm start`: loopback only, state under ./var. */
+export function devConfig(cwd: string): Config {
+  return parseConfig(
+    {
+      host: '127.0.0.1',
+      port: 5050,
+      baseDir: 'var/files',
+      usersFile: 'var/users.json',
+      jwtSecretFile: 'var/jwt.secret',
+      audio: { device: 'default' },
+    },
+    cwd,
+  );
+}

@@ -1,0 +1,61 @@
+// HttpError and the one catalogue of error texts that the spec and the contract fix.
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'HttpError';
+    this.status = status;
+    this.headers = headers;
+  }
+}
+
+const e = (status: number, message: string, headers?: Record<string, string>) =>
+  new HttpError(status, message, headers);
+
+/** Every text a client may see, named once. Functions take the variable part. */
+export const Errors = {
+  // generic (CONTRACT §7)
+  notFound: () => e(404, 'not found'),
+  methodNotAllowed: (allow: string) => e(405, 'method not allowed', { Allow: allow }),
+  internal: () => e(500, 'internal error'),
+  bodyTooLarge: (limit: number) => e(413, `request body too large, max ${limit} bytes`),
+  bodyNotJson: () => e(400, 'request body must be a JSON object (Content-Type: application/json)'),
+  badField: (field: string, rule: string) => e(400, `${field} ${rule}`),
+
+  // authentication (CONTRACT §3)
+  badCredentials: () => e(401, 'invalid username or password'),
+  tooManyLogins: (retryAfterSeconds: number) =>
+    e(429, 'too many failed logins, try again later', { 'Retry-After': String(retryAfterSeconds) }),
+  loginBusy: () => e(503, 'too many logins in progress, try again later', { 'Retry-After': '1' }),
+  unauthorized: (why: string) => e(401, why, { 'WWW-Authenticate': 'Bearer' }),
+
+  // files (spec §7, CONTRACT §6)
+  filePathRequired: () => e(400, 'file path is required, could not download file'),
+  pathNotAllowed: () => e(403, 'file path is not allowed'),
+  isDirectory: (path: string) => e(403, `${path} is a directory and not a file`),
+  notReadable: () => e(403, 'file is not readable'),
+  notRegular: () => e(403, 'file is not a regular file'),
+  fileNotFound: (path: string) => e(404, `file not found at ${path}`),
+  fileEmpty: () => e(412, 'file is empty'),
+  noFileSystem: (detail: string) => e(412, `failed to get file system: ${detail}`),
+  fileTooLarge: () => e(413, 'file too large, max size is 50 MB'),
+  absPathFailed: (detail: string) => e(500, `failed to get absolute path: ${detail}`),
+  openFailed: (detail: string) => e(500, `failed to open file: ${detail}`),
+  readFailed: (detail: string) => e(500, `failed to read file: ${detail}`),
+  rangeNotSatisfiable: (size: number) =>
+    e(416, 'requested range not satisfiable', { 'Content-Range': `bytes */${size}` }),
+  noSavePath: () => e(400, 'No save path provided'),
+  noFilesUploaded: () => e(400, 'No files uploaded'),
+  uploadTooLarge: () => e(400, 'Failed to parse form: file too large'),
+  uploadOpenFailed: () => e(400, 'Failed to open uploaded file'),
+  uploadReadFailed: () => e(500, 'Failed to read uploaded file'),
+  createFailed: (detail: string) => e(500, `Failed to create file on server: ${detail}`),
+  severalFilesNeedDir: () => e(400, 'several files need a directory as saveToPath'),
+
+  // recording (CONTRACT §5)
+  recordingInProgress: () => e(409, 'a recording is already in progress'),
+  recorderUnavailable: (detail: string) => e(503, detail),
+} as const;

@@ -1,0 +1,136 @@
+// The entry point: argv, environment, signals and exit codes live here and nowhere else.
+import { checkConfig } from './cli/check.ts';
+import { CliError, userCommand } from './cli/users.ts';
+import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
+import { startAgent } from './serve.ts';
+import { VERSION } from './version.ts';
+
+const EX_USAGE = 64;
+
+const USAGE = `device-agent ${VERSION}: a small HTTP agent for Linux devices
+
+Usage:
+  device-agent [serve] [--config FILE]     run the HTTP service (default command)
+  device-agent user add NAME [--config FILE]
+                                           create a user; the password is read from
+                                           standard input (one line) or prompted twice
+  device-agent user passwd NAME            set a new password (same input rules)
+  device-agent user remove NAME            remove a user; its tokens stop working
+  device-agent user list                   list user names and ids
+  device-agent config check [--config FILE]
+                                           validate the config and its paths (exit 0 or 78)
+  device-agent --version                   print the version
+  device-agent --help                      print this help
+
+Options:
+  --config FILE   config file; default: $DEVICE_AGENT_CONFIG, then ${DEFAULT_CONFIG_PATH}
+  --dev           without --config or $DEVICE_AGENT_CONFIG, use the embedded development
+                  config (127.0.0.1:5050, state under ./var/); npm start passes it
+`;
+
+interface Args {
+  positional: string[];
+  config: string | undefined;
+  dev: boolean;
+  help: boolean;
+  version: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { positional: [], config: undefined, dev: false, help: false, version: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--config') {
+      const v = argv[++i];
+      if (!v) throw new CliError('--config needs a file');
+      args.config = v;
+    } else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
+    else if (a === '--dev') args.dev = true;
+    else if (a === '--help' || a === '-h') args.help = true;
+    else if (a === '--version' || a === '-V') args.version = true;
+    else if (a.startsWith('-')) throw new CliError(`unknown option ${a}`);
+    else args.positional.push(a);
+  }
+  return args;
+}
+
+function resolveConfig(args: Args): Config {
+  const file = args.config ?? process.env.DEVICE_AGENT_CONFIG;
+  if (file) return loadConfig(file);
+  if (args.dev) return devConfig(process.cwd());
+  return loadConfig(DEFAULT_CONFIG_PATH);
+}
+
+const timestamped = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+
+async function serve(args: Args): Promise<void> {
+  const config = resolveConfig(args);
+  const agent = await startAgent(config, {
+    firstRunAdmin: args.dev && !args.config && !process.env.DEVICE_AGENT_CONFIG,
+    log: timestamped,
+    announce: (text) => process.stdout.write(`\n${text}\n\n`),
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    timestamped(`${signal}: stopping, letting running requests finish (up to 10 s)`);
+    agent.stop(10_000).then(() => {
+      timestamped('stopped');
+      process.exit(0);
+    }, (err: unknown) => {
+      timestamped(`stop failed: ${String(err)}`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (args.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const [command = 'serve', sub, name, ...extra] = args.positional;
+  const out = (line: string) => process.stdout.write(line + '\n');
+  switch (command) {
+    case 'serve':
+      if (sub) throw new CliError(`serve takes no argument "${sub}"`);
+      await serve(args);
+      return -1; // keeps running
+    case 'user':
+      if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"`);
+      await userCommand(sub, name, resolveConfig(args).usersFile, out);
+      return 0;
+    case 'config':
+      if (sub !== 'check' || name) throw new CliError('usage: device-agent config check [--config FILE]');
+      for (const note of checkConfig(resolveConfig(args))) out(note);
+      out('config OK');
+      return 0;
+    default:
+      throw new CliError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exitCode = code; },
+  (err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`device-agent: config error: ${err.message}\n`);
+      process.exit(EX_CONFIG);
+    }
+    if (err instanceof CliError) {
+      const usage = /^unknown|^usage|needs|unexpected|takes no/.test(err.message);
+      process.stderr.write(`device-agent: ${err.message}\n${usage ? 'Try: device-agent --help\n' : ''}`);
+      process.exit(usage ? EX_USAGE : 1);
+    }
+    process.stderr.write(`device-agent: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

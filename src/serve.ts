@@ -1,0 +1,107 @@
+// Starting the service: prepare directories, secret and users, build the app, listen.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, statSync } from 'node:fs';
+import { createApp } from './app.ts';
+import { LoginLimiter } from './auth/limiter.ts';
+import { Gate, hashPassword } from './auth/passwords.ts';
+import { loadSecret, SecretError } from './auth/secret.ts';
+import { Tokens } from './auth/tokens.ts';
+import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
+import { ConfigError, type Config } from './config.ts';
+import type { LogLine } from './http/log.ts';
+import { listen, type RunningServer } from './http/server.ts';
+import { StatusSampler } from './status/sampler.ts';
+
+export interface ServeOptions {
+  /** Development mode: create user admin with a random password on first start. */
+  firstRunAdmin: boolean;
+  log: LogLine;
+  /** Written once to stdout on first start in development mode. */
+  announce: (text: string) => void;
+}
+
+export interface Agent {
+  port: number;
+  stop(drainMs?: number): Promise<void>;
+}
+
+function requireDir(path: string, key: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (err) {
+    throw new ConfigError(`${key}: ${path} cannot be used: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  if (!isDir) throw new ConfigError(`${key}: ${path} is not a directory`);
+}
+
+/** Creates what the agent owns and checks what it needs. Problems are ConfigErrors (exit 78). */
+export function prepare(config: Config): void {
+  try {
+    mkdirSync(config.recordingsDir, { recursive: true, mode: 0o755 });
+  } catch (err) {
+    throw new ConfigError(`recordingsDir: cannot create ${config.recordingsDir}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  requireDir(config.baseDir, 'baseDir');
+  requireDir(config.uploadDir, 'uploadDir');
+}
+
+async function createFirstAdmin(config: Config, announce: (text: string) => void): Promise<void> {
+  const password = randomBytes(12).toString('base64url');
+  writeUsers(config.usersFile, [newUser('admin', await hashPassword(password))]);
+  announce(`first start: created user "admin" with password ${password}\n` +
+    `(shown once; change it with: npm start -- user passwd admin)`);
+}
+
+export async function startAgent(config: Config, opts: ServeOptions): Promise<Agent> {
+  prepare(config);
+  let key;
+  try {
+    key = loadSecret(config.jwtSecretFile).key;
+  } catch (err) {
+    if (err instanceof SecretError) throw new ConfigError(`jwtSecretFile: ${err.message}`);
+    throw err;
+  }
+  const users = new UserStore(config.usersFile, opts.log);
+  try {
+    users.load();
+    if (users.size === 0 && opts.firstRunAdmin) {
+      await createFirstAdmin(config, opts.announce);
+      users.load();
+    }
+  } catch (err) {
+    if (err instanceof UsersFileError) throw new ConfigError(`usersFile: ${err.message}`);
+    throw err;
+  }
+  if (users.size === 0) opts.log(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
+
+  const tokens = new Tokens(key, config.tokenTtlSeconds, users);
+  const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => 'idle' });
+  const app = createApp(config, {
+    users,
+    tokens,
+    limiter: new LoginLimiter(),
+    gate: new Gate(1, 64),
+    sampler,
+    log: opts.log,
+    logError: opts.log,
+  });
+  let running: RunningServer;
+  try {
+    running = await listen(app.handler, config.host, config.port);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${code ?? err}`);
+  }
+  users.watch();
+  setTimeout(() => sampler.warm(), 100).unref();
+  opts.log(`device-agent listening on http://${config.host}:${running.port}`);
+
+  return {
+    port: running.port,
+    async stop(drainMs = 10_000) {
+      users.stop();
+      await running.close(drainMs);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// The device status record (CONTRACT §4): static facts read once, figures sampled on
+// demand at most once a second, concurrent requests sharing one refresh.
+import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
+import { VERSION } from '../version.ts';
+import {
+  findCpuThermalZone, loadPercent, readCpuTimes, readDisk, readMemory, readNetwork, readTemperature, type CpuTimes,
+} from './probes.ts';
+
+export interface StaticFacts {
+  distro: string;
+  release: string;
+  cpuModel: string;
+  thermalZone: string | undefined;
+}
+
+export interface SamplerDeps {
+  baseDir: string;
+  recordingState: () => string;
+  /** Milliseconds a sample is served before the next request refreshes it. */
+  maxAgeMs?: number;
+}
+
+/**
+ * systeminformation gives the distro and a readable CPU model (it knows board names),
+ * but runs child processes, some synchronously: so it runs once, off the request path.
+ */
+async function readStaticFacts(): Promise<StaticFacts> {
+  const [si, zone] = await Promise.all([import('systeminformation'), findCpuThermalZone()]);
+  const [os, cpu] = await Promise.all([
+    si.osInfo().catch(() => undefined),
+    si.cpu().catch(() => undefined),
+  ]);
+  const model = cpu ? `${cpu.manufacturer} ${cpu.brand}`.trim() : '';
+  return {
+    distro: os?.distro || 'unknown',
+    release: os?.release || 'unknown',
+    cpuModel: model || cpus()[0]?.model || 'unknown',
+    thermalZone: zone,
+  };
+}
+
+export type StatusRecord = Awaited<ReturnType<StatusSampler['sample']>>;
+
+export class StatusSampler {
+  private facts: Promise<StaticFacts> | undefined;
+  private last: { at: number; value: StatusRecord } | undefined;
+  private inflight: Promise<StatusRecord> | undefined;
+  private prevCpu: CpuTimes | undefined;
+
+  constructor(private readonly deps: SamplerDeps) {}
+
+  /** Starts the one-off work early (after listen) so the first request need not wait. */
+  warm(): void {
+    this.facts ??= readStaticFacts();
+    void readCpuTimes().then((t) => { this.prevCpu ??= t; });
+  }
+
+  async get(): Promise<StatusRecord> {
+    const maxAge = this.deps.maxAgeMs ?? 1000;
+    const now = Date.now();
+    if (this.last && now - this.last.at < maxAge) return this.withRecording(this.last.value);
+    this.inflight ??= this.sample().then(
+      (value) => { this.last = { at: Date.now(), value }; this.inflight = undefined; return value; },
+      (err) => { this.inflight = undefined; throw err; },
+    );
+    return this.withRecording(await this.inflight);
+  }
+
+  /** The recording state is the agent's own and always current. */
+  private withRecording(v: StatusRecord): StatusRecord {
+    return { ...v, recording: { state: this.deps.recordingState() } };
+  }
+
+  private async sample() {
+    this.facts ??= readStaticFacts();
+    const [facts, times, memory, disk] = await Promise.all([
+      this.facts, readCpuTimes(), readMemory(), readDisk(this.deps.baseDir),
+    ]);
+    const temperatureCelsius = await readTemperature(facts.thermalZone);
+    const load = times && this.prevCpu ? loadPercent(this.prevCpu, times) : null;
+    if (times) this.prevCpu = times;
+    return {
+      hostname: hostname(),
+      platform: platform(),
+      distro: facts.distro,
+      release: facts.release,
+      kernel: release(),
+      arch: arch(),
+      uptimeSeconds: Math.round(uptime()),
+      time: new Date().toISOString(),
+      cpu: { model: facts.cpuModel, cores: cpus().length, loadPercent: load, temperatureCelsius },
+      memory: memory ?? { totalBytes: null, usedBytes: null, availableBytes: null },
+      disk,
+      network: readNetwork(),
+      agent: { version: VERSION, uptimeSeconds: Math.round(process.uptime()) },
+      recording: { state: this.deps.recordingState() },
+    };
+  }
+}

@@ -1,0 +1,27 @@
+// Raw HTTP helpers for what fetch cannot send (bad framing, exact headers, slow bodies).
+import { connect } from 'node:net';
+
+/** Sends raw bytes and resolves with everything the server answered before closing or `waitMs`. */
+export function rawRequest(port: number, data: string | Buffer, waitMs = 2000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, '127.0.0.1');
+    let out = '';
+    const timer = setTimeout(() => { sock.destroy(); resolve(out); }, waitMs);
+    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('error', (err) => { clearTimeout(timer); out ? resolve(out) : reject(err); });
+    sock.on('close', () => { clearTimeout(timer); resolve(out); });
+    sock.write(data);
+  });
+}
+
+export function jsonPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+export function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}
