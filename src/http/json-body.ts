@@ -13,26 +13,29 @@ function isJsonType(value: string | undefined): boolean {
 
 /** Resolves to the body as a plain object; rejects with one HttpError (400 or 413). */
 export function readJsonObject(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const fail = (err: Error) => {
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      // Stop reading: the answer goes out now and the connection closes after it.
-      req.pause();
-      reject(err);
-    };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return fail(Errors.bodyTooLarge(limit));
-    if (!isJsonType(req.headers['content-type'])) return fail(Errors.bodyNotJson());
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(Errors.bodyTooLarge(limit));
+  if (!isJsonType(req.headers['content-type'])) return Promise.reject(Errors.bodyNotJson());
 
+  return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = () => {
+      req.removeListener('data', onData);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      req.removeListener('close', onClose);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) return fail(Errors.bodyTooLarge(limit));
-      chunks.push(chunk);
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      // Stop reading: the answer goes out now and the connection closes after it.
+      req.pause();
+      reject(Errors.bodyTooLarge(limit));
     };
     const onEnd = () => {
+      stop();
       let value: unknown;
       try {
         // fatal: broken UTF-8 is not JSON.
@@ -44,8 +47,12 @@ export function readJsonObject(req: IncomingMessage, limit: number): Promise<Rec
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return reject(Errors.bodyNotJson());
       resolve(value as Record<string, unknown>);
     };
+    const onError = (err: Error) => { stop(); reject(err); };
+    // A client that goes away mid-body: nobody is left to answer, but the promise must settle.
+    const onClose = () => { stop(); reject(new Error('client closed the connection before the body ended')); };
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', (err) => reject(err));
+    req.on('error', onError);
+    req.on('close', onClose);
   });
 }

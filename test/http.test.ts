@@ -1,0 +1,104 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Agent, request } from 'node:http';
+import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
+import { bearer, jsonPost, rawRequest } from './helpers/http.ts';
+
+const LOGIN = '/api/v1/agentusers/loginusertoagent';
+
+const routing = suite<{ agent: TestAgent }>('routing and errors');
+routing.before(async (ctx) => { ctx.agent = await startAgent(); });
+routing.after(async (ctx) => { await ctx.agent.cleanup(); });
+
+routing('an unknown route gives 404 JSON', async ({ agent }) => {
+  const res = await fetch(`${agent.url}/nope`);
+  assert.is(res.status, 404);
+  assert.match(res.headers.get('content-type')!, /^application\/json/);
+  assert.equal(await res.json(), { error: 'not found' });
+});
+
+routing('a wrong method on a known route gives 405 with Allow', async ({ agent }) => {
+  let res = await fetch(`${agent.url}/api/v1/health`, { method: 'DELETE' });
+  assert.is(res.status, 405);
+  assert.is(res.headers.get('allow'), 'GET, HEAD');
+  assert.equal(await res.json(), { error: 'method not allowed' });
+  res = await fetch(`${agent.url}${LOGIN}`);
+  assert.is(res.status, 405);
+  assert.is(res.headers.get('allow'), 'POST');
+  res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { method: 'POST' });
+  assert.is(res.status, 405);
+  assert.is(res.headers.get('allow'), 'GET, HEAD');
+});
+
+routing('HEAD on a GET route answers headers only', async ({ agent }) => {
+  const res = await fetch(`${agent.url}/api/v1/health`, { method: 'HEAD' });
+  assert.is(res.status, 200);
+  assert.is(await res.text(), '');
+});
+
+routing('a request with broken framing gets a 400 and the agent stays up', async ({ agent }) => {
+  const out = await rawRequest(agent.port, 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+  assert.match(out, /^HTTP\/1\.1 400/);
+  assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
+});
+
+routing('writes one log line per request: method, path without query, status, bytes, ms, user', async ({ agent }) => {
+  const token = await agent.login();
+  await fetch(`${agent.url}/api/v1/devicestatus/get?secret=QUERYSECRET`, { headers: bearer(token) });
+  await jsonPost(agent.url + LOGIN, { username: 'admin', password: 'PASSWORD-IN-BODY' });
+  await new Promise((r) => setTimeout(r, 100));
+  const out = agent.output();
+  assert.match(out, /GET \/api\/v1\/devicestatus\/get 200 \d+ [\d.]+ms admin\n/);
+  assert.match(out, /POST \/api\/v1\/agentusers\/loginusertoagent 401 \d+ [\d.]+ms -\n/);
+  assert.not.ok(out.includes('QUERYSECRET'), 'query string logged');
+  assert.not.ok(out.includes(token), 'token logged');
+  assert.not.ok(out.includes(token.split('.')[2]!), 'token signature logged');
+  assert.not.ok(out.includes('PASSWORD-IN-BODY'), 'password logged');
+  assert.not.ok(out.includes(ADMIN.password), 'password logged');
+  const lines = out.split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get'));
+  assert.is(lines.length, 1);
+});
+
+routing('control characters in a path cannot forge log lines', async ({ agent }) => {
+  await rawRequest(agent.port, 'GET /x%0a2026-01-01T00:00:00.000Z\x7fFAKE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 500);
+  assert.not.ok(agent.output().includes('\x7fFAKE'));
+});
+
+const shutdown = suite('shutdown');
+
+shutdown('SIGTERM exits 0 at once though a keep-alive connection is idle', async () => {
+  const agent = await startAgent();
+  try {
+    const keepAlive = new Agent({ keepAlive: true });
+    await new Promise<void>((resolve, reject) => {
+      request(`${agent.url}/api/v1/health`, { agent: keepAlive }, (res) => { res.resume(); res.on('end', resolve); })
+        .on('error', reject).end();
+    });
+    const t = Date.now();
+    const { code } = await agent.stop('SIGTERM');
+    assert.is(code, 0);
+    assert.ok(Date.now() - t < 2000, `took ${Date.now() - t} ms`);
+    keepAlive.destroy();
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+shutdown('SIGINT lets a running request finish, then exits 0', async () => {
+  const agent = await startAgent();
+  try {
+    const pending = jsonPost(agent.url + LOGIN, ADMIN); // a login takes a scrypt hash
+    await new Promise((r) => setTimeout(r, 50));
+    const stopped = agent.stop('SIGINT');
+    const res = await pending;
+    assert.is(res.status, 200);
+    assert.type(((await res.json()) as { token: string }).token, 'string');
+    assert.is((await stopped).code, 0);
+    assert.match(agent.output(), /SIGINT: stopping/);
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+routing.run();
+shutdown.run();
