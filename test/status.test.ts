@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadPercent, parseMeminfo, parseProcStat } from '../src/status/probes.ts';
+import { loadPercent, parseCpuModel, parseMeminfo, parseOsRelease, parseProcStat } from '../src/status/probes.ts';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { PKG_VERSION } from './helpers/version.ts';
@@ -20,6 +20,20 @@ probes('parses /proc/meminfo: used = total - available', () => {
   const m = parseMeminfo('MemTotal:        1000 kB\nMemFree:          100 kB\nMemAvailable:     400 kB\n');
   assert.equal(m, { totalBytes: 1024000, usedBytes: 614400, availableBytes: 409600 });
   assert.is(parseMeminfo('nothing'), undefined);
+});
+
+probes('reads distro and release from os-release', () => {
+  assert.equal(parseOsRelease('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n'),
+    { distro: 'Debian GNU/Linux', release: '12' });
+  assert.equal(parseOsRelease('NAME=Arch\nBUILD_ID=rolling\n'), { distro: 'Arch', release: 'rolling' });
+  assert.equal(parseOsRelease(''), { distro: 'unknown', release: 'unknown' });
+});
+
+probes('reads the CPU model from x86 and Raspberry Pi cpuinfo', () => {
+  assert.is(parseCpuModel('processor\t: 0\nmodel name\t: AMD EPYC 7B13\n'), 'AMD EPYC 7B13');
+  assert.is(parseCpuModel('processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n'), 'BCM2835');
+  assert.is(parseCpuModel('processor\t: 0\nModel\t\t: Raspberry Pi 5 Model B Rev 1.0\n'), 'Raspberry Pi 5 Model B Rev 1.0');
+  assert.is(parseCpuModel('nothing'), undefined);
 });
 
 const status = suite<{ agent: TestAgent; token: string }>('device status');

@@ -1,7 +1,7 @@
 // Cheap readings of the running system from /proc, /sys and Node's os module.
 // Each is a file read or a libuv call: nothing here spawns a process.
 import { readdir, readFile, statfs } from 'node:fs/promises';
-import { networkInterfaces } from 'node:os';
+import { cpus, networkInterfaces } from 'node:os';
 
 export interface CpuTimes {
   idle: number;
@@ -124,4 +124,38 @@ export function readNetwork(): Iface[] {
     });
   }
   return out;
+}
+
+/** NAME and VERSION_ID of os-release(5): "Debian GNU/Linux", "12". */
+export function parseOsRelease(text: string): { distro: string; release: string } {
+  const field = (key: string) => {
+    const m = new RegExp(`^${key}=(.*)$`, 'm').exec(text);
+    return m ? m[1]!.trim().replace(/^(["'])(.*)\1$/, '$2') : '';
+  };
+  return { distro: field('NAME') || 'unknown', release: field('VERSION_ID') || field('BUILD_ID') || 'unknown' };
+}
+
+export async function readOsRelease(): Promise<{ distro: string; release: string }> {
+  for (const file of ['/etc/os-release', '/usr/lib/os-release']) {
+    try {
+      return parseOsRelease(await readFile(file, 'utf8'));
+    } catch {
+      // try the next location (os-release(5) names both)
+    }
+  }
+  return { distro: 'unknown', release: 'unknown' };
+}
+
+/** The CPU's name from /proc/cpuinfo: x86 "model name", ARM "Hardware" or the board "Model". */
+export function parseCpuModel(text: string): string | undefined {
+  for (const key of ['model name', 'Hardware', 'Model', 'cpu model']) {
+    const m = new RegExp(`^${key}\\s*:\\s*(.+)$`, 'm').exec(text);
+    if (m && m[1]!.trim()) return m[1]!.trim();
+  }
+  return undefined;
+}
+
+export async function readCpuModel(): Promise<string> {
+  const text = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
+  return parseCpuModel(text) ?? (cpus()[0]?.model || 'unknown');
 }

@@ -3,7 +3,8 @@
 import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
 import { VERSION } from '../version.ts';
 import {
-  findCpuThermalZone, loadPercent, readCpuTimes, readDisk, readMemory, readNetwork, readTemperature, type CpuTimes,
+  findCpuThermalZone, loadPercent, readCpuModel, readCpuTimes, readDisk, readMemory, readNetwork, readOsRelease,
+  readTemperature, type CpuTimes,
 } from './probes.ts';
 
 export interface StaticFacts {
@@ -21,22 +22,12 @@ export interface SamplerDeps {
 }
 
 /**
- * systeminformation gives the distro and a readable CPU model (it knows board names),
- * but runs child processes, some synchronously: so it runs once, off the request path.
+ * Facts that do not change while the agent runs, read once from os-release(5),
+ * /proc/cpuinfo and /sys/class/thermal: file reads only, no child process.
  */
 async function readStaticFacts(): Promise<StaticFacts> {
-  const [si, zone] = await Promise.all([import('systeminformation'), findCpuThermalZone()]);
-  const [os, cpu] = await Promise.all([
-    si.osInfo().catch(() => undefined),
-    si.cpu().catch(() => undefined),
-  ]);
-  const model = cpu ? `${cpu.manufacturer} ${cpu.brand}`.trim() : '';
-  return {
-    distro: os?.distro || 'unknown',
-    release: os?.release || 'unknown',
-    cpuModel: model || cpus()[0]?.model || 'unknown',
-    thermalZone: zone,
-  };
+  const [os, cpuModel, thermalZone] = await Promise.all([readOsRelease(), readCpuModel(), findCpuThermalZone()]);
+  return { ...os, cpuModel, thermalZone };
 }
 
 export type StatusRecord = Awaited<ReturnType<StatusSampler['sample']>>;
