@@ -116,7 +116,11 @@ export class UserStore {
 
   /** Polls the file once a second (a stat; works across the CLI's rename). */
   watch(intervalMs = 1000): void {
-    watchFile(this.file, { interval: intervalMs, persistent: false }, () => this.reload());
+    watchFile(this.file, { interval: intervalMs, persistent: false }, (cur, prev) => {
+      // The first poll of a missing file reports a "change" from nothing to nothing.
+      if (cur.ino === prev.ino && cur.mtimeMs === prev.mtimeMs && cur.size === prev.size) return;
+      this.reload();
+    });
   }
 
   stop(): void {
