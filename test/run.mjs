@@ -1,7 +1,7 @@
 // Runs the uvu suite twice: against the sources, then against the built executable
 // (TEST_AGENT=bin), and closes with one "N passed, N failed" line.
 //   node test/run.mjs [PATTERN]   PATTERN: a regex on test file names (default: all)
-// Files named unit-*.test.ts or package-*.test.ts do not depend on how the agent is
+// Files named unit-*, package-* or bench-*.test.ts do not depend on how the agent is
 // run, so they run in the first pass only.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -41,7 +41,7 @@ if (!existsSync(join(root, 'dist/device-agent'))) {
   console.error('dist/device-agent is missing: run npm run build');
   sum.failed++;
 } else {
-  const e2e = only ?? '^(?!unit-|package-).*\\.test\\.ts$';
+  const e2e = only ?? '^(?!unit-|package-|bench-).*\\.test\\.ts$';
   add(await pass('built executable (dist/device-agent)', e2e, { TEST_AGENT: 'bin' }));
 }
 console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed${sum.skipped ? `, ${sum.skipped} skipped` : ''}`);

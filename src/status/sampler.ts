@@ -11,6 +11,7 @@ export interface StaticFacts {
   distro: string;
   release: string;
   cpuModel: string;
+  cores: number;
   thermalZone: string | undefined;
 }
 
@@ -27,7 +28,8 @@ export interface SamplerDeps {
  */
 async function readStaticFacts(): Promise<StaticFacts> {
   const [os, cpuModel, thermalZone] = await Promise.all([readOsRelease(), readCpuModel(), findCpuThermalZone()]);
-  return { ...os, cpuModel, thermalZone };
+  // os.cpus() reads /proc synchronously: once here, never per request.
+  return { ...os, cpuModel, cores: cpus().length, thermalZone };
 }
 
 export type StatusRecord = Awaited<ReturnType<StatusSampler['sample']>>;
@@ -79,7 +81,7 @@ export class StatusSampler {
       arch: arch(),
       uptimeSeconds: Math.round(uptime()),
       time: new Date().toISOString(),
-      cpu: { model: facts.cpuModel, cores: cpus().length, loadPercent: load, temperatureCelsius },
+      cpu: { model: facts.cpuModel, cores: facts.cores, loadPercent: load, temperatureCelsius },
       memory: memory ?? { totalBytes: null, usedBytes: null, availableBytes: null },
       disk,
       network: readNetwork(),

