@@ -20,6 +20,9 @@ export function listen(
     headersTimeout: 15_000,
     requestTimeout: 600_000,
     keepAliveTimeout: 5_000,
+    // Node checks those timeouts every 30 s by default: a slow client would hold its
+    // socket up to 45 s. Check every second.
+    connectionsCheckingInterval: 1_000,
     maxHeaderSize: 16 * 1024,
   }, handler);
   server.maxRequestsPerSocket = 1000;

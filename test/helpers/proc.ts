@@ -1,0 +1,30 @@
+// Reading a process from /proc: open descriptors, children, memory.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export function fdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Direct children of `pid` (all threads' children files). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+    if (text) out.push(...text.split(/\s+/).map(Number));
+  }
+  return out;
+}
+
+export function rssKb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+}
+
+/** Waits until `check` holds or `ms` pass; returns whether it held. */
+export async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
