@@ -49,27 +49,40 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
   return { fd, st };
 }
 
-/** Sends bytes start..end of the descriptor; a file that shrank underway cuts the connection. */
-function stream(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): void {
-  const input = fs.createReadStream('', { fd, start, end, highWaterMark: CHUNK, autoClose: true });
-  const expected = end - start + 1;
-  let sent = 0;
-  input.on('data', (chunk) => {
-    sent += chunk.length;
-    if (!res.write(chunk)) input.pause();
-  });
-  res.on('drain', () => input.resume());
-  input.on('end', () => {
-    if (sent === expected) return void res.end();
-    logError(`download ${what}: file shrank while being sent (${sent} of ${expected} bytes)`);
-    res.destroy();
-  });
-  input.on('error', (err) => {
+function readAt(fd: number, buf: Buffer, len: number, pos: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/**
+ * Sends bytes start..end of the descriptor through two reused 1 MiB buffers: one is read
+ * while the other drains to the socket, so memory per download is fixed at 2 MiB whatever
+ * the file size. A file that shrank underway, or a read error, cuts the connection.
+ */
+async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): Promise<void> {
+  let gone = false;
+  const closed = new Promise<void>((resolve) => res.once('close', () => { gone = true; resolve(); }));
+  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  const sent: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
+  let pos = start;
+  let i = 0;
+  try {
+    while (pos <= end) {
+      await Promise.race([sent[i], closed]); // this buffer is free again once the socket took it
+      if (gone) return; // the client went away: stop reading
+      const buf = buffers[i]!;
+      const n = await readAt(fd, buf, Math.min(CHUNK, end - pos + 1), pos);
+      if (n === 0) throw new Error(`file shrank while being sent (${pos - start} of ${end - start + 1} bytes)`);
+      sent[i] = new Promise((resolve) => res.write(buf.subarray(0, n), resolve));
+      pos += n;
+      i ^= 1;
+    }
+    res.end();
+  } catch (err) {
     logError(`download ${what}: failed to read file: ${errText(err)}`);
     res.destroy();
-  });
-  // The client went away: stop reading and close the descriptor.
-  res.on('close', () => input.destroy());
+  } finally {
+    await closeFd(fd);
+  }
 }
 
 export function downloadHandler(config: Config, logError: LogLine) {
@@ -106,6 +119,6 @@ export function downloadHandler(config: Config, logError: LogLine) {
       res.end();
       return;
     }
-    stream(fd, start, end, res, logError, filepath);
+    await pump(fd, start, end, res, logError, filepath);
   };
 }
