@@ -69,7 +69,7 @@ export async function realLocation(path: string): Promise<string> {
       st = await lstat(candidate);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err;
       // The rest does not exist: no link below it can redirect anything.
       return posix.join(candidate, ...pending.reverse());
     }

@@ -30,7 +30,7 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   }
   const start = Number(m[1]);
   const last = m[2] === '' ? size - 1 : Number(m[2]);
-  if (last < start) return null;
+  if (m[2] !== '' && last < start) return null; // "bytes=5-2" is invalid syntax, not unsatisfiable
   if (start >= size) return 'unsatisfiable';
   return { start, end: Math.min(last, size - 1) };
 }
