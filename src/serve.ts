@@ -9,6 +9,7 @@ import { Tokens } from './auth/tokens.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config.ts';
 import { sweepTempFiles } from './files/sweep.ts';
+import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { LogLine } from './http/log.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
@@ -104,6 +105,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     async stop(drainMs = 10_000) {
       users.stop();
       await running.close(drainMs);
+      discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
     },
   };
 }

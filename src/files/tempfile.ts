@@ -31,6 +31,17 @@ async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
 /** A path through the directory's descriptor: the directory cannot be swapped under us. */
 export const inDir = (dirFd: number, name: string) => `/proc/self/fd/${dirFd}/${name}`;
 
+/** Temp files not yet renamed or removed, for the last word of a stopping agent. */
+const live = new Set<TempFile>();
+
+/**
+ * Removes every upload temp file still on disk, synchronously. The agent calls it after its
+ * drain time: a cut connection's 'close' may only arrive after the process has exited.
+ */
+export function discardLiveTempFiles(): void {
+  for (const temp of live) void temp.discard();
+}
+
 export class TempFile {
   readonly name = `.device-agent-upload-${randomBytes(16).toString('hex')}.tmp`;
   dirFd = -1;
@@ -46,6 +57,7 @@ export class TempFile {
 
   /** `onError` hears the first failure (ENOSPC, EIO...); `onDrain` when writing catches up. */
   constructor(dir: Promise<number>, private readonly onError: (err: unknown) => void, private readonly onDrain: () => void) {
+    live.add(this);
     this.then(async () => {
       this.dirFd = await dir;
       this.fd = await openFd(inDir(this.dirFd, this.name), O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NOFOLLOW, 0o644);
@@ -100,6 +112,7 @@ export class TempFile {
 
   /** Removes the temp file now (synchronously: the process may be about to exit); closes later. */
   discard(): Promise<void> {
+    live.delete(this);
     this.discarded = true;
     this.queue = [];
     this.removeName();
@@ -110,7 +123,10 @@ export class TempFile {
   get pending(): Promise<void> { return this.chain; }
 
   /** The file now lives under its final name; it is no longer ours to remove. */
-  markRenamed(): void { this.renamed = true; }
+  markRenamed(): void {
+    this.renamed = true;
+    live.delete(this);
+  }
 
   private removeName(): void {
     if (!this.created || this.renamed) return;

@@ -30,7 +30,7 @@ export async function upload(url: string, token: string, parts: FormPart[]): Pro
   return fetch(`${url}/api/upload`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
-    body: multipart(parts),
+    body: new Uint8Array(multipart(parts)),
   });
 }
 
