@@ -6,6 +6,7 @@ import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
+import { fileRoutes } from './files/routes.ts';
 import { Errors, HttpError } from './http/errors.ts';
 import { accessLog, type LogLine } from './http/log.ts';
 import { sendJson } from './http/respond.ts';
@@ -33,10 +34,11 @@ function hasUnreadBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function allRoutes(_config: Config, deps: AppDeps): Route[] {
+function allRoutes(config: Config, deps: AppDeps): Route[] {
   return [
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
+    ...fileRoutes(config, deps.logError),
   ];
 }
 

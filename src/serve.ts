@@ -8,6 +8,8 @@ import { loadSecret, SecretError } from './auth/secret.ts';
 import { Tokens } from './auth/tokens.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config.ts';
+import { sweepTempFiles } from './files/sweep.ts';
+import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { LogLine } from './http/log.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
@@ -55,6 +57,7 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
 
 export async function startAgent(config: Config, opts: ServeOptions): Promise<Agent> {
   prepare(config);
+  void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
   let key;
   try {
     key = loadSecret(config.jwtSecretFile).key;
@@ -102,6 +105,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     async stop(drainMs = 10_000) {
       users.stop();
       await running.close(drainMs);
+      discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
     },
   };
 }

@@ -41,7 +41,9 @@ export const Errors = {
   fileNotFound: (path: string) => e(404, `file not found at ${path}`),
   fileEmpty: () => e(412, 'file is empty'),
   noFileSystem: (detail: string) => e(412, `failed to get file system: ${detail}`),
-  fileTooLarge: () => e(413, 'file too large, max size is 50 MB'),
+  /** The figure follows config.maxFileBytes: whole MiB as "N MB" (50 MB = 52428800), else bytes. */
+  fileTooLarge: (maxBytes = 52428800) =>
+    e(413, `file too large, max size is ${maxBytes % 1048576 === 0 ? `${maxBytes / 1048576} MB` : `${maxBytes} bytes`}`),
   absPathFailed: (detail: string) => e(500, `failed to get absolute path: ${detail}`),
   openFailed: (detail: string) => e(500, `failed to open file: ${detail}`),
   readFailed: (detail: string) => e(500, `failed to read file: ${detail}`),
@@ -54,6 +56,8 @@ export const Errors = {
   uploadReadFailed: () => e(500, 'Failed to read uploaded file'),
   createFailed: (detail: string) => e(500, `Failed to create file on server: ${detail}`),
   severalFilesNeedDir: () => e(400, 'several files need a directory as saveToPath'),
+  formInvalid: (detail: string) => e(400, `Failed to parse form: ${detail}`),
+  badFileName: (name: string) => e(400, `file name not allowed: ${JSON.stringify(name)}`),
 
   // recording (CONTRACT §5)
   recordingInProgress: () => e(409, 'a recording is already in progress'),

@@ -1,0 +1,105 @@
+// Confinement to a base directory: a lexical check first, then the real location of what
+// was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
+import * as fs from 'node:fs';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { isAbsolute, posix, resolve, sep } from 'node:path';
+import { Errors } from '../http/errors.ts';
+import { promisify } from 'node:util';
+
+export const openFd = promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>;
+export const closeFd = promisify(fs.close);
+export const fstatFd = promisify(fs.fstat) as (fd: number) => Promise<fs.Stats>;
+
+/** Is `path` the base itself or below it? Both absolute; `/data/base2` is not inside `/data/base`. */
+export function isWithin(base: string, path: string): boolean {
+  if (path === base) return true;
+  const prefix = base.endsWith(sep) ? base : base + sep;
+  return path.startsWith(prefix);
+}
+
+/** The absolute path a client path names under `base`, or 403 when it leaves it lexically. */
+export function lexicalPath(base: string, clientPath: string): string {
+  const abs = resolve(base, clientPath);
+  if (!isWithin(resolve(base), abs)) throw Errors.pathNotAllowed();
+  return abs;
+}
+
+/** The base directory as the kernel sees it (it may itself be reached through a symlink). */
+export async function realBase(dir: string): Promise<string> {
+  try {
+    return await realpath(dir);
+  } catch (err) {
+    throw Errors.absPathFailed(errText(err));
+  }
+}
+
+/** Where an open descriptor really is; the kernel's answer, not a path we computed. */
+export async function fdLocation(fd: number): Promise<string> {
+  return readlink(`/proc/self/fd/${fd}`);
+}
+
+/** Throws 403 (and closes the descriptor) unless the opened file lies inside `baseReal`. */
+export async function confirmInside(fd: number, baseReal: string): Promise<void> {
+  const where = await fdLocation(fd).catch(async (err) => {
+    await closeFd(fd);
+    throw Errors.absPathFailed(errText(err));
+  });
+  if (!isWithin(baseReal, where)) {
+    await closeFd(fd);
+    throw Errors.pathNotAllowed();
+  }
+}
+
+/**
+ * Resolves symlinks as far as the path exists, like `realpath -m`: a dangling link is
+ * followed to where it points. Used to tell "outside" (403) from "missing" (404) and to
+ * find an upload's real target. Throws ELOOP after 40 links, as the kernel does.
+ */
+export async function realLocation(path: string): Promise<string> {
+  const pending = path.split('/').filter(Boolean).reverse();
+  let resolved = '/';
+  let links = 0;
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    if (part === '.') continue;
+    if (part === '..') { resolved = posix.dirname(resolved); continue; }
+    const candidate = posix.join(resolved, part);
+    let st;
+    try {
+      st = await lstat(candidate);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENAMETOOLONG') throw err;
+      // The rest does not exist: no link below it can redirect anything.
+      return posix.join(candidate, ...pending.reverse());
+    }
+    if (!st.isSymbolicLink()) { resolved = candidate; continue; }
+    if (++links > 40) throw Object.assign(new Error('too many levels of symbolic links'), { code: 'ELOOP' });
+    const target = await readlink(candidate);
+    if (isAbsolute(target)) resolved = '/';
+    pending.push(...target.split('/').filter(Boolean).reverse());
+  }
+  return resolved;
+}
+
+/** Does the path, links followed, lead outside the base? Loops count as outside. */
+export async function leadsOutside(path: string, baseReal: string): Promise<boolean> {
+  try {
+    return !isWithin(baseReal, await realLocation(path));
+  } catch {
+    // A link loop or an unreadable link cannot be shown to stay inside: refuse it.
+    return true;
+  }
+}
+
+/** "ENOENT: no such file or directory" without the path Node appends to its messages. */
+export function errText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e && typeof e.code === 'string') {
+    const m = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message ?? '');
+    return m ? `${e.code}: ${m[1]}` : e.code;
+  }
+  return String(err);
+}
+
+export const O = fs.constants;

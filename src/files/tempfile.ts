@@ -1,0 +1,148 @@
+// One upload part on its way to disk: a temp file created with O_EXCL next to its target,
+// written in large batches while the request keeps flowing, fsynced before it may be renamed.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { promisify } from 'node:util';
+import { closeFd, O, openFd } from './confine.ts';
+
+/** Orphans of a crash match this and are swept at start (sweep.ts). */
+export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
+
+const fchmod = promisify(fs.fchmod);
+const fsync = promisify(fs.fsync);
+const BATCH = 1024 * 1024;
+/** Above this much unwritten data the request is paused. */
+const HIGH_WATER = 8 * BATCH;
+
+function writev(fd: number, bufs: Buffer[]): Promise<number> {
+  return new Promise((resolve, reject) => fs.writev(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
+  let rest = bufs;
+  while (rest.length > 0) {
+    let n = await writev(fd, rest);
+    // A short write (disk nearly full, signal) leaves a tail to write again.
+    while (rest[0] !== undefined && n >= rest[0].length) { n -= rest[0].length; rest = rest.slice(1); }
+    if (n > 0 && rest[0] !== undefined) rest = [rest[0].subarray(n), ...rest.slice(1)];
+  }
+}
+
+/** A path through the directory's descriptor: the directory cannot be swapped under us. */
+export const inDir = (dirFd: number, name: string) => `/proc/self/fd/${dirFd}/${name}`;
+
+/** Temp files not yet renamed or removed, for the last word of a stopping agent. */
+const live = new Set<TempFile>();
+
+/**
+ * Removes every upload temp file still on disk, synchronously. The agent calls it after its
+ * drain time: a cut connection's 'close' may only arrive after the process has exited.
+ */
+export function discardLiveTempFiles(): void {
+  for (const temp of live) void temp.discard();
+}
+
+export class TempFile {
+  readonly name = `.device-agent-upload-${randomBytes(16).toString('hex')}.tmp`;
+  dirFd = -1;
+  bytes = 0;
+  private fd = -1;
+  private chain: Promise<void> = Promise.resolve();
+  private queue: Buffer[] = [];
+  private queued = 0;
+  private unwritten = 0;
+  private discarded = false;
+  private created = false;
+  private renamed = false;
+
+  /** `onError` hears the first failure (ENOSPC, EIO...); `onDrain` when writing catches up. */
+  constructor(dir: Promise<number>, private readonly onError: (err: unknown) => void, private readonly onDrain: () => void) {
+    live.add(this);
+    this.then(async () => {
+      this.dirFd = await dir;
+      this.fd = await openFd(inDir(this.dirFd, this.name), O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NOFOLLOW, 0o644);
+      this.created = true;
+      if (this.discarded) return this.removeNow();
+      await fchmod(this.fd, 0o644); // whatever the umask
+    });
+  }
+
+  private then(step: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(step);
+    next.catch((err) => { if (!this.discarded) this.onError(err); });
+    this.chain = next;
+    return next;
+  }
+
+  /** Queues bytes; false when the request should pause until onDrain. */
+  push(chunk: Buffer): boolean {
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    this.unwritten += chunk.length;
+    this.bytes += chunk.length;
+    if (this.queued >= BATCH) this.flush();
+    return this.unwritten < HIGH_WATER;
+  }
+
+  private flush(): void {
+    if (this.queued === 0) return;
+    const bufs = this.queue;
+    const size = this.queued;
+    this.queue = [];
+    this.queued = 0;
+    this.then(async () => {
+      if (this.discarded) return;
+      await writeAll(this.fd, bufs);
+      const before = this.unwritten;
+      this.unwritten -= size;
+      if (before >= HIGH_WATER && this.unwritten < HIGH_WATER) this.onDrain();
+    });
+  }
+
+  /** Writes the rest, fsyncs and closes; then the file may be renamed into place. */
+  finish(): Promise<void> {
+    this.flush();
+    return this.then(async () => {
+      await fsync(this.fd);
+      const fd = this.fd;
+      this.fd = -1;
+      await closeFd(fd);
+    });
+  }
+
+  /** Removes the temp file now (synchronously: the process may be about to exit); closes later. */
+  discard(): Promise<void> {
+    live.delete(this);
+    this.discarded = true;
+    this.queue = [];
+    this.removeName();
+    return this.chain.catch(() => {}).then(() => this.removeNow());
+  }
+
+  /** Settles when everything queued so far is done (rejects on a write failure). */
+  get pending(): Promise<void> { return this.chain; }
+
+  /** The file now lives under its final name; it is no longer ours to remove. */
+  markRenamed(): void {
+    this.renamed = true;
+    live.delete(this);
+  }
+
+  private removeName(): void {
+    if (!this.created || this.renamed) return;
+    try {
+      fs.unlinkSync(inDir(this.dirFd, this.name));
+    } catch {
+      // ENOENT: already removed; any other failure leaves an orphan for the start-up sweep.
+    }
+  }
+
+  private async removeNow(): Promise<void> {
+    this.removeName();
+    if (this.fd >= 0) {
+      const fd = this.fd;
+      this.fd = -1;
+      await closeFd(fd).catch(() => {});
+    }
+  }
+}
