@@ -53,7 +53,7 @@ fuzz('login answers 400, 401, 413 or 429 to any body, never 5xx', async ({ agent
       const res = await fetch(agent.url + LOGIN, {
         method: 'POST',
         headers: type ? { 'Content-Type': type } : {},
-        body: typeof body === 'string' ? body : (body as Buffer),
+        body: typeof body === "string" ? body : new Uint8Array(body as Buffer),
       });
       const text = await res.text();
       assert.ok([400, 401, 413, 429].includes(res.status), `${res.status} ${text} for ${String(body).slice(0, 80)}`);
