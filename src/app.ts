@@ -4,6 +4,7 @@ import { parse as parsePattern } from 'regexparam';
 import type { ServerResponse } from 'node:http';
 import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
+import { docsRoutes } from './docs/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { Errors, HttpError } from './http/errors.ts';
@@ -37,6 +38,7 @@ function allRoutes(_config: Config, deps: AppDeps): Route[] {
   return [
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
+    ...docsRoutes(),
   ];
 }
 

@@ -9,6 +9,7 @@ import { Tokens } from './auth/tokens.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config.ts';
 import type { LogLine } from './http/log.ts';
+import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
 
@@ -22,6 +23,8 @@ export interface ServeOptions {
 
 export interface Agent {
   port: number;
+  /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
+  routes: readonly Route[];
   stop(drainMs?: number): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
 
   return {
     port: running.port,
+    routes: app.routes,
     async stop(drainMs = 10_000) {
       users.stop();
       await running.close(drainMs);
