@@ -21,10 +21,6 @@ export function readJsonObject(req: IncomingMessage, limit: number): Promise<Rec
       req.pause();
       reject(err);
     };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return fail(Errors.bodyTooLarge(limit));
-    if (!isJsonType(req.headers['content-type'])) return fail(Errors.bodyNotJson());
-
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
@@ -44,6 +40,10 @@ export function readJsonObject(req: IncomingMessage, limit: number): Promise<Rec
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return reject(Errors.bodyNotJson());
       resolve(value as Record<string, unknown>);
     };
+    // Checked after onData and onEnd exist: fail() removes them (no TDZ ReferenceError, no 500).
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return fail(Errors.bodyTooLarge(limit));
+    if (!isJsonType(req.headers['content-type'])) return fail(Errors.bodyNotJson());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', (err) => reject(err));
