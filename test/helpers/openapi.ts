@@ -1,7 +1,7 @@
 // Holds real answers to the agent's OpenAPI document: the document is validated with
 // @seriousme/openapi-schema-validator, each answer's body with ajv (JSON Schema 2020-12).
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import * as assert from 'uvu/assert';
 
