@@ -105,7 +105,7 @@ export const schemas: Record<string, Schema> = {
       },
       myFile: {
         type: 'array',
-        items: { type: 'string', contentMediaType: 'application/octet-stream' },
+        items: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' },
         minItems: 1,
         description: 'the file or files; several files go under this same field name',
       },
