@@ -4,9 +4,8 @@
 export const CSP = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data:",
-  "font-src 'self' data:",
   "connect-src 'self'",
   "form-action 'none'",
   "base-uri 'none'",
