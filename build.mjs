@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { embedSwaggerUi } from './src/docs/embed-plugin.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -44,6 +45,7 @@ async function bundle() {
     minify: true,
     legalComments: 'external',
     logLevel: 'warning',
+    plugins: [embedSwaggerUi()],
   });
 }
 

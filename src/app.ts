@@ -4,6 +4,7 @@ import { parse as parsePattern } from 'regexparam';
 import type { ServerResponse } from 'node:http';
 import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
+import { docsRoutes } from './docs/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
@@ -39,6 +40,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.logError),
+    ...docsRoutes(),
   ];
 }
 

@@ -11,6 +11,7 @@ import { ConfigError, type Config } from './config.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { LogLine } from './http/log.ts';
+import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
 
@@ -24,6 +25,8 @@ export interface ServeOptions {
 
 export interface Agent {
   port: number;
+  /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
+  routes: readonly Route[];
   stop(drainMs?: number): Promise<void>;
 }
 
@@ -102,6 +105,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
 
   return {
     port: running.port,
+    routes: app.routes,
     async stop(drainMs = 10_000) {
       users.stop();
       await running.close(drainMs);

@@ -1,0 +1,77 @@
+// Building blocks of the document's responses: error answers grouped by status, with the
+// exact texts taken from the one catalogue (src/http/errors.ts), never copied.
+import { Errors, type HttpError } from '../http/errors.ts';
+
+type Obj = Record<string, unknown>;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+export const json = (schema: Obj, extra: Obj = {}) => ({ 'application/json': { schema, ...extra } });
+
+const header = (description: string, schema: Obj = { type: 'string' }) => ({ description, schema });
+
+/** The texts of a 401: the bearer check's own (src/auth/bearer.ts, src/auth/tokens.ts). */
+export const AUTH_FAILURES = [
+  Errors.unauthorized('missing bearer token'),
+  Errors.unauthorized('malformed authorization header, expected: Bearer <token>'),
+  Errors.unauthorized('invalid token'),
+  Errors.unauthorized('token expired'),
+  Errors.unauthorized('token revoked'),
+];
+
+const REASONS: Record<number, string> = {
+  400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden',
+  404: 'Not found', 409: 'Conflict', 412: 'Precondition failed', 413: 'Too large',
+  416: 'Range not satisfiable', 429: 'Too many failed logins', 500: 'Unexpected failure (detail only in the log)',
+  503: 'Unavailable',
+};
+
+const HEADER_DOCS: Record<string, string> = {
+  'WWW-Authenticate': 'always `Bearer`',
+  'Retry-After': 'seconds to wait before trying again',
+  'Content-Range': '`bytes */<size>`',
+  Allow: 'the methods the path accepts',
+};
+
+/**
+ * One response per status, each listing its texts as examples (`<...>` marks the
+ * variable part) and the headers those errors carry.
+ */
+export function errorResponses(errors: HttpError[], notes: Record<number, string> = {}): Obj {
+  const byStatus = new Map<number, HttpError[]>();
+  for (const err of [...errors, Errors.internal()]) {
+    const list = byStatus.get(err.status) ?? [];
+    if (!list.some((e) => e.message === err.message)) list.push(err);
+    byStatus.set(err.status, list);
+  }
+  const out: Obj = {};
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const texts = list.map((e) => `\`${e.message}\``).join('; ');
+    const headers: Obj = {};
+    for (const e of list) {
+      for (const name of Object.keys(e.headers)) headers[name] = header(HEADER_DOCS[name] ?? name);
+    }
+    const examples: Obj = {};
+    list.forEach((e, i) => { examples[`e${i + 1}`] = { summary: e.message, value: { error: e.message } }; });
+    out[String(status)] = {
+      description: `${notes[status] ?? REASONS[status] ?? 'Error'}: ${texts}`,
+      ...(Object.keys(headers).length ? { headers } : {}),
+      content: json(ref('Error'), { examples }),
+    };
+  }
+  return out;
+}
+
+/** The headers of a successful download (spec 4.6, CONTRACT §6). */
+export const DOWNLOAD_HEADERS = {
+  'Content-Disposition': header('`attachment; filename="<file_name>"`, plus `filename*=UTF-8\'\'...` for a name outside printable ASCII'),
+  'Content-Type': header('the type derived from the file extension; `application/octet-stream` when none'),
+  'Content-Length': header('size in bytes of the body', { type: 'integer' }),
+  'Content-Description': header('`File Transfer`', { const: 'File Transfer' }),
+  'Content-Transfer-Encoding': header('`binary`', { const: 'binary' }),
+};
+
+export const RANGE_HEADERS = {
+  ...DOWNLOAD_HEADERS,
+  'Content-Range': header('`bytes <first>-<last>/<size>`'),
+};

@@ -1,0 +1,68 @@
+// GET /docs (Swagger UI), /docs/openapi.json and /docs/assets/:file. No token needed:
+// they show what the spec already says and nothing about this device.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Errors } from '../http/errors.ts';
+import type { Route } from '../http/types.ts';
+import { docsAssets } from './assets.ts';
+import { buildDocument } from './openapi.ts';
+import { CSP, PAGE } from './page.ts';
+
+const COMMON = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+function send(res: ServerResponse, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
+  res.writeHead(200, { ...COMMON, ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** gzip unless the client refuses it (absent, or `gzip;q=0`). */
+function acceptsGzip(req: IncomingMessage): boolean {
+  const m = /(?:^|,)\s*gzip\s*(?:;\s*q=([0-9.]+))?/i.exec(req.headers['accept-encoding'] ?? '');
+  return m !== null && (m[1] === undefined || Number(m[1]) > 0);
+}
+
+export function docsRoutes(): Route[] {
+  let documentText: string | undefined;
+  return [
+    {
+      method: 'GET',
+      path: '/docs',
+      auth: false,
+      handler: (_req, res) => send(res, 'text/html; charset=utf-8', PAGE, {
+        'Content-Security-Policy': CSP,
+        'X-Frame-Options': 'DENY',
+        'Cache-Control': 'no-cache',
+      }),
+    },
+    {
+      method: 'GET',
+      path: '/docs/openapi.json',
+      auth: false,
+      handler: (_req, res) => {
+        documentText ??= JSON.stringify(buildDocument());
+        send(res, 'application/json; charset=utf-8', documentText, { 'Cache-Control': 'no-cache' });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/docs/assets/:file',
+      auth: false,
+      handler: (req, res) => {
+        const asset = docsAssets().get(req.params.file ?? '');
+        if (!asset) throw Errors.notFound();
+        // Revalidated on each load, so a new agent version is picked up at once.
+        const headers = { ...COMMON, ETag: asset.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
+        if (req.headers['if-none-match'] === asset.etag) {
+          res.writeHead(304, headers);
+          res.end();
+          return;
+        }
+        if (acceptsGzip(req)) send(res, asset.type, asset.gzip, { ...headers, 'Content-Encoding': 'gzip' });
+        else send(res, asset.type, asset.plain(), headers);
+      },
+    },
+  ];
+}

@@ -1,0 +1,117 @@
+// The JSON schemas of the OpenAPI document (components.schemas): every record the API
+// sends or receives, as spec §2 and CONTRACT §3-§5 fix them. Closed (no extra fields)
+// so that a response the document does not describe fails the drift test.
+
+type Schema = Record<string, unknown>;
+
+const nullable = (type: string, extra: Schema = {}): Schema => ({ type: [type, 'null'], ...extra });
+const closed = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  additionalProperties: false,
+  ...extra,
+});
+
+export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
+export const AUDIO_FORMATS = ['flac', 'wav', 'mp3'] as const;
+
+const bytes = nullable('integer', { minimum: 0 });
+
+export const schemas: Record<string, Schema> = {
+  Error: closed({ error: { type: 'string', description: 'What went wrong, in the exact text the spec fixes.' } }),
+
+  LoginRequest: closed({
+    username: { type: 'string', description: 'agent user name' },
+    password: { type: 'string', format: 'password', description: 'agent user password' },
+  }),
+
+  LoginResponse: closed({
+    token: { type: 'string', description: 'JSON Web Token (HS256) to send as `Authorization: Bearer <token>`' },
+    user: closed({
+      id: { type: 'string', description: 'user identifier' },
+      username: { type: 'string', description: 'user name' },
+    }),
+  }),
+
+  Health: closed({
+    status: { const: 'ok' },
+    version: { type: 'string', description: 'agent version' },
+  }),
+
+  DeviceStatus: closed({
+    hostname: { type: 'string' },
+    platform: { type: 'string' },
+    distro: { type: 'string' },
+    release: { type: 'string' },
+    kernel: { type: 'string' },
+    arch: { type: 'string' },
+    uptimeSeconds: { type: 'integer', minimum: 0 },
+    time: { type: 'string', format: 'date-time' },
+    cpu: closed({
+      model: { type: 'string' },
+      cores: { type: 'integer', minimum: 0 },
+      loadPercent: nullable('number', { minimum: 0, maximum: 100 }),
+      temperatureCelsius: nullable('number'),
+    }),
+    memory: closed({ totalBytes: bytes, usedBytes: bytes, availableBytes: bytes }),
+    disk: closed({
+      path: { type: 'string', description: 'the filesystem holding the download base directory' },
+      totalBytes: bytes,
+      usedBytes: bytes,
+      availableBytes: bytes,
+    }),
+    network: {
+      type: 'array',
+      items: closed({
+        iface: { type: 'string' },
+        mac: nullable('string'),
+        ipv4: { type: 'array', items: { type: 'string' } },
+        ipv6: { type: 'array', items: { type: 'string' } },
+      }),
+    },
+    agent: closed({ version: { type: 'string' }, uptimeSeconds: { type: 'integer', minimum: 0 } }),
+    recording: closed({ state: { enum: [...RECORDING_STATES] } }),
+  }, { description: 'Figures are at most 2 seconds old; null where a figure is unknown on this device.' }),
+
+  RecordStart: closed({
+    duration: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      description: 'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600)',
+    },
+    fileExtension: { enum: [...AUDIO_FORMATS], description: 'audio file format' },
+  }),
+
+  RecordingStatus: closed({
+    state: { enum: [...RECORDING_STATES] },
+    fileExtension: { enum: [...AUDIO_FORMATS, null] },
+    durationSeconds: nullable('number'),
+    startedAt: nullable('string', { format: 'date-time' }),
+    finishedAt: nullable('string', { format: 'date-time' }),
+    file: nullable('string', { description: 'relative to the download base directory: usable as `filepath` of /api/download' }),
+    sizeBytes: bytes,
+    error: nullable('string'),
+  }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start.' }),
+
+  UploadForm: {
+    type: 'object',
+    required: ['saveToPath', 'myFile'],
+    properties: {
+      saveToPath: {
+        type: 'string',
+        description: 'destination path including the file name, relative to the upload base directory; ' +
+          'ending in `/` or naming an existing directory: each file is saved inside it under its own name',
+      },
+      myFile: {
+        type: 'array',
+        items: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' },
+        minItems: 1,
+        description: 'the file or files; several files go under this same field name',
+      },
+      fstype: { type: 'string', default: 'OsFs', description: 'filesystem layer; only `OsFs` exists' },
+    },
+  },
+
+  UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
+};
