@@ -2,6 +2,7 @@
 import { checkConfig } from './cli/check.ts';
 import { CliError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
 import { startAgent } from './serve.ts';
 import { VERSION } from './version.ts';
 
@@ -61,7 +62,8 @@ function resolveConfig(args: Args): Config {
   return loadConfig(DEFAULT_CONFIG_PATH);
 }
 
-const timestamped = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+const logger = createLogger((chunk) => process.stdout.write(chunk));
+const timestamped = (line: string) => logger.line(line);
 
 async function serve(args: Args): Promise<void> {
   const config = resolveConfig(args);
@@ -77,9 +79,11 @@ async function serve(args: Args): Promise<void> {
     timestamped(`${signal}: stopping, letting running requests finish (up to 10 s)`);
     agent.stop(10_000).then(() => {
       timestamped('stopped');
+      logger.flush();
       process.exit(0);
     }, (err: unknown) => {
       timestamped(`stop failed: ${String(err)}`);
+      logger.flush();
       process.exit(1);
     });
   };
@@ -121,6 +125,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exitCode = code; },
   (err: unknown) => {
+    logger.flush();
     if (err instanceof ConfigError) {
       process.stderr.write(`device-agent: config error: ${err.message}\n`);
       process.exit(EX_CONFIG);

@@ -2,13 +2,17 @@
 import type { ServerResponse } from 'node:http';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonBytes(res, status, Buffer.from(JSON.stringify(body)), headers);
+}
+
+/** Sends JSON that is already serialised (a cached body). */
+export function sendJsonBytes(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     ...headers,
     'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
+    'Content-Length': body.length,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
   });
-  res.end(text);
+  res.end(body);
 }

@@ -1,5 +1,5 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { sendJson } from '../http/respond.ts';
+import { sendJson, sendJsonBytes } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import { VERSION } from '../version.ts';
 import type { StatusSampler } from './sampler.ts';
@@ -10,7 +10,7 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       method: 'GET',
       path: '/api/v1/devicestatus/get',
       auth: true,
-      handler: async (_req, res) => sendJson(res, 200, await sampler.get()),
+      handler: async (_req, res) => sendJsonBytes(res, 200, await sampler.json()),
     },
     {
       method: 'GET',

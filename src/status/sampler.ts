@@ -39,6 +39,7 @@ export class StatusSampler {
   private last: { at: number; value: StatusRecord } | undefined;
   private inflight: Promise<StatusRecord> | undefined;
   private prevCpu: CpuTimes | undefined;
+  private serialised: { value: StatusRecord; state: string; body: Buffer } | undefined;
 
   constructor(private readonly deps: SamplerDeps) {}
 
@@ -49,14 +50,28 @@ export class StatusSampler {
   }
 
   async get(): Promise<StatusRecord> {
+    return this.withRecording(await this.current());
+  }
+
+  /** The record as JSON bytes, serialised once per sample and recording state. */
+  async json(): Promise<Buffer> {
+    const value = await this.current();
+    const state = this.deps.recordingState();
+    const c = this.serialised;
+    if (c && c.value === value && c.state === state) return c.body;
+    const body = Buffer.from(JSON.stringify({ ...value, recording: { state } }));
+    this.serialised = { value, state, body };
+    return body;
+  }
+
+  private current(): Promise<StatusRecord> | StatusRecord {
     const maxAge = this.deps.maxAgeMs ?? 1000;
-    const now = Date.now();
-    if (this.last && now - this.last.at < maxAge) return this.withRecording(this.last.value);
+    if (this.last && Date.now() - this.last.at < maxAge) return this.last.value;
     this.inflight ??= this.sample().then(
       (value) => { this.last = { at: Date.now(), value }; this.inflight = undefined; return value; },
       (err) => { this.inflight = undefined; throw err; },
     );
-    return this.withRecording(await this.inflight);
+    return this.inflight;
   }
 
   /** The recording state is the agent's own and always current. */
