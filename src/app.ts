@@ -2,6 +2,8 @@
 import polka from 'polka';
 import { parse as parsePattern } from 'regexparam';
 import type { ServerResponse } from 'node:http';
+import type { Recorder } from './audio/recorder.ts';
+import { audioRoutes } from './audio/routes.ts';
 import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
 import type { Tokens } from './auth/tokens.ts';
@@ -16,6 +18,7 @@ import type { StatusSampler } from './status/sampler.ts';
 export interface AppDeps extends LoginDeps {
   tokens: Tokens;
   sampler: StatusSampler;
+  recorder: Recorder;
   /** Access-log lines (stdout in production). */
   log: LogLine;
   /** Error details that must not reach the client. */
@@ -37,6 +40,7 @@ function allRoutes(_config: Config, deps: AppDeps): Route[] {
   return [
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
+    ...audioRoutes(deps.recorder, _config.audio.maxDurationSeconds),
   ];
 }
 

@@ -1,0 +1,34 @@
+// A private PulseAudio server with a null sink: a real-time paced "microphone" for
+// sox/arecord through ALSA device "pulse" (libasound2-plugins), with no sound hardware.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface VirtualMic {
+  /** Pass to every process that should capture from it (the agent, and through it sox/arecord). */
+  env: Record<string, string>;
+  stop(): void;
+}
+
+export function startVirtualMic(): VirtualMic {
+  const dir = mkdtempSync(join(tmpdir(), 'da-pulse-'));
+  // Its own runtime dir and HOME: no cookie or socket shared with anything else.
+  const env = { XDG_RUNTIME_DIR: dir, HOME: dir, PULSE_SERVER: `unix:${join(dir, 'pulse/native')}` };
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+  // As root pulseaudio warns "not intended to be run as root" and runs anyway.
+  run('pulseaudio', ['-D', '--exit-idle-time=-1', '-n', '--load=module-native-protocol-unix auth-anonymous=1',
+    '--load=module-null-sink sink_name=vsink']);
+  run('pactl', ['set-default-source', 'vsink.monitor']);
+  return {
+    env,
+    stop() {
+      try {
+        const pid = Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim());
+        if (pid > 0) process.kill(pid, 'SIGTERM');
+      } catch { /* already gone: nothing to stop */ }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
