@@ -8,7 +8,16 @@ import { join } from 'node:path';
 export interface VirtualMic {
   /** Pass to every process that should capture from it (the agent, and through it sox/arecord). */
   env: Record<string, string>;
-  stop(): void;
+  stop(): Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function startVirtualMic(): VirtualMic {
@@ -23,12 +32,15 @@ export function startVirtualMic(): VirtualMic {
   run('pactl', ['set-default-source', 'vsink.monitor']);
   return {
     env,
-    stop() {
+    async stop() {
+      let pid = 0;
       try {
-        const pid = Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim());
+        pid = Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim());
         if (pid > 0) process.kill(pid, 'SIGTERM');
       } catch { /* already gone: nothing to stop */ }
-      rmSync(dir, { recursive: true, force: true });
+      // It removes its own files on the way out: wait for it before removing the directory.
+      for (let i = 0; i < 50 && pid > 0 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }
