@@ -48,9 +48,9 @@ for (const recorder of ['sox', 'arecord'] as const) {
   });
 }
 
-paced('sox: mp3 and wav from the paced device have the asked length', async ({ mic }) => {
+paced('sox: mp3 from the paced device has the asked length', async ({ mic }) => {
   await withAgent(mic, 'sox', async (agent, token) => {
-    for (const ext of ['mp3', 'wav'] as const) {
+    for (const ext of ['mp3'] as const) {
       assert.is((await startRecording(agent, token, { duration: 1, fileExtension: ext })).status, 202);
       const r = await waitForEnd(agent, token);
       assert.is(r.state, 'finished', r.error ?? '');

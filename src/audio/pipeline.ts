@@ -17,6 +17,8 @@ const STDERR_TAIL = 4096;
 
 export class Pipeline {
   readonly done: Promise<StageResult[]>;
+  /** Resolves when the capture program first hands on sound (two-stage pipelines only). */
+  readonly flowing: Promise<void>;
   private readonly children: ChildProcess[] = [];
   private readonly alive = new Set<ChildProcess>();
   private killTimer: NodeJS.Timeout | undefined;
@@ -25,6 +27,8 @@ export class Pipeline {
   constructor(stages: Stage[]) {
     const results: Promise<StageResult>[] = [];
     let prev: ChildProcess | undefined;
+    let flowed: () => void = () => {};
+    this.flowing = new Promise((resolve) => { flowed = resolve; });
     for (const [i, stage] of stages.entries()) {
       const last = i === stages.length - 1;
       const child = spawn(stage.program, stage.args, {
@@ -34,6 +38,7 @@ export class Pipeline {
       // as soon as the capture program closes its output.
       if (prev) {
         child.stdin!.on('error', () => { /* EPIPE: the encoder died; its exit says why */ });
+        prev.stdout!.once('data', () => flowed());
         prev.stdout!.pipe(child.stdin!);
       }
       this.children.push(child);

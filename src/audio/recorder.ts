@@ -1,6 +1,6 @@
 // The recording state machine: idle -> recording -> finished | failed, one at a time.
 // Spawns the capture pipeline, keeps the file only when complete, persists the record.
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
 import { explainFailure, notInstalled } from './messages.ts';
@@ -26,8 +26,11 @@ export interface RecorderOptions {
   /** Where the last record is kept across restarts. */
   stateFile: string;
   log: (line: string) => void;
-  /** How long a start waits for the program to fail at once (busy or missing device). */
-  startGraceMs?: number;
+  /**
+   * How long a start waits, at most, for the device to open, so that a busy or missing
+   * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
+   */
+  startWaitMs?: number;
   /** How long a stopped program may take to finalize before SIGKILL. */
   stopGraceMs?: number;
 }
@@ -39,14 +42,26 @@ export function recordingStateFile(usersFile: string): string {
 
 const TEMP = /^\.recording-.*\.part$/;
 
-/** arecord says this when a signal interrupted it: it stopped, it did not fail. */
+/**
+ * arecord stopped by SIGINT/SIGTERM exits 1, silently (-q) or with an EINTR read error;
+ * it stopped, it did not fail. Real failures always print why, even with -q. The signal
+ * may come from systemd (to the whole cgroup) before the agent's own stop, hence stderr.
+ */
 function interrupted(r: StageResult): boolean {
-  return r.program === 'arecord' && r.code === 1 && /Interrupted system call|Aborted by signal/.test(r.stderr);
+  return r.program === 'arecord' && r.code === 1 &&
+    (r.stderr.trim() === '' || /Interrupted system call|Aborted by signal/.test(r.stderr));
 }
 
 function syncFile(path: string): void {
   const fd = openSync(path, 'r');
   try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+/** Resolves once `path` exists, or when `until` settles. */
+async function appears(path: string, until: Promise<unknown>): Promise<void> {
+  let over = false;
+  void until.then(() => { over = true; });
+  while (!over && !existsSync(path)) await new Promise((r) => setTimeout(r, 20));
 }
 
 interface Job {
@@ -102,7 +117,12 @@ export class Recorder {
     const pipeline = new Pipeline(stages);
     const ended = pipeline.done.then((results) => this.finish(results, temp, final, format, started));
     this.job = { pipeline, ended };
-    await Promise.race([ended, new Promise((r) => setTimeout(r, opts.startGraceMs ?? 300))]);
+    // sox and arecord open their output file only once the device is open; an encoder
+    // stage creates its file at once, so there the first sound through the pipe counts.
+    let timer: NodeJS.Timeout | undefined;
+    const over = Promise.race([ended, new Promise<void>((r) => { timer = setTimeout(r, opts.startWaitMs ?? 3000); })]);
+    await Promise.race([over, stages.length > 1 ? pipeline.flowing : appears(temp, over)]);
+    clearTimeout(timer);
     if (this.record.state === 'failed') throw new RecorderUnavailable(this.record.error ?? 'recording failed');
     return this.status();
   }

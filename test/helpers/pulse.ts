@@ -1,6 +1,6 @@
 // A private PulseAudio server with a null sink: a real-time paced "microphone" for
 // sox/arecord through ALSA device "pulse" (libasound2-plugins), with no sound hardware.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +30,15 @@ export function startVirtualMic(): VirtualMic {
   run('pulseaudio', ['-D', '--exit-idle-time=-1', '-n', '--load=module-native-protocol-unix auth-anonymous=1',
     '--load=module-null-sink sink_name=vsink']);
   run('pactl', ['set-default-source', 'vsink.monitor']);
+  // The null sink renders in 2 s blocks while no client asks for less, and a recording
+  // that connects then waits for the block in progress: one low-latency listener keeps
+  // the blocks short, as a real microphone's are.
+  const listener = spawn('parec', ['--latency-msec=20'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
+  listener.on('error', () => { /* pulseaudio-utils missing: recordings just start slower */ });
   return {
     env,
     async stop() {
+      listener.kill('SIGTERM');
       let pid = 0;
       try {
         pid = Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim());
