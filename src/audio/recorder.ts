@@ -115,7 +115,13 @@ export class Recorder {
     }
     this.persist();
     const pipeline = new Pipeline(stages);
-    const ended = pipeline.done.then((results) => this.finish(results, temp, final, format, started));
+    const ended = pipeline.done.then((results) => this.finish(results, temp, final, format, started)).catch((err: unknown) => {
+      // A bug here must not leave the recorder busy forever, nor crash the agent.
+      opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
+      this.job = undefined;
+      this.discard(temp);
+      this.fail('internal error while storing the recording');
+    });
     this.job = { pipeline, ended };
     // sox and arecord open their output file only once the device is open; an encoder
     // stage creates its file at once, so there the first sound through the pipe counts.
