@@ -2,6 +2,8 @@
 import polka from 'polka';
 import { parse as parsePattern } from 'regexparam';
 import type { ServerResponse } from 'node:http';
+import type { Recorder } from './audio/recorder.ts';
+import { audioRoutes } from './audio/routes.ts';
 import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
 import { docsRoutes } from './docs/routes.ts';
@@ -18,6 +20,7 @@ import type { StatusSampler } from './status/sampler.ts';
 export interface AppDeps extends LoginDeps {
   tokens: Tokens;
   sampler: StatusSampler;
+  recorder: Recorder;
   /** Access-log lines (stdout in production). */
   log: LogLine;
   /** Error details that must not reach the client. */
@@ -41,6 +44,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.logError),
     ...docsRoutes(),
+    ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
   ];
 }
 

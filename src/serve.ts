@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
+import { Recorder, recordingStateFile } from './audio/recorder.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
@@ -82,13 +83,18 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   if (users.size === 0) opts.log(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(key, config.tokenTtlSeconds, users);
-  const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => 'idle' });
+  const recorder = new Recorder({
+    ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
+    stateFile: recordingStateFile(config.usersFile), log: opts.log,
+  });
+  const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const app = createApp(config, {
     users,
     tokens,
     limiter: new LoginLimiter(),
     gate: new Gate(1, 64),
     sampler,
+    recorder,
     log: opts.log,
     logError: opts.log,
   });
@@ -108,7 +114,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     routes: app.routes,
     async stop(drainMs = 10_000) {
       users.stop();
-      await running.close(drainMs);
+      // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
+      await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
     },
   };

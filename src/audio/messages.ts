@@ -1,0 +1,34 @@
+// Turns what a capture program printed into a sentence a user can act on. Pure.
+
+/** Debian package that provides each program. */
+export const PACKAGES: Record<string, string> = { sox: 'sox', arecord: 'alsa-utils' };
+
+export function notInstalled(program: string): string {
+  return `${program} is not installed or not on PATH: install the Debian package ${PACKAGES[program] ?? program}`;
+}
+
+export function noMp3(): string {
+  return 'sox cannot write mp3: install the Debian package libsox-fmt-mp3';
+}
+
+/** The last meaningful line of stderr: ALSA prints its own chatter before the program's verdict. */
+export function lastLine(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.at(-1) ?? '';
+}
+
+/**
+ * A failed capture: EBUSY means another program holds the device; ENOENT/ENODEV and
+ * "Unknown PCM" mean the device is not there (unplugged, or a wrong audio.device).
+ */
+export function explainFailure(program: string, device: string, stderr: string, code: number | null, signal: string | null): string {
+  if (/Device or resource busy/i.test(stderr)) {
+    return `${program}: the audio device "${device}" is busy: another program is using the microphone; stop it and try again`;
+  }
+  if (/No such device|No such file or directory|Unknown PCM|Cannot get card index/i.test(stderr)) {
+    return `${program}: the audio device "${device}" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)`;
+  }
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  const detail = lastLine(stderr);
+  return `${program} ${how}${detail ? `: ${detail}` : ''}`;
+}

@@ -1,0 +1,195 @@
+// The recording state machine: idle -> recording -> finished | failed, one at a time.
+// Spawns the capture pipeline, keeps the file only when complete, persists the record.
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
+import { explainFailure, notInstalled } from './messages.ts';
+import { Pipeline, type StageResult } from './pipeline.ts';
+import { preflight, RecorderUnavailable } from './preflight.ts';
+import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
+import { fixWavHeader } from './wav-header.ts';
+
+export { RecorderUnavailable };
+
+export class RecorderBusy extends Error {
+  constructor() {
+    super('a recording is already in progress');
+    this.name = 'RecorderBusy';
+  }
+}
+
+export interface RecorderOptions {
+  recorder: RecorderName;
+  device: string;
+  baseDir: string;
+  recordingsDir: string;
+  /** Where the last record is kept across restarts. */
+  stateFile: string;
+  log: (line: string) => void;
+  /**
+   * How long a start waits, at most, for the device to open, so that a busy or missing
+   * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
+   */
+  startWaitMs?: number;
+  /** How long a stopped program may take to finalize before SIGKILL. */
+  stopGraceMs?: number;
+}
+
+/** The record lives in the state directory beside the users file, not among the downloads. */
+export function recordingStateFile(usersFile: string): string {
+  return join(dirname(usersFile), 'last-recording.json');
+}
+
+const TEMP = /^\.recording-.*\.part$/;
+
+/**
+ * arecord stopped by SIGINT/SIGTERM exits 1, silently (-q) or with an EINTR read error;
+ * it stopped, it did not fail. Real failures always print why, even with -q. The signal
+ * may come from systemd (to the whole cgroup) before the agent's own stop, hence stderr.
+ */
+function interrupted(r: StageResult): boolean {
+  return r.program === 'arecord' && r.code === 1 &&
+    (r.stderr.trim() === '' || /Interrupted system call|Aborted by signal/.test(r.stderr));
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+/** Resolves once `path` exists, or when `until` settles. */
+async function appears(path: string, until: Promise<unknown>): Promise<void> {
+  let over = false;
+  void until.then(() => { over = true; });
+  while (!over && !existsSync(path)) await new Promise((r) => setTimeout(r, 20));
+}
+
+interface Job {
+  pipeline: Pipeline;
+  ended: Promise<void>;
+}
+
+export class Recorder {
+  private record: RecordingRecord;
+  private busy = false;
+  private stopping = false;
+  private job: Job | undefined;
+
+  constructor(private readonly opts: RecorderOptions) {
+    this.record = loadRecord(opts.stateFile, opts.log);
+    // Temp files of a recording the agent did not live to finish are incomplete: remove them.
+    for (const name of readdirSync(opts.recordingsDir)) {
+      if (TEMP.test(name)) unlinkSync(join(opts.recordingsDir, name));
+    }
+    if (this.record.state !== 'idle') this.persist();
+  }
+
+  get state(): RecordingState {
+    return this.record.state;
+  }
+
+  status(): RecordingRecord {
+    return { ...this.record };
+  }
+
+  /**
+   * Starts a recording and answers once it runs (or has already ended). Throws
+   * RecorderBusy while one runs, RecorderUnavailable when it could not start.
+   */
+  async start(format: AudioFormat, duration: number): Promise<RecordingRecord> {
+    if (this.busy) throw new RecorderBusy();
+    this.busy = true;
+    const { opts } = this;
+    const started = new Date();
+    const name = `recording-${started.toISOString().replace(/:/g, '-')}.${format}`;
+    const final = join(opts.recordingsDir, name);
+    const temp = join(opts.recordingsDir, `.${name}.part`);
+    const stages = capturePlan(opts.recorder, opts.device, format, duration, temp);
+    this.record = { ...IDLE, state: 'recording', fileExtension: format, durationSeconds: duration, startedAt: started.toISOString() };
+    try {
+      await preflight(stages, format);
+      if (this.stopping) throw new RecorderUnavailable('the agent is shutting down');
+    } catch (err) {
+      this.fail(err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+    this.persist();
+    const pipeline = new Pipeline(stages);
+    const ended = pipeline.done.then((results) => this.finish(results, temp, final, format, started)).catch((err: unknown) => {
+      // A bug here must not leave the recorder busy forever, nor crash the agent.
+      opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
+      this.job = undefined;
+      this.discard(temp);
+      this.fail('internal error while storing the recording');
+    });
+    this.job = { pipeline, ended };
+    // sox and arecord open their output file only once the device is open; an encoder
+    // stage creates its file at once, so there the first sound through the pipe counts.
+    let timer: NodeJS.Timeout | undefined;
+    const over = Promise.race([ended, new Promise<void>((r) => { timer = setTimeout(r, opts.startWaitMs ?? 3000); })]);
+    await Promise.race([over, stages.length > 1 ? pipeline.flowing : appears(temp, over)]);
+    clearTimeout(timer);
+    if (this.record.state === 'failed') throw new RecorderUnavailable(this.record.error ?? 'recording failed');
+    return this.status();
+  }
+
+  /** Stops a running recording so its file is kept complete; resolves when it is stored. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    if (!this.job) return;
+    this.job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
+    await this.job.ended;
+  }
+
+  private finish(results: StageResult[], temp: string, final: string, format: AudioFormat, started: Date): void {
+    this.job = undefined;
+    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)));
+    if (bad) {
+      this.opts.log(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
+      const message = bad.spawnError === 'ENOENT'
+        ? notInstalled(bad.program)
+        : explainFailure(bad.program, this.opts.device, bad.stderr, bad.code, bad.signal);
+      this.discard(temp);
+      return this.fail(message);
+    }
+    let sizeBytes: number;
+    try {
+      if (results.length === 1 && results[0]!.program === 'arecord') fixWavHeader(temp);
+      syncFile(temp);
+      renameSync(temp, final);
+      syncFile(dirname(final));
+      sizeBytes = statSync(final).size;
+    } catch (err) {
+      this.discard(temp);
+      return this.fail(`could not keep the recording: ${(err as Error).message}`);
+    }
+    const early = this.stopping
+      ? `stopped early after ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s because the agent shut down`
+      : null;
+    this.record = {
+      ...this.record, state: 'finished', fileExtension: format, finishedAt: new Date().toISOString(),
+      file: relative(this.opts.baseDir, final).split(sep).join('/'), sizeBytes, error: early,
+    };
+    this.busy = false;
+    this.persist();
+  }
+
+  private fail(message: string): void {
+    this.record = { ...this.record, state: 'failed', finishedAt: new Date().toISOString(), file: null, sizeBytes: null, error: message };
+    this.busy = false;
+    this.persist();
+  }
+
+  private discard(temp: string): void {
+    try { unlinkSync(temp); } catch { /* the program never created it */ }
+  }
+
+  private persist(): void {
+    try {
+      saveRecord(this.opts.stateFile, this.record);
+    } catch (err) {
+      // The record in memory stays right; only a restart would forget it.
+      this.opts.log(`could not save the recording state to ${this.opts.stateFile}: ${String(err)}`);
+    }
+  }
+}

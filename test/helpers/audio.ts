@@ -1,0 +1,42 @@
+// Helpers for the recording tests: start, poll the status, and read a file back with soxi.
+import { execFileSync } from 'node:child_process';
+import type { RecordingRecord } from '../../src/audio/record.ts';
+import type { TestAgent } from './agent.ts';
+import { bearer, jsonPost } from './http.ts';
+
+export const START = '/api/v1/audiofiles/audiorecordstart';
+export const STATUS = '/api/v1/audiofiles/audiorecordstatus';
+
+export function startRecording(agent: TestAgent, token: string, body: unknown): Promise<Response> {
+  return jsonPost(agent.url + START, body, bearer(token));
+}
+
+export async function recordingStatus(agent: TestAgent, token: string): Promise<RecordingRecord> {
+  const res = await fetch(agent.url + STATUS, { headers: bearer(token) });
+  if (res.status !== 200) throw new Error(`status: ${res.status} ${await res.text()}`);
+  return (await res.json()) as RecordingRecord;
+}
+
+/** Polls until the recording is no longer running. */
+export async function waitForEnd(agent: TestAgent, token: string, timeoutMs = 20_000): Promise<RecordingRecord> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await recordingStatus(agent, token);
+    if (r.state !== 'recording') return r;
+    if (Date.now() > until) throw new Error(`recording still running after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export interface SoundInfo {
+  type: string;
+  rate: number;
+  channels: number;
+  seconds: number;
+}
+
+/** What soxi reads from the file's own header: a file soxi cannot read throws. */
+export function soxi(file: string): SoundInfo {
+  const ask = (flag: string) => execFileSync('soxi', [flag, file], { encoding: 'utf8' }).trim();
+  return { type: ask('-t'), rate: Number(ask('-r')), channels: Number(ask('-c')), seconds: Number(ask('-D')) };
+}
