@@ -1,0 +1,28 @@
+// The benchmark harness keeps working: a smoke run with small sizes produces every row.
+// (Speed is never asserted here: `npm run bench` reports ratios for people to read.)
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './helpers/agent.ts';
+
+const smoke = suite('bench smoke run');
+
+smoke('npm run bench -- --smoke measures every figure against its baseline', () => {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bench/run.mjs'), '--smoke'], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+  assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
+  const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
+  assert.is(rows.length, 11, md);
+  for (const row of rows) {
+    const agent = row.split('|')[2]!;
+    assert.match(agent, /^\s*\d+(\.\d+)? \(/, `no figure in: ${row}`);
+  }
+  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)']) assert.ok(md.includes(who), who);
+  const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
+  assert.match(svg, /^<svg [^>]+>/);
+  assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars
+});
+
+smoke.run();
