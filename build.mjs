@@ -146,7 +146,10 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(`build failed: ${err.stack ?? err}`);
-  process.exit(1);
-});
+// Runs as a script; packaging/build-deb.mjs imports it for executableFor().
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`build failed: ${err.stack ?? err}`);
+    process.exit(1);
+  });
+}
