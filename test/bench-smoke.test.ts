@@ -14,7 +14,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  assert.is(rows.length, 11, md);
+  assert.is(rows.length, 14, md);
   for (const row of rows) {
     const agent = row.split('|')[2]!;
     assert.match(agent, /^\s*\d+(\.\d+)? \(/, `no figure in: ${row}`);
