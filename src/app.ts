@@ -11,7 +11,7 @@ import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
 import { Errors, HttpError } from './http/errors.ts';
-import { accessLog, type LogLine } from './http/log.ts';
+import { withAccessLog, type LogLine } from './http/log.ts';
 import { sendJson } from './http/respond.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
@@ -81,15 +81,17 @@ export function createApp(config: Config, deps: AppDeps): App {
   };
 
   const app = polka<Request>({ onError, onNoMatch });
-  app.use(accessLog(deps.log));
   for (const route of routes) {
+    // Not async: polka runs each handler inside its own async loop, which turns a throw
+    // into a rejection for onError; another promise layer per request would only cost.
     const handler = route.auth
-      ? async (req: Request, res: ServerResponse) => {
+      ? (req: Request, res: ServerResponse) => {
         authenticate(deps.tokens, req);
-        await route.handler(req, res);
+        return route.handler(req, res);
       }
       : route.handler;
     app.add(route.method, route.path, handler);
   }
-  return { handler: app.handler.bind(app) as App['handler'], routes };
+  // polka rewrites req.url as it routes; the log line takes it before that happens.
+  return { handler: withAccessLog(deps.log, app.handler.bind(app) as App['handler']), routes };
 }

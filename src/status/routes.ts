@@ -10,7 +10,11 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       method: 'GET',
       path: '/api/v1/devicestatus/get',
       auth: true,
-      handler: async (_req, res) => sendJsonBytes(res, 200, await sampler.json()),
+      handler: (_req, res) => {
+        const fresh = sampler.freshJson();
+        if (fresh) return sendJsonBytes(res, 200, fresh);
+        return sampler.json().then((body) => sendJsonBytes(res, 200, body));
+      },
     },
     {
       method: 'GET',

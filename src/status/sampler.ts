@@ -53,9 +53,19 @@ export class StatusSampler {
     return this.withRecording(await this.current());
   }
 
+  /** The record as JSON bytes when the cached sample is fresh: no promise on the hot path. */
+  freshJson(): Buffer | undefined {
+    const last = this.last;
+    if (!last || Date.now() - last.at >= (this.deps.maxAgeMs ?? 1000)) return undefined;
+    return this.serialise(last.value);
+  }
+
   /** The record as JSON bytes, serialised once per sample and recording state. */
   async json(): Promise<Buffer> {
-    const value = await this.current();
+    return this.serialise(await this.current());
+  }
+
+  private serialise(value: StatusRecord): Buffer {
     const state = this.deps.recordingState();
     const c = this.serialised;
     if (c && c.value === value && c.state === state) return c.body;
