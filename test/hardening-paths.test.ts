@@ -34,11 +34,15 @@ const segment = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
 const separator = fc.constantFrom('/', '/', '/', '\\', '//', '%2f', '%5c', '/./');
-const clientPath = fc.tuple(
+const hostile = fc.tuple(
   fc.constantFrom('', '', '', '/', '//', '\\', 'ABS_OUT', 'ABS_IN', '/etc/'),
   fc.array(fc.tuple(segment, separator), { minLength: 1, maxLength: 8 }),
   fc.constantFrom('', '', '/', '%00', '\0'),
 ).map(([lead, parts, tail]) => ({ lead, rest: parts.map(([s, sep], i) => (i ? sep : '') + s).join('') + tail }));
+// Paths near the real names, so that files inside are reached too and the links get followed.
+const plausible = fc.array(fc.constantFrom('a.txt', 'sub', 'b.txt', 'in', 'inFile', 'inAbs', 'up', '.', '..', 'secret.txt', 'swap', 'out'),
+  { minLength: 1, maxLength: 4 }).map((parts) => ({ lead: '', rest: parts.join('/') }));
+const clientPath = fc.oneof({ weight: 3, arbitrary: hostile }, { weight: 1, arbitrary: plausible });
 
 /** Absolute leads need the run's directory, known only once the agent runs. */
 function materialize(p: { lead: string; rest: string }, dir: string): string {
@@ -87,6 +91,7 @@ paths('downloads of generated paths never read outside the base, nor fail undocu
     assert.equal(planted.outsideSnapshot(), ctx.before);
     await healthy(agent);
   }), { seed: SEED, numRuns: runs(400) });
+  if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   // The generator must reach the interesting answers, or the property proves little.
   for (const status of [200, 400, 403, 404]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
@@ -110,6 +115,7 @@ paths('uploads to generated save paths and file names never write outside the ba
       assert.equal(planted.outsideSnapshot(), ctx.before, shown);
       await healthy(agent);
     }), { seed: SEED, numRuns: runs(250) });
+  if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   for (const status of [200, 400, 403]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
