@@ -28,6 +28,9 @@ export function explainFailure(program: string, device: string, stderr: string, 
   if (/No such device|No such file or directory|Unknown PCM|Cannot get card index/i.test(stderr)) {
     return `${program}: the audio device "${device}" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)`;
   }
+  if (/No space left on device|Disk quota exceeded/i.test(stderr)) {
+    return `${program}: the disk holding the recordings is full (no space left on device): free some space there and start the recording again`;
+  }
   if (signal === 'SIGKILL' || signal === 'SIGTERM') {
     return `${program} was killed by ${signal} before the recording was complete (another program or the ` +
       'system ended it, e.g. out of memory); nothing was kept: start the recording again';

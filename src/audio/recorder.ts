@@ -62,6 +62,11 @@ function interrupted(r: StageResult): boolean {
     (r.stderr.trim() === '' || /Interrupted system call|Aborted by signal/.test(r.stderr));
 }
 
+/** sox reports a failed write ("sox FAIL ... No space left on device") and still exits 0. */
+function failedQuietly(r: StageResult): boolean {
+  return r.program === 'sox' && r.code === 0 && /\bsox FAIL\b/.test(r.stderr);
+}
+
 function syncFile(path: string): void {
   const fd = openSync(path, 'r');
   try { fsyncSync(fd); } finally { closeSync(fd); }
@@ -170,7 +175,7 @@ export class Recorder {
 
   private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, started: Date, duration: number): Promise<void> {
     this.job = undefined;
-    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)));
+    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
       this.opts.log(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
       const message = bad.spawnError === 'ENOENT'
