@@ -123,7 +123,8 @@ bodies('broken multipart uploads: 200 or a documented 4xx, the target old or new
     assert.equal(planted.outsideSnapshot(), ctx.before);
   }), { seed: SEED, numRuns: runs(200) });
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
-  for (const status of ['200', '400', '412']) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
+  if (runs(150) >= 150) for (const status of ['200', '400', '412']) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 const nasty = fc.oneof(fc.jsonValue(), fc.constantFrom(NaN, Infinity, -0, 1e308, '5', [5], { valueOf: 5 }, true, null));
@@ -156,13 +157,14 @@ bodies('recording start: any body gets 202, 400, 409 or 413 and a recording that
   assert.is(res.status, 400);
   assert.match((await res.json()).error, /^duration /);
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
-  for (const status of [400, 413]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
+  if (runs(150) >= 150) for (const status of [400, 413]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 bodies('no descriptor or child process left behind, agent healthy', async (ctx) => {
   const pid = ctx.agent.child.pid!;
   assert.ok(await eventually(() => fdCount(pid) <= ctx.fds + 2 && childPids(pid).length === 0, 8000),
-    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${childPids(pid)}`);
+    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${childPids(pid).map((c) => { try { return readFileSync(`/proc/${c}/cmdline`, "utf8").replace(/\0/g, " "); } catch { return c; } })}`);
   assert.is((await fetch(`${ctx.agent.url}/api/v1/health`)).status, 200);
 });
 

@@ -92,8 +92,8 @@ paths('downloads of generated paths never read outside the base, nor fail undocu
     await healthy(agent);
   }), { seed: SEED, numRuns: runs(400) });
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
-  // The generator must reach the interesting answers, or the property proves little.
-  for (const status of [200, 400, 403, 404]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
+  if (runs(150) >= 150) for (const status of [200, 400, 403, 404]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 paths('uploads to generated save paths and file names never write outside the base', async (ctx) => {
@@ -116,7 +116,8 @@ paths('uploads to generated save paths and file names never write outside the ba
       await healthy(agent);
     }), { seed: SEED, numRuns: runs(250) });
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
-  for (const status of [200, 400, 403]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
+  if (runs(150) >= 150) for (const status of [200, 400, 403]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 paths('a link swapped in and out of the base all along never lets a request through', async (ctx) => {
