@@ -11,7 +11,7 @@ import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { waitForEnd, START } from './helpers/audio.ts';
 import { parseRaw } from './helpers/files.ts';
 import { plant, runs, SEED, type Planted } from './helpers/planted.ts';
-import { childPids, eventually, fdCount } from './helpers/proc.ts';
+import { agentChildren, eventually, fdCount } from './helpers/proc.ts';
 
 type Ctx = { agent: TestAgent; token: string; planted: Planted; before: string[]; fds: number };
 const bodies = suite<Ctx>('hostile bodies');
@@ -163,8 +163,8 @@ bodies('recording start: any body gets 202, 400, 409 or 413 and a recording that
 
 bodies('no descriptor or child process left behind, agent healthy', async (ctx) => {
   const pid = ctx.agent.child.pid!;
-  assert.ok(await eventually(() => fdCount(pid) <= ctx.fds + 2 && childPids(pid).length === 0, 8000),
-    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${childPids(pid).map((c) => { try { return readFileSync(`/proc/${c}/cmdline`, "utf8").replace(/\0/g, " "); } catch { return c; } })}`);
+  assert.ok(await eventually(() => fdCount(pid) <= ctx.fds + 2 && agentChildren(pid).length === 0, 8000),
+    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${agentChildren(pid)}`);
   assert.is((await fetch(`${ctx.agent.url}/api/v1/health`)).status, 200);
 });
 

@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { recordingStatus, startRecording, waitForEnd } from './helpers/audio.ts';
-import { childPids, eventually } from './helpers/proc.ts';
+import { agentChildren, eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 
 type Ctx = { mic: VirtualMic; agent: TestAgent; token: string };
@@ -27,8 +27,8 @@ async function recordingSox(ctx: Ctx, duration: number): Promise<number> {
   const res = await startRecording(ctx.agent, ctx.token, { duration, fileExtension: 'flac' });
   assert.is(res.status, 202, await res.text());
   const pid = ctx.agent.child.pid!;
-  assert.ok(await eventually(() => childPids(pid).length === 1, 3000), 'sox runs as the agent\'s child');
-  return childPids(pid)[0]!;
+  assert.ok(await eventually(() => agentChildren(pid).length === 1, 3000), 'sox runs as the agent\'s child');
+  return agentChildren(pid)[0]!;
 }
 
 const nothingKept = (ctx: Ctx) => assert.equal(readdirSync(join(ctx.agent.baseDir, 'recordings')), []);
@@ -64,7 +64,7 @@ capture('sox hanging (SIGSTOP): the watchdog kills it after duration + margin an
   assert.is(r.error, 'sox was still running 5 s after the 1 s recording should have ended (it hung: stopped, or the ' +
     'audio device stalled); it was killed and nothing was kept: start the recording again');
   assert.ok(took >= 6 && took < 9, `failed after ${took} s`);
-  assert.equal(childPids(ctx.agent.child.pid!), []);
+  assert.equal(agentChildren(ctx.agent.child.pid!), []);
   nothingKept(ctx);
   // And the recorder is free again.
   const res = await startRecording(ctx.agent, ctx.token, { duration: 0.5, fileExtension: 'wav' });

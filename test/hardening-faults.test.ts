@@ -10,7 +10,7 @@ import { ADMIN, prepareDir, runCli, spawnAgent, startAgent, type TestAgent } fro
 import { startRecording, waitForEnd } from './helpers/audio.ts';
 import { jsonPost } from './helpers/http.ts';
 import { download, parseRaw } from './helpers/files.ts';
-import { childPids, eventually, fdCount } from './helpers/proc.ts';
+import { agentChildren, eventually, fdCount } from './helpers/proc.ts';
 import { paceUpload, partialDownload } from './helpers/streams.ts';
 
 const faults = suite('faults');
@@ -44,7 +44,7 @@ faults('a disk that fills up under a recording: failed with the reason, no debri
       assert.is(r.file, null);
       assert.equal(readdirSync(recordings), [], 'no temp file left on the full disk');
       assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
-      assert.equal(childPids(child.pid!), []);
+      assert.equal(agentChildren(child.pid!), []);
     } finally {
       child.kill('SIGKILL');
     }
