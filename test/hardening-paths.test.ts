@@ -65,6 +65,7 @@ function insideContents(base: string): Set<string> {
   const out = new Set<string>();
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
+      if (name.startsWith('.device-agent-upload-')) continue; // uploads running now come and go
       const full = join(d, name);
       const st = lstatSync(full);
       if (st.isDirectory()) walk(full);
