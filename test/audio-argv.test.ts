@@ -60,7 +60,10 @@ messages('a missing or unplugged device says to check the microphone and audio.d
 
 messages('any other failure gives the exit and the program\'s last line', () => {
   assert.is(explainFailure('sox', 'd', 'one\nsox FAIL: something\n\n', 2, null), 'sox exited with code 2: sox FAIL: something');
-  assert.is(explainFailure('sox', 'd', '', null, 'SIGKILL'), 'sox was killed by SIGKILL');
+  assert.is(explainFailure('sox', 'd', '', null, 'SIGSEGV'), 'sox was killed by SIGSEGV');
+  assert.is(explainFailure('sox', 'd', "sox FAIL sox: `/r/.x.part' error writing output file: No space left on device\n", 0, null),
+    'sox: the disk holding the recordings is full (no space left on device): free some space there and start the recording again');
+  assert.match(explainFailure('sox', 'd', '', null, 'SIGKILL'), /^sox was killed by SIGKILL before the recording was complete .*: start the recording again$/);
   assert.is(lastLine(''), '');
 });
 

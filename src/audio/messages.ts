@@ -28,7 +28,26 @@ export function explainFailure(program: string, device: string, stderr: string, 
   if (/No such device|No such file or directory|Unknown PCM|Cannot get card index/i.test(stderr)) {
     return `${program}: the audio device "${device}" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)`;
   }
+  if (/No space left on device|Disk quota exceeded/i.test(stderr)) {
+    return `${program}: the disk holding the recordings is full (no space left on device): free some space there and start the recording again`;
+  }
+  if (signal === 'SIGKILL' || signal === 'SIGTERM') {
+    return `${program} was killed by ${signal} before the recording was complete (another program or the ` +
+      'system ended it, e.g. out of memory); nothing was kept: start the recording again';
+  }
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
   const detail = lastLine(stderr);
   return `${program} ${how}${detail ? `: ${detail}` : ''}`;
+}
+
+/** The capture program outlived its duration by the watchdog's margin: it hangs (stopped, stuck device). */
+export function hung(program: string, duration: number, marginSeconds: number): string {
+  return `${program} was still running ${marginSeconds.toFixed(0)} s after the ${duration} s recording should have ended ` +
+    '(it hung: stopped, or the audio device stalled); it was killed and nothing was kept: start the recording again';
+}
+
+/** The program exited as if done, but the file is shorter than asked: something outside stopped it. */
+export function endedEarly(program: string, seconds: number, duration: number): string {
+  return `${program} stopped after ${seconds.toFixed(2)} s of the ${duration} s asked (ended by a signal from outside ` +
+    'the agent); the partial recording was not kept: start the recording again';
 }

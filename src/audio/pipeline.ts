@@ -82,6 +82,12 @@ export class Pipeline {
     const first = this.children[0];
     if (first && this.alive.has(first)) first.kill('SIGINT');
     clearTimeout(this.killTimer);
-    this.killTimer = setTimeout(() => { for (const c of this.alive) c.kill('SIGKILL'); }, graceMs);
+    this.killTimer = setTimeout(() => this.kill(), graceMs);
+  }
+
+  /** Ends every stage at once: SIGKILL also ends a stopped (SIGSTOP) or stuck program. */
+  kill(): void {
+    this.stopping = true;
+    for (const c of this.alive) c.kill('SIGKILL');
   }
 }

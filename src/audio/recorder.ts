@@ -3,7 +3,8 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
-import { explainFailure, notInstalled } from './messages.ts';
+import { LENGTH_TOLERANCE, pcmSeconds, soxSeconds } from './length.ts';
+import { endedEarly, explainFailure, hung, notInstalled } from './messages.ts';
 import { Pipeline, type StageResult } from './pipeline.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
@@ -35,6 +36,15 @@ export interface RecorderOptions {
   stopGraceMs?: number;
 }
 
+/**
+ * How long past its duration a capture may run before the watchdog kills it: the device
+ * may take a moment to open and an encoder to finish, but a program that hangs (SIGSTOP,
+ * a stalled device) must not leave the agent "recording" forever.
+ */
+export function watchdogMarginSeconds(duration: number): number {
+  return 5 + duration * 0.05;
+}
+
 /** The record lives in the state directory beside the users file, not among the downloads. */
 export function recordingStateFile(usersFile: string): string {
   return join(dirname(usersFile), 'last-recording.json');
@@ -52,6 +62,11 @@ function interrupted(r: StageResult): boolean {
     (r.stderr.trim() === '' || /Interrupted system call|Aborted by signal/.test(r.stderr));
 }
 
+/** sox reports a failed write ("sox FAIL ... No space left on device") and still exits 0. */
+function failedQuietly(r: StageResult): boolean {
+  return r.program === 'sox' && r.code === 0 && /\bsox FAIL\b/.test(r.stderr);
+}
+
 function syncFile(path: string): void {
   const fd = openSync(path, 'r');
   try { fsyncSync(fd); } finally { closeSync(fd); }
@@ -67,6 +82,8 @@ async function appears(path: string, until: Promise<unknown>): Promise<void> {
 interface Job {
   pipeline: Pipeline;
   ended: Promise<void>;
+  /** Set when the watchdog killed the pipeline. */
+  hung: boolean;
 }
 
 export class Recorder {
@@ -115,14 +132,29 @@ export class Recorder {
     }
     this.persist();
     const pipeline = new Pipeline(stages);
-    const ended = pipeline.done.then((results) => this.finish(results, temp, final, format, started)).catch((err: unknown) => {
+    const margin = watchdogMarginSeconds(duration);
+    const watchdog = setTimeout(() => {
+      job.hung = true;
+      opts.log(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
+      pipeline.kill();
+    }, (duration + margin) * 1000);
+    const ended = pipeline.done.then((results) => {
+      clearTimeout(watchdog);
+      if (job.hung) {
+        this.job = undefined;
+        this.discard(temp);
+        return this.fail(hung(stages[0]!.program, duration, margin));
+      }
+      return this.finish(results, temp, final, format, started, duration);
+    }).catch((err: unknown) => {
       // A bug here must not leave the recorder busy forever, nor crash the agent.
       opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
       this.job = undefined;
       this.discard(temp);
       this.fail('internal error while storing the recording');
     });
-    this.job = { pipeline, ended };
+    const job: Job = { pipeline, ended, hung: false };
+    this.job = job;
     // sox and arecord open their output file only once the device is open; an encoder
     // stage creates its file at once, so there the first sound through the pipe counts.
     let timer: NodeJS.Timeout | undefined;
@@ -141,9 +173,9 @@ export class Recorder {
     await this.job.ended;
   }
 
-  private finish(results: StageResult[], temp: string, final: string, format: AudioFormat, started: Date): void {
+  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, started: Date, duration: number): Promise<void> {
     this.job = undefined;
-    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)));
+    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
       this.opts.log(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
       const message = bad.spawnError === 'ENOENT'
@@ -154,7 +186,16 @@ export class Recorder {
     }
     let sizeBytes: number;
     try {
-      if (results.length === 1 && results[0]!.program === 'arecord') fixWavHeader(temp);
+      const arecordWav = results.length === 1 && results[0]!.program === 'arecord';
+      const dataBytes = arecordWav ? fixWavHeader(temp) : 0;
+      if (!this.stopping) {
+        const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(temp);
+        if (seconds !== null && seconds < duration - LENGTH_TOLERANCE) {
+          this.opts.log(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
+          this.discard(temp);
+          return this.fail(endedEarly(results[0]!.program, seconds, duration));
+        }
+      }
       syncFile(temp);
       renameSync(temp, final);
       syncFile(dirname(final));

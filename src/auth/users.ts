@@ -102,14 +102,27 @@ export function writeUsers(file: string, users: User[]): void {
 }
 
 /** The agent's view of the users: reloaded within a second of the CLI changing the file. */
+/** What the poller compares: a change of any of these is a change of the file. */
+function fileKey(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.mtimeMs}:${st.size}:${st.mode}`;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'unreadable';
+  }
+}
+
 export class UserStore {
   private byName = new Map<string, User>();
   private byId = new Map<string, User>();
+  private loadedKey = '';
+  private firstCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly file: string, private readonly log: (line: string) => void) {}
 
   /** First load: an unreadable or corrupt file is an error (the start fails). */
   load(): number {
+    this.loadedKey = fileKey(this.file);
     this.set(readUsers(this.file));
     return this.byName.size;
   }
@@ -121,9 +134,14 @@ export class UserStore {
       if (cur.ino === prev.ino && cur.mtimeMs === prev.mtimeMs && cur.size === prev.size) return;
       this.reload();
     });
+    // The poller's first stat is its baseline: a change between load() and that stat (the
+    // CLI removing a user while the agent starts) would never be seen. Compare once with load.
+    this.firstCheck = setTimeout(() => { if (fileKey(this.file) !== this.loadedKey) this.reload(); }, intervalMs);
+    this.firstCheck.unref();
   }
 
   stop(): void {
+    clearTimeout(this.firstCheck);
     unwatchFile(this.file);
   }
 

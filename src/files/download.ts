@@ -76,6 +76,11 @@ async function pump(fd: number, start: number, end: number, res: Response, logEr
       pos += n;
       i ^= 1;
     }
+    // End only once both buffers reached the socket: a response that has ended counts as
+    // done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
+    // queued in Node and send a client a short file.
+    await Promise.race([Promise.all(sent), closed]);
+    if (gone) return;
     res.end();
   } catch (err) {
     logError(`download ${what}: failed to read file: ${errText(err)}`);

@@ -28,3 +28,14 @@ export async function eventually(check: () => boolean, ms = 3000): Promise<boole
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Children the agent itself spawned: from the sources, tsx's esbuild service is one too, and not ours. */
+export function agentChildren(pid: number): number[] {
+  return childPids(pid).filter((c) => {
+    try {
+      return !readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('esbuild\0--service');
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
+}

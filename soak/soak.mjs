@@ -1,0 +1,140 @@
+// Soak: a mixed workload against the built executable for N minutes, sampling its memory,
+// descriptors and children; fails when any of them trends upward or does not come back.
+//   npm run soak -- --minutes N [--concurrency 3] [--interval S] [--bin PATH] [--out FILE]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { median, TOLERANCE, trend } from './trend.mjs';
+import { newContext, worker } from './workload.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opt } = parseArgs({ options: {
+  minutes: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '3' },
+  interval: { type: 'string' }, bin: { type: 'string', default: join(root, 'dist/device-agent') }, out: { type: 'string' },
+} });
+const minutes = Number(opt.minutes);
+const intervalMs = 1000 * Number(opt.interval ?? (minutes <= 2 ? 2 : 5));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function sample(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  let children = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+    if (text) children += text.split(/\s+/).length;
+  }
+  return { t: Date.now(), rssKb: kb('VmRSS'), anonKb: kb('RssAnon'), fds: readdirSync(`/proc/${pid}/fd`).length, children };
+}
+
+async function startAgent(dir) {
+  const config = join(dir, 'config.json');
+  mkdirSync(join(dir, 'files/up'), { recursive: true });
+  writeFileSync(join(dir, 'files/small.txt'), 'x'.repeat(1024));
+  writeFileSync(join(dir, 'files/big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
+  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json',
+    jwtSecretFile: 'jwt.secret', audio: { device: 'null', maxDurationSeconds: 10 } }));
+  const user = { username: 'soak', password: 'soak-password-1' };
+  execFileSync(opt.bin, ['user', 'add', user.username, '--config', config], { input: `${user.password}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
+  const child = spawn(opt.bin, ['serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  let errors = 0;
+  const keep = (d) => {
+    tail = (tail + d).slice(-20_000);
+    // Access-log lines with a 5xx status, or anything that looks like a stack trace.
+    errors += (String(d).match(/ 5\d\d(-aborted)? \d+ [\d.]+ms |\n\s+at /g) ?? []).length;
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const port = await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`agent did not start:\n${tail}`)), 15_000);
+    const on = () => { const m = /listening on http:\/\/[^:]+:(\d+)/.exec(tail); if (m) { clearTimeout(timer); ok(Number(m[1])); } };
+    child.stdout.on('data', on);
+    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`agent exited ${code}:\n${tail}`)); });
+  });
+  return { child, port, user, tail: () => tail, errors: () => errors };
+}
+
+const fmt = (s) => `rss ${(s.rssKb / 1024).toFixed(1)} MB, anon ${(s.anonKb / 1024).toFixed(1)} MB, fds ${s.fds}, children ${s.children}`;
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'da-soak-'));
+  const agent = await startAgent(dir);
+  const pid = agent.child.pid;
+  const problems = [];
+  try {
+    const url = `http://127.0.0.1:${agent.port}`;
+    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, { method: 'POST',
+      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(agent.user) });
+    const { token } = await login.json();
+    await sleep(1000);
+    const baseline = sample(pid);
+    console.log(`soak: ${minutes} min, ${opt.concurrency} clients, a sample every ${intervalMs / 1000} s; at start: ${fmt(baseline)}`);
+
+    const start = Date.now();
+    const until = start + minutes * 60_000;
+    const warmUntil = start + Math.max(10_000, minutes * 60_000 * 0.15);
+    const stats = { count: {}, failures: 0, examples: [] };
+    const concurrency = Number(opt.concurrency);
+    const ctxs = Array.from({ length: concurrency }, () => newContext(url, agent.user, token, join(dir, 'files/recordings'), 2));
+    const workers = Promise.all(ctxs.map((ctx) => worker(ctx, until, stats)));
+    const samples = [];
+    let lastPrint = 0;
+    while (Date.now() < until) {
+      await sleep(intervalMs);
+      const s = { ...sample(pid), warm: Date.now() < warmUntil };
+      samples.push(s);
+      if (s.t - lastPrint >= 15_000) {
+        lastPrint = s.t;
+        const ops = Object.values(stats.count).reduce((a, b) => a + b, 0);
+        console.log(`  ${((s.t - start) / 60_000).toFixed(1)} min: ${fmt(s)}, ${ops} requests, ${stats.failures} unexpected`);
+      }
+    }
+    await workers;
+    for (const ctx of ctxs) ctx.http.destroy();
+
+    // Quiet again: the last recording ends, keep-alive sockets close, everything comes back.
+    let end = sample(pid);
+    for (let i = 0; i < 150 && (end.fds > baseline.fds || end.children > 0); i++) {
+      await sleep(100);
+      end = sample(pid);
+    }
+    const loaded = samples.filter((s) => !s.warm);
+    const verdicts = Object.entries(TOLERANCE).map(([key, tol]) => [key, trend(loaded.map((s) => s[key]), tol)]);
+    for (const [key, v] of verdicts) {
+      if (!v.enough) problems.push(`${key}: only ${loaded.length} samples after the warm-up`);
+      else if (v.grows) problems.push(`${key} grows: median ${v.first} in the first third, ${v.last} in the last`);
+    }
+    if (end.fds > baseline.fds) problems.push(`descriptors did not come back: ${baseline.fds} at start, ${end.fds} at the end`);
+    if (end.children > 0) problems.push(`${end.children} child process(es) left at the end`);
+    if (stats.failures > 0) problems.push(`${stats.failures} unexpected answers: ${stats.examples.join(' | ')}`);
+    if (agent.errors() > 0) problems.push(`${agent.errors()} 5xx or stack traces in the agent's log`);
+    if (agent.child.exitCode !== null) problems.push(`the agent exited with ${agent.child.exitCode}`);
+
+    const total = Object.values(stats.count).reduce((a, b) => a + b, 0);
+    console.log(`requests: ${total} (${Object.entries(stats.count).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+    for (const [key, v] of verdicts) console.log(`  ${key}: median ${v.first} in the first third under load, ${v.last} in the last`);
+    console.log(`at start: ${fmt(baseline)}`);
+    console.log(`peak:     rss ${(Math.max(...samples.map((s) => s.rssKb)) / 1024).toFixed(1)} MB, fds ${Math.max(...samples.map((s) => s.fds))}`);
+    console.log(`at end:   ${fmt(end)} (idle after the load)`);
+    console.log(`median rss under load: ${(median(loaded.map((s) => s.rssKb)) / 1024).toFixed(1)} MB`);
+    if (opt.out) writeFileSync(opt.out, JSON.stringify({ minutes, baseline, end, samples, count: stats.count, problems }, null, 1));
+    const stopped = new Promise((r) => agent.child.once('exit', (code) => r(code)));
+    agent.child.kill('SIGTERM');
+    const code = await stopped;
+    if (code !== 0) problems.push(`the agent exited with ${code} on SIGTERM`);
+  } finally {
+    if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (problems.length > 0) {
+    console.log(`soak FAILED:\n  ${problems.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log('soak passed: no upward trend, descriptors and children back to where they started');
+}
+
+await main();
