@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { embedSwaggerUi } from './src/docs/embed-plugin.mjs';
+import { embedSwaggerUi, writeSwaggerAssets } from './src/docs/embed-plugin.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -88,6 +88,7 @@ async function bundle() {
     logLevel: 'warning',
     plugins: [embedSwaggerUi()],
   });
+  writeSwaggerAssets(join(dist, 'sea-assets')); // read by device-agent.cjs when run by node
 }
 
 /**
@@ -103,6 +104,7 @@ function blob(arch, node, useCodeCache) {
     disableExperimentalSEAWarning: true,
     useCodeCache,
     useSnapshot: false,
+    assets: writeSwaggerAssets(join(dist, 'sea-assets')),
   }));
   execFileSync(node, ['--experimental-sea-config', config], { stdio: 'inherit' });
   rmSync(config);

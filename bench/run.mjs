@@ -9,6 +9,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, svg, table } from './report.mjs';
@@ -68,6 +69,18 @@ async function memoryFigures(agentDir, upSrc) {
   return out;
 }
 
+/** A port nobody listens on now: bound to 0 and released. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 async function startupFigures(n) {
   const firsts = [];
   const idles = [];
@@ -75,11 +88,14 @@ async function startupFigures(n) {
   for (let i = 0; i < n; i++) {
     const d = join(dir, `start-${i}`);
     mkdirSync(join(d, 'files'), { recursive: true });
-    const port = 30000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     writeFileSync(join(d, 'config.json'), JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
     const t = process.hrtime.bigint();
-    const child = spawn(bin, ['serve', '--config', join(d, 'config.json')], { stdio: 'ignore' });
+    const child = spawn(bin, ['serve', '--config', join(d, 'config.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    let exited = false;
+    child.once('exit', () => { exited = true; });
     for (;;) {
+      if (exited) throw new Error('agent exited before answering');
       try {
         const r = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
         await r.arrayBuffer();

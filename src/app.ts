@@ -86,8 +86,8 @@ export function createApp(config: Config, deps: AppDeps): App {
     // into a rejection for onError; another promise layer per request would only cost.
     const handler = route.auth
       ? (req: Request, res: ServerResponse) => {
-        authenticate(deps.tokens, req);
-        return route.handler(req, res);
+        const pending = authenticate(deps.tokens, req);
+        return pending ? pending.then(() => route.handler(req, res)) : route.handler(req, res);
       }
       : route.handler;
     app.add(route.method, route.path, handler);

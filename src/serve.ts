@@ -6,7 +6,7 @@ import { Recorder, recordingStateFile } from './audio/recorder.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
-import { Tokens } from './auth/tokens.ts';
+import { loadJwt, Tokens } from './auth/tokens.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config.ts';
 import { sweepTempFiles } from './files/sweep.ts';
@@ -107,6 +107,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   }
   users.watch();
   setTimeout(() => sampler.warm(), 100).unref();
+  // Loaded after the first moments of serving, so a start is not held up by it (see
+  // loadJwt); a login or token that comes earlier loads it itself.
+  setTimeout(() => void loadJwt(), 250).unref();
   opts.log(`device-agent listening on http://${config.host}:${running.port}`);
 
   return {

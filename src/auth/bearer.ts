@@ -6,16 +6,26 @@ import { TokenError, type Tokens } from './tokens.ts';
 
 const BEARER = /^bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/i;
 
-/** Sets req.user or throws a 401 HttpError. The token is never taken from the URL. */
-export function authenticate(tokens: Tokens, req: Request): void {
+const refuse = (err: unknown): never => {
+  if (err instanceof TokenError) throw Errors.unauthorized(err.message);
+  throw err;
+};
+
+/**
+ * Sets req.user or throws a 401 HttpError (or returns a promise of either, the first
+ * time a token is verified). The token is never taken from the URL.
+ */
+export function authenticate(tokens: Tokens, req: Request): void | Promise<void> {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') throw Errors.unauthorized('missing bearer token');
   const m = BEARER.exec(header.trim());
   if (!m) throw Errors.unauthorized('malformed authorization header, expected: Bearer <token>');
+  let user;
   try {
-    req.user = tokens.verify(m[1]!);
+    user = tokens.verify(m[1]!);
   } catch (err) {
-    if (err instanceof TokenError) throw Errors.unauthorized(err.message);
-    throw err;
+    return refuse(err);
   }
+  if (user instanceof Promise) return user.then((u) => { req.user = u; }, refuse);
+  req.user = user;
 }

@@ -42,7 +42,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
         throw Errors.badCredentials();
       }
       deps.limiter.succeed(address, username);
-      sendJson(res, 200, { token: deps.tokens.issue(user), user: { id: user.id, username: user.username } });
+      sendJson(res, 200, { token: await deps.tokens.issue(user), user: { id: user.id, username: user.username } });
     },
   }];
 }

@@ -1,6 +1,6 @@
 // JWT issue and verification: HS256 pinned, exp required, verified tokens cached until
 // their exp, but every use re-checked against the current users (revocation).
-import jwt from 'jsonwebtoken';
+import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { User } from './users.ts';
@@ -23,12 +23,29 @@ export class TokenError extends Error {}
 const MAX_TOKEN_LENGTH = 4096;
 const CLOCK_SKEW_SECONDS = 60;
 
+type JwtLib = typeof Jwt;
+let jwtLib: JwtLib | undefined;
+let jwtLoading: Promise<JwtLib> | undefined;
+
+/**
+ * Loads jsonwebtoken. It is loaded after the server listens, not before: its start-up
+ * (semver ranges compiled to check the Node version) cost 13 ms of a ~100 ms start.
+ */
+export function loadJwt(): Promise<JwtLib> {
+  jwtLoading ??= import('jsonwebtoken').then((m) => {
+    jwtLib = ((m as { default?: JwtLib }).default ?? m) as JwtLib;
+    return jwtLib;
+  });
+  return jwtLoading;
+}
+
 export interface UserLookup {
   findById(id: string): User | undefined;
 }
 
 export class Tokens {
-  private readonly cache = new LRUCache<string, Claims>({ max: 10_000 });
+  // Sized for a device's clients; lru-cache allocates its arrays for `max` entries up front.
+  private readonly cache = new LRUCache<string, Claims>({ max: 1_000 });
 
   constructor(
     private readonly key: KeyObject,
@@ -36,7 +53,8 @@ export class Tokens {
     private readonly users: UserLookup,
   ) {}
 
-  issue(user: User): string {
+  async issue(user: User): Promise<string> {
+    const jwt = jwtLib ?? await loadJwt();
     return jwt.sign({ username: user.username, sv: user.sessionVersion }, this.key, {
       algorithm: 'HS256',
       expiresIn: this.ttlSeconds,
@@ -44,9 +62,18 @@ export class Tokens {
     });
   }
 
-  /** Returns the token's user, or throws TokenError with the reason. */
-  verify(token: string): TokenUser {
-    const claims = this.cache.get(token) ?? this.decode(token);
+  /**
+   * Returns the token's user, or throws TokenError with the reason. Synchronous for a
+   * token seen before (the cache) or once jsonwebtoken is loaded: the common case.
+   */
+  verify(token: string): TokenUser | Promise<TokenUser> {
+    const cached = this.cache.get(token);
+    if (cached) return this.check(cached);
+    if (jwtLib) return this.check(this.decode(jwtLib, token));
+    return loadJwt().then((jwt) => this.check(this.decode(jwt, token)));
+  }
+
+  private check(claims: Claims): TokenUser {
     if (claims.exp * 1000 <= Date.now()) throw new TokenError('token expired');
     const user = this.users.findById(claims.sub);
     if (!user || user.sessionVersion !== claims.sv || user.username !== claims.username) {
@@ -55,9 +82,9 @@ export class Tokens {
     return { id: user.id, username: user.username };
   }
 
-  private decode(token: string): Claims {
+  private decode(jwt: JwtLib, token: string): Claims {
     if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('invalid token');
-    let payload: jwt.JwtPayload | string;
+    let payload: Jwt.JwtPayload | string;
     try {
       payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
     } catch (err) {

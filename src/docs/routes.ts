@@ -3,9 +3,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
-import { docsAssets } from './assets.ts';
-import { buildDocument } from './openapi.ts';
-import { CSP, PAGE } from './page.ts';
+
+// The page, the document and Swagger UI are loaded on the first request for them: most
+// agents are never browsed, and their modules cost start-up time and memory.
+const page = () => import('./page.ts');
+const openapi = () => import('./openapi.ts');
+const assets = () => import('./assets.ts');
 
 const COMMON = {
   'X-Content-Type-Options': 'nosniff',
@@ -31,18 +34,21 @@ export function docsRoutes(): Route[] {
       method: 'GET',
       path: '/docs',
       auth: false,
-      handler: (_req, res) => send(res, 'text/html; charset=utf-8', PAGE, {
-        'Content-Security-Policy': CSP,
-        'X-Frame-Options': 'DENY',
-        'Cache-Control': 'no-cache',
-      }),
+      handler: async (_req, res) => {
+        const { CSP, PAGE } = await page();
+        send(res, 'text/html; charset=utf-8', PAGE, {
+          'Content-Security-Policy': CSP,
+          'X-Frame-Options': 'DENY',
+          'Cache-Control': 'no-cache',
+        });
+      },
     },
     {
       method: 'GET',
       path: '/docs/openapi.json',
       auth: false,
-      handler: (_req, res) => {
-        documentText ??= JSON.stringify(buildDocument());
+      handler: async (_req, res) => {
+        documentText ??= JSON.stringify((await openapi()).buildDocument());
         send(res, 'application/json; charset=utf-8', documentText, { 'Cache-Control': 'no-cache' });
       },
     },
@@ -50,8 +56,8 @@ export function docsRoutes(): Route[] {
       method: 'GET',
       path: '/docs/assets/:file',
       auth: false,
-      handler: (req, res) => {
-        const asset = docsAssets().get(req.params.file ?? '');
+      handler: async (req, res) => {
+        const asset = (await assets()).docsAssets().get(req.params.file ?? '');
         if (!asset) throw Errors.notFound();
         // Revalidated on each load, so a new agent version is picked up at once.
         const headers = { ...COMMON, ETag: asset.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
