@@ -8,11 +8,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const [statusFile, sinkDir] = process.argv.slice(2);
-const statusBody = fs.readFileSync(statusFile);
+// A string, as the agent sends it: headers and body go out in one write(2).
+const statusBody = fs.readFileSync(statusFile, 'utf8');
+const statusLength = Buffer.byteLength(statusBody);
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/status') {
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': statusBody.length });
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': statusLength });
     return res.end(statusBody);
   }
   if (req.method === 'POST' && req.url === '/sink') {

@@ -81,6 +81,7 @@ export function createApp(config: Config, deps: AppDeps): App {
   };
 
   const app = polka<Request>({ onError, onNoMatch });
+  const exact = new Map<string, (req: Request, res: ServerResponse) => unknown>();
   for (const route of routes) {
     // Not async: polka runs each handler inside its own async loop, which turns a throw
     // into a rejection for onError; another promise layer per request would only cost.
@@ -91,7 +92,38 @@ export function createApp(config: Config, deps: AppDeps): App {
       }
       : route.handler;
     app.add(route.method, route.path, handler);
+    if (!route.path.includes(':')) {
+      exact.set(`${route.method} ${route.path.toLowerCase()}`, handler);
+      if (route.method === 'GET') exact.set(`HEAD ${route.path.toLowerCase()}`, handler);
+    }
   }
-  // polka rewrites req.url as it routes; the log line takes it before that happens.
-  return { handler: withAccessLog(deps.log, app.handler.bind(app) as App['handler']), routes };
+  const viaPolka = app.handler.bind(app) as App['handler'];
+
+  /**
+   * Routes without parameters are looked up in a Map, with polka's own matching rules
+   * (ASCII case-insensitive, one optional trailing slash); everything else (parameters,
+   * 404, 405) goes through polka. Measured: polka's route scan and async handler loop
+   * were a third of the time of an authenticated status request.
+   */
+  const dispatch = (req: Request, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    let path = q === -1 ? url : url.slice(0, q);
+    if (path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f) path = path.slice(0, -1);
+    const handler = /^[\x21-\x7e]*$/.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined;
+    if (!handler) return viaPolka(req, res);
+    req.path = q === -1 ? url : url.slice(0, q);
+    req.search = q === -1 ? '' : url.slice(q);
+    req.query = {};
+    req.params = {};
+    const fail = (err: unknown) => onError(err, req, res);
+    try {
+      const done = handler(req, res);
+      if (done instanceof Promise) done.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
+  };
+  // The log line takes req.url before anything rewrites it.
+  return { handler: withAccessLog(deps.log, dispatch as App['handler']), routes };
 }

@@ -25,33 +25,23 @@ export function listen(
     connectionsCheckingInterval: 1_000,
     maxHeaderSize: 16 * 1024,
   }, handler);
-  server.maxRequestsPerSocket = 1000;
 
-  let active = 0;
-  let closing = false;
-  let drained: (() => void) | undefined;
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    active++;
-    if (closing) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      active--;
-      if (closing) {
-        server.closeIdleConnections();
-        if (active === 0) drained?.();
-      }
+  // No per-request bookkeeping: at shutdown a poll closes each connection as soon as it
+  // has no request in flight; server.close() reports when the last one is gone.
+  let closing: Promise<void> | undefined;
+  const close = (drainMs: number) => {
+    closing ??= new Promise<void>((resolve) => {
+      const poll = setInterval(() => server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+      server.close(() => {
+        clearInterval(poll);
+        clearTimeout(cut);
+        resolve();
+      });
+      server.closeIdleConnections();
     });
-  });
-
-  const close = (drainMs: number) => new Promise<void>((resolve) => {
-    if (closing) return resolve();
-    closing = true;
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    const timer = setTimeout(() => server.closeAllConnections(), drainMs);
-    timer.unref();
-    drained = () => { clearTimeout(timer); server.closeAllConnections(); };
-    if (active === 0) drained();
-  });
+    return closing;
+  };
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,5 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { sendJson, sendJsonBytes } from '../http/respond.ts';
+import { sendJson, sendJsonText } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import { VERSION } from '../version.ts';
 import type { StatusSampler } from './sampler.ts';
@@ -12,8 +12,8 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       auth: true,
       handler: (_req, res) => {
         const fresh = sampler.freshJson();
-        if (fresh) return sendJsonBytes(res, 200, fresh);
-        return sampler.json().then((body) => sendJsonBytes(res, 200, body));
+        if (fresh) return sendJsonText(res, 200, fresh.text, {}, fresh.length);
+        return sampler.json().then((body) => sendJsonText(res, 200, body.text, {}, body.length));
       },
     },
     {

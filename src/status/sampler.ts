@@ -32,6 +32,12 @@ async function readStaticFacts(): Promise<StaticFacts> {
   return { ...os, cpuModel, cores: cpus().length, thermalZone };
 }
 
+/** Serialised JSON and its length in bytes. */
+export interface JsonText {
+  text: string;
+  length: number;
+}
+
 export type StatusRecord = Awaited<ReturnType<StatusSampler['sample']>>;
 
 export class StatusSampler {
@@ -39,7 +45,7 @@ export class StatusSampler {
   private last: { at: number; value: StatusRecord } | undefined;
   private inflight: Promise<StatusRecord> | undefined;
   private prevCpu: CpuTimes | undefined;
-  private serialised: { value: StatusRecord; state: string; body: Buffer } | undefined;
+  private serialised: { value: StatusRecord; state: string; body: JsonText } | undefined;
 
   constructor(private readonly deps: SamplerDeps) {}
 
@@ -54,22 +60,23 @@ export class StatusSampler {
   }
 
   /** The record as JSON bytes when the cached sample is fresh: no promise on the hot path. */
-  freshJson(): Buffer | undefined {
+  freshJson(): JsonText | undefined {
     const last = this.last;
     if (!last || Date.now() - last.at >= (this.deps.maxAgeMs ?? 1000)) return undefined;
     return this.serialise(last.value);
   }
 
   /** The record as JSON bytes, serialised once per sample and recording state. */
-  async json(): Promise<Buffer> {
+  async json(): Promise<JsonText> {
     return this.serialise(await this.current());
   }
 
-  private serialise(value: StatusRecord): Buffer {
+  private serialise(value: StatusRecord): JsonText {
     const state = this.deps.recordingState();
     const c = this.serialised;
     if (c && c.value === value && c.state === state) return c.body;
-    const body = Buffer.from(JSON.stringify({ ...value, recording: { state } }));
+    const text = JSON.stringify({ ...value, recording: { state } });
+    const body = { text, length: Buffer.byteLength(text) };
     this.serialised = { value, state, body };
     return body;
   }
