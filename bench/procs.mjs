@@ -1,6 +1,6 @@
 // Starting and reading the contenders: the agent executable, nginx, the baseline server.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CLK_TCK = 100;
@@ -44,10 +44,19 @@ export async function startAgentBin(bin, dir) {
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
   }
-  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const m = await waitFor(child, /listening on http:\/\/[^:]+:(\d+)/, 'agent');
-  child.stdout.resume();
-  const url = `http://127.0.0.1:${m[1]}`;
+  // The log goes to a file, as with StandardOutput=append: (the agent still writes every
+  // line); a pipe would make this harness spend the shared CPU reading it.
+  const logFile = join(dir, `agent-${process.hrtime.bigint()}.log`);
+  const fd = openSync(logFile, 'w');
+  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
+  closeSync(fd);
+  let port;
+  for (let i = 0; !port; i++) {
+    if (child.exitCode !== null || i > 300) throw new Error(`agent did not start:\n${readFileSync(logFile, 'utf8')}`);
+    port = /listening on http:\/\/[^:]+:(\d+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
+    if (!port) await new Promise((r) => setTimeout(r, 20));
+  }
+  const url = `http://127.0.0.1:${port}`;
   const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
