@@ -1,0 +1,68 @@
+// CONTRACT §7: an unexpected failure is 500 {"error":"internal error"} with the detail in the
+// log, never a stack trace to the client. The app is built from its real parts in-process;
+// the failure comes from the recorder's state getter, the one part that is made to throw.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { createApp } from '../src/app.ts';
+import { Recorder } from '../src/audio/recorder.ts';
+import { LoginLimiter } from '../src/auth/limiter.ts';
+import { Gate } from '../src/auth/passwords.ts';
+import { loadSecret } from '../src/auth/secret.ts';
+import { Tokens } from '../src/auth/tokens.ts';
+import { UserStore } from '../src/auth/users.ts';
+import { parseConfig } from '../src/config.ts';
+import { listen, type RunningServer } from '../src/http/server.ts';
+import { prepare } from '../src/serve.ts';
+import { StatusSampler } from '../src/status/sampler.ts';
+import { ADMIN, prepareDir } from './helpers/agent.ts';
+import { bearer, jsonPost } from './helpers/http.ts';
+
+type Ctx = { dir: string; server: RunningServer; url: string; logged: string[] };
+const errors = suite<Ctx>('unexpected failures');
+
+errors.before(async (ctx) => {
+  ctx.dir = (await prepareDir()).dir;
+  const config = parseConfig({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret', audio: { device: 'null' } }, ctx.dir);
+  prepare(config);
+  ctx.logged = [];
+  const log = (line: string) => { ctx.logged.push(line); };
+  const users = new UserStore(config.usersFile, log);
+  users.load();
+  const tokens = new Tokens(loadSecret(config.jwtSecretFile).key, config.tokenTtlSeconds, users);
+  const recorder = new Recorder({ ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
+    stateFile: join(ctx.dir, 'last-recording.json'), log });
+  const sampler = new StatusSampler({
+    baseDir: config.baseDir,
+    recordingState: () => { throw new Error('recorder state exploded'); },
+  });
+  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log, logError: log });
+  ctx.server = await listen(app.handler, '127.0.0.1', 0);
+  ctx.url = `http://127.0.0.1:${ctx.server.port}`;
+});
+errors.after(async (ctx) => {
+  await ctx.server.close(100);
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+errors('a failure nobody expected answers 500 internal error, the detail only in the log', async ({ url, logged }) => {
+  const login = await jsonPost(`${url}/api/v1/agentusers/loginusertoagent`, ADMIN);
+  const { token } = (await login.json()) as { token: string };
+  const res = await fetch(`${url}/api/v1/devicestatus/get`, { headers: bearer(token) });
+  assert.is(res.status, 500);
+  assert.match(res.headers.get('content-type')!, /^application\/json/);
+  const text = await res.text();
+  assert.equal(JSON.parse(text), { error: 'internal error' });
+  assert.not.ok(text.includes('exploded') || text.includes(' at '), 'detail or stack leaked to the client');
+  const line = logged.find((l) => l.includes('recorder state exploded'));
+  assert.ok(line, 'the detail is logged');
+  assert.match(line!, /^GET \/api\/v1\/devicestatus\/get: Error: recorder state exploded\n\s+at /);
+});
+
+errors('the agent goes on serving after it', async ({ url }) => {
+  const res = await fetch(`${url}/api/v1/health`);
+  assert.is(res.status, 200);
+});
+
+errors.run();
