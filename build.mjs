@@ -88,14 +88,16 @@ async function bundle() {
     logLevel: 'warning',
     plugins: [embedSwaggerUi()],
   });
-  writeSwaggerAssets(join(dist, 'sea-assets')); // read by device-agent.cjs when run by node
+  // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
+  // every architecture's SEA blob as assets.
+  return writeSwaggerAssets(join(dist, 'sea-assets'));
 }
 
 /**
  * Makes the SEA blob. With a code cache it must be made by the target's own Node (the
  * cache is tied to its V8 and CPU); without one, the host's copy of the same version.
  */
-function blob(arch, node, useCodeCache) {
+function blob(arch, node, useCodeCache, assets) {
   const out = join(dist, `sea-${arch}.blob`);
   const config = join(dist, `sea-${arch}.json`);
   writeFileSync(config, JSON.stringify({
@@ -104,7 +106,7 @@ function blob(arch, node, useCodeCache) {
     disableExperimentalSEAWarning: true,
     useCodeCache,
     useSnapshot: false,
-    assets: writeSwaggerAssets(join(dist, 'sea-assets')),
+    assets,
   }));
   execFileSync(node, ['--experimental-sea-config', config], { stdio: 'inherit' });
   rmSync(config);
@@ -134,18 +136,18 @@ function foreignArches(host) {
 }
 
 async function main() {
-  await step('bundle dist/device-agent.cjs', bundle);
+  const assets = await step('bundle dist/device-agent.cjs', bundle);
   if (process.argv.includes('--bundle')) return;
   const arch = archOf[process.arch];
   if (!arch) throw new Error(`no Node binary package for ${process.arch}`);
   const node = nodeBinary(arch);
   const target = executableFor(arch);
-  const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true));
+  const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true, assets));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
-    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false));
+    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false, assets));
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }

@@ -5,7 +5,7 @@ import { StatusSampler } from '../src/status/sampler.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const sampler = new StatusSampler({ baseDir: '/', recordingState: () => 'idle', maxAgeMs: 0 });
-await sampler.get(); // static facts, read once
+await sampler.json(); // static facts, read once
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 
 /** Runs `work` in a loop for the given time and returns the loop delay it saw. */
@@ -25,5 +25,5 @@ async function measure(work: () => Promise<unknown>) {
 
 // The same loop without the sampler: what the machine itself adds (scheduling, timers).
 const idle = await measure(async () => {});
-const sampling = await measure(() => sampler.get());
+const sampling = await measure(() => sampler.json());
 console.log(JSON.stringify({ ...sampling, idleP99: idle.p99 }));

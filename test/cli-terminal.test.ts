@@ -33,14 +33,19 @@ function run(dir: string, user: string): void {
   tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '20', `${line}; echo "exit=$?"; sleep 30`);
 }
 
+/** Answers both prompts as a person would and returns the screen once the CLI exited. */
+async function typeTwice(first: string, second: string): Promise<string> {
+  await until(/New password:\s*$/m);
+  tmux('send-keys', '-t', session, first, 'Enter');
+  await until(/Repeat password:\s*$/m);
+  tmux('send-keys', '-t', session, second, 'Enter');
+  return until(/exit=\d+/);
+}
+
 tty('asks twice without echo and stores the user', async ({ dir }) => {
   run(dir, 'carol');
   try {
-    await until(/New password:\s*$/m);
-    tmux('send-keys', '-t', session, 'typed-secret-1', 'Enter');
-    await until(/Repeat password:\s*$/m);
-    tmux('send-keys', '-t', session, 'typed-secret-1', 'Enter');
-    const s = await until(/exit=\d+/);
+    const s = await typeTwice('typed-secret-1', 'typed-secret-1');
     assert.match(s, /exit=0/);
     assert.not.ok(s.includes('typed-secret-1'), `the password was echoed:\n${s}`);
     const users = JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as Array<{ username: string }>;
@@ -53,11 +58,7 @@ tty('asks twice without echo and stores the user', async ({ dir }) => {
 tty('refuses two passwords that differ', async ({ dir }) => {
   run(dir, 'dave');
   try {
-    await until(/New password:\s*$/m);
-    tmux('send-keys', '-t', session, 'first-secret-1', 'Enter');
-    await until(/Repeat password:\s*$/m);
-    tmux('send-keys', '-t', session, 'other-secret-2', 'Enter');
-    const s = await until(/exit=\d+/);
+    const s = await typeTwice('first-secret-1', 'other-secret-2');
     assert.match(s, /passwords do not match/);
     assert.match(s, /exit=1/);
     const users = JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as Array<{ username: string }>;

@@ -92,6 +92,14 @@ users('user passwd changes the hash and the session version', async ({ dir, cfg 
   assert.is.not(after.sessionVersion, before.sessionVersion);
 });
 
+users('user passwd refuses a password shorter than 8 characters and changes nothing', async ({ dir, cfg }) => {
+  const before = usersIn(dir)[0]!;
+  const r = await runCli(['user', 'passwd', 'alice', '--config', cfg], { input: 'short\n' });
+  assert.is(r.code, 1);
+  assert.match(r.stderr, /at least 8 characters/);
+  assert.equal(usersIn(dir)[0], before);
+});
+
 users('user passwd of an unknown user fails', async ({ cfg }) => {
   const r = await runCli(['user', 'passwd', 'nobody', '--config', cfg], { input: 'new-secret-2\n' });
   assert.is(r.code, 1);

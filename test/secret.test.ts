@@ -21,6 +21,15 @@ secret('creates the secret as 64 hex characters with mode 0600 when absent', asy
   }
 });
 
+secret('creates recordingsDir at start when it is missing, parents included', async () => {
+  const agent = await startAgent({ config: { recordingsDir: 'files/audio/recordings' } });
+  try {
+    assert.ok(statSync(join(agent.baseDir, 'audio/recordings')).isDirectory());
+  } finally {
+    await agent.cleanup();
+  }
+});
+
 const refusals: Array<[string, string, number, RegExp]> = [
   ['an empty secret', '  \n', 0o600, /jwtSecretFile: .* is empty/],
   ['a secret shorter than 32 bytes', 'a'.repeat(31), 0o600, /jwtSecretFile: .* shorter than 32 bytes/],

@@ -55,15 +55,10 @@ export class StatusSampler {
     void readCpuTimes().then((t) => { this.prevCpu ??= t; });
   }
 
-  async get(): Promise<StatusRecord> {
-    return this.withRecording(await this.current());
-  }
-
   /** The record as JSON bytes when the cached sample is fresh: no promise on the hot path. */
   freshJson(): JsonText | undefined {
-    const last = this.last;
-    if (!last || Date.now() - last.at >= (this.deps.maxAgeMs ?? 1000)) return undefined;
-    return this.serialise(last.value);
+    const value = this.freshSample();
+    return value && this.serialise(value);
   }
 
   /** The record as JSON bytes, serialised once per sample and recording state. */
@@ -81,19 +76,20 @@ export class StatusSampler {
     return body;
   }
 
+  /** The cached sample while it is younger than maxAgeMs. */
+  private freshSample(): StatusRecord | undefined {
+    const last = this.last;
+    return last && Date.now() - last.at < (this.deps.maxAgeMs ?? 1000) ? last.value : undefined;
+  }
+
   private current(): Promise<StatusRecord> | StatusRecord {
-    const maxAge = this.deps.maxAgeMs ?? 1000;
-    if (this.last && Date.now() - this.last.at < maxAge) return this.last.value;
+    const fresh = this.freshSample();
+    if (fresh) return fresh;
     this.inflight ??= this.sample().then(
       (value) => { this.last = { at: Date.now(), value }; this.inflight = undefined; return value; },
       (err) => { this.inflight = undefined; throw err; },
     );
     return this.inflight;
-  }
-
-  /** The recording state is the agent's own and always current. */
-  private withRecording(v: StatusRecord): StatusRecord {
-    return { ...v, recording: { state: this.deps.recordingState() } };
   }
 
   private async sample() {
