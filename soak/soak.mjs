@@ -106,7 +106,7 @@ async function main() {
     const verdicts = Object.entries(TOLERANCE).map(([key, tol]) => [key, trend(loaded.map((s) => s[key]), tol)]);
     for (const [key, v] of verdicts) {
       if (!v.enough) problems.push(`${key}: only ${loaded.length} samples after the warm-up`);
-      else if (v.grows) problems.push(`${key} grows: median ${v.first} in the first third, ${v.last} in the last`);
+      else if (v.grows) problems.push(`${key} grows: ${v.stat} ${v.first} in the first third, ${v.last} in the last`);
     }
     if (end.fds > baseline.fds) problems.push(`descriptors did not come back: ${baseline.fds} at start, ${end.fds} at the end`);
     if (end.children > 0) problems.push(`${end.children} child process(es) left at the end`);
@@ -116,7 +116,7 @@ async function main() {
 
     const total = Object.values(stats.count).reduce((a, b) => a + b, 0);
     console.log(`requests: ${total} (${Object.entries(stats.count).map(([k, v]) => `${k} ${v}`).join(', ')})`);
-    for (const [key, v] of verdicts) console.log(`  ${key}: median ${v.first} in the first third under load, ${v.last} in the last`);
+    for (const [key, v] of verdicts) console.log(`  ${key}: ${v.stat} ${v.first} in the first third under load, ${v.last} in the last`);
     console.log(`at start: ${fmt(baseline)}`);
     console.log(`peak:     rss ${(Math.max(...samples.map((s) => s.rssKb)) / 1024).toFixed(1)} MB, fds ${Math.max(...samples.map((s) => s.fds))}`);
     console.log(`at end:   ${fmt(end)} (idle after the load)`);
