@@ -10,7 +10,7 @@ t('memory: transient 128 MiB spikes in random samples do not count, a rising flo
   const base = 70 * MB;
   const spiky = [0, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 1, 1].map((s, i) => base + (i % 3) * MB + s * 128 * MB);
   assert.not.ok(trend(spiky, TOLERANCE.rssKb).grows);
-  const leak = spiky.map((v, i) => v + i * 4 * MB);
+  const leak = spiky.map((v, i) => v + i * 12 * MB);
   assert.ok(trend(leak, TOLERANCE.rssKb).grows);
 });
 
