@@ -12,6 +12,7 @@ import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
 import { Errors, HttpError } from './http/errors.ts';
 import { withAccessLog, type LogLine } from './http/log.ts';
+import { lingerAfterAnswer } from './http/linger.ts';
 import { sendJson } from './http/respond.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
@@ -67,8 +68,12 @@ export function createApp(config: Config, deps: AppDeps): App {
     } else {
       deps.logError(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
     }
-    // A body left unread (too large, or refused before reading) is not read to its end.
-    if (hasUnreadBody(req)) headers = { ...headers, Connection: 'close' };
+    // A body left unread (too large, or refused before reading) is not read to its end:
+    // the connection closes after the answer, lingering so that the client can read it.
+    if (hasUnreadBody(req)) {
+      headers = { ...headers, Connection: 'close' };
+      lingerAfterAnswer(req);
+    }
     sendJson(res, status, { error: message }, headers);
   };
 

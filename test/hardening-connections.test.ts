@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { eventually, fdCount } from './helpers/proc.ts';
+import { BOUNDARY, parseRaw } from './helpers/files.ts';
 
 type Ctx = { agent: TestAgent; fds: number };
 const conns = suite<Ctx>('idle and slow connections');
@@ -58,3 +59,79 @@ conns('every descriptor comes back', async (ctx) => {
 });
 
 conns.run();
+
+// A body refused while the client is still sending it: the answer must reach the client.
+// Closing at once makes the kernel reset the connection and a client busy writing fails
+// before it reads (21 of 30 here before the lingering close).
+type Refused = { agent: TestAgent; token: string; fds: number };
+const refused = suite<Refused>('refused bodies: the answer reaches a client still sending');
+const MiB = 1024 * 1024;
+refused.before(async (ctx) => {
+  ctx.agent = await startAgent({ config: { maxFileBytes: MiB } });
+  ctx.token = await ctx.agent.login();
+  await fetch(`${ctx.agent.url}/api/v1/health`, { headers: { Connection: 'close' } });
+  ctx.fds = fdCount(ctx.agent.child.pid!);
+});
+refused.after(async (ctx) => { await ctx.agent.cleanup(); });
+
+/** Writes the head and the whole body at once, without waiting; resolves with all that came back when the connection ends. */
+function eager(port: number, head: string, body: Buffer): Promise<string> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    let raw = '';
+    sock.on('data', (d) => { raw += d.toString('latin1'); });
+    sock.on('error', () => resolve(raw));
+    sock.on('close', () => resolve(raw));
+    sock.write(head);
+    sock.write(body);
+  });
+}
+
+const uploadHead = (token: string, length: number) => `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+  `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\n\r\n`;
+const partHead = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nx.bin\r\n` +
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="x.bin"\r\n\r\n`);
+
+refused('16 MiB bodies refused mid-stream, before reading and by the JSON limit: every answer is read', async ({ agent, token }) => {
+  const big = Buffer.concat([partHead, Buffer.alloc(16 * MiB, 'x')]);
+  const cases = [
+    // Declared past maxFileBytes: refused before a byte of the body is read.
+    { head: uploadHead(token, big.length), body: big, status: 400, error: 'Failed to parse form: file too large' },
+    // Chunked: refused mid-stream, once the file passes maxFileBytes.
+    { head: uploadHead(token, 0).replace('Content-Length: 0', 'Transfer-Encoding: chunked'),
+      body: Buffer.concat([Buffer.from(`${big.length.toString(16)}\r\n`), big]), status: 400, error: 'Failed to parse form: file too large' },
+    { head: `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      body: Buffer.concat([Buffer.from(`${(16 * MiB).toString(16)}\r\n`), Buffer.alloc(16 * MiB, ' ')]), status: 413, error: 'request body too large, max 16384 bytes' },
+  ];
+  for (const c of cases) {
+    for (let i = 0; i < 15; i++) {
+      const res = parseRaw(await eager(agent.port, c.head, c.body));
+      assert.is(res.status, c.status, `round ${i}: ${c.head.split('\r\n')[0]} got no ${c.status}`);
+      assert.is(res.body, JSON.stringify({ error: c.error }));
+      assert.match(res.headers, /\r\nconnection: close/);
+    }
+  }
+});
+
+refused('a client that stops sending after a refusal and keeps its side open is cut after the lingering time', async (ctx) => {
+  const pid = ctx.agent.child.pid!;
+  const body = Buffer.concat([partHead, Buffer.alloc(2 * MiB, 'x')]);
+  // allowHalfOpen: the client does not answer the agent's end with its own.
+  const sock = connect({ port: ctx.agent.port, host: '127.0.0.1', allowHalfOpen: true });
+  try {
+    let raw = '';
+    sock.on('data', (d) => { raw += d.toString('latin1'); });
+    const ended = new Promise((resolve) => sock.once('end', resolve));
+    sock.write(uploadHead(ctx.token, body.length + 10 * MiB));
+    sock.write(body);
+    await ended;
+    const t = Date.now();
+    assert.is(parseRaw(raw).status, 400);
+    assert.ok(await eventually(() => fdCount(pid) <= ctx.fds, 6000), `descriptors: ${ctx.fds} before, ${fdCount(pid)} after`);
+    assert.ok(Date.now() - t >= 1000, 'the agent lingered before closing');
+  } finally {
+    sock.destroy();
+  }
+});
+
+refused.run();
