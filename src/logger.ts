@@ -10,6 +10,9 @@ export interface Logger {
 export function createLogger(write: (chunk: string) => void, maxPending = 64 * 1024): Logger {
   let pending = '';
   let scheduled = false;
+  // One ISO timestamp per millisecond: formatting a Date costs more than the rest of a line.
+  let stampMs = 0;
+  let stamp = '';
   const flush = () => {
     scheduled = false;
     if (!pending) return;
@@ -19,7 +22,12 @@ export function createLogger(write: (chunk: string) => void, maxPending = 64 * 1
   };
   return {
     line(text: string) {
-      pending += `${new Date().toISOString()} ${text}\n`;
+      const now = Date.now();
+      if (now !== stampMs) {
+        stampMs = now;
+        stamp = new Date(now).toISOString();
+      }
+      pending += `${stamp} ${text}\n`;
       if (pending.length >= maxPending) flush();
       else if (!scheduled) {
         scheduled = true;

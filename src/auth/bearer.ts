@@ -16,9 +16,9 @@ const refuse = (err: unknown): never => {
  * time a token is verified). The token is never taken from the URL.
  */
 export function authenticate(tokens: Tokens, req: Request): void | Promise<void> {
-  const header = req.headers.authorization;
-  if (header === undefined || header.trim() === '') throw Errors.unauthorized('missing bearer token');
-  const m = BEARER.exec(header.trim());
+  const header = req.headers.authorization?.trim();
+  if (!header) throw Errors.unauthorized('missing bearer token');
+  const m = BEARER.exec(header);
   if (!m) throw Errors.unauthorized('malformed authorization header, expected: Bearer <token>');
   let user;
   try {

@@ -6,7 +6,9 @@ import type { Request } from './types.ts';
 export type LogLine = (line: string) => void;
 
 /** Control characters and spaces in a client-chosen path would forge log fields. */
+const UNSAFE = /[\u0000-\u0020\u007f-\u009f"\\]/;
 function clean(path: string): string {
+  if (!UNSAFE.test(path)) return path;
   return path.replace(/[\u0000-\u0020\u007f-\u009f"\\]/g, (c) => '%' + c.charCodeAt(0).toString(16).padStart(2, '0'));
 }
 
@@ -27,7 +29,8 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const url = req.url;
     const socket = req.socket;
     const before = socket.bytesWritten;
-    res.once('close', () => {
+    // 'close' comes once per response; on() spares once()'s wrapper on every request.
+    res.on('close', () => {
       const ms = performance.now() - start;
       const status = res.writableFinished ? res.statusCode : `${res.statusCode}-aborted`;
       const user = (req as Request).user?.username ?? '-';

@@ -1,7 +1,7 @@
 // Small helpers to send JSON answers.
 import type { ServerResponse } from 'node:http';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
@@ -9,14 +9,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * Sends JSON that is already serialised (a cached body). A string, not a Buffer: Node
  * then sends headers and body in one write(2) instead of a writev(2) of two buffers.
  */
-export function sendJsonText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {},
+const NONE: Record<string, string> = {};
+
+export function sendJsonText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = NONE,
   length = Buffer.byteLength(body)): void {
-  res.writeHead(status, {
-    ...headers,
+  const common = {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': length,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
-  });
+  };
+  res.writeHead(status, headers === NONE ? common : { ...headers, ...common });
   res.end(body);
 }

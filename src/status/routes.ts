@@ -12,8 +12,8 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       auth: true,
       handler: (_req, res) => {
         const fresh = sampler.freshJson();
-        if (fresh) return sendJsonText(res, 200, fresh.text, {}, fresh.length);
-        return sampler.json().then((body) => sendJsonText(res, 200, body.text, {}, body.length));
+        if (fresh) return sendJsonText(res, 200, fresh.text, undefined, fresh.length);
+        return sampler.json().then((body) => sendJsonText(res, 200, body.text, undefined, body.length));
       },
     },
     {

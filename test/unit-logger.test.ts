@@ -1,0 +1,57 @@
+// The log writer: each line stamped with its own millisecond, one write per event-loop turn.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger } from '../src/logger.ts';
+import { pathOf } from '../src/http/log.ts';
+
+const t = suite('logger');
+const turn = () => new Promise((r) => setImmediate(r));
+
+t('lines of one turn go out in one write, each with the time it was logged', async () => {
+  const writes: string[] = [];
+  const logger = createLogger((c) => writes.push(c));
+  const before = Date.now();
+  logger.line('a');
+  logger.line('b');
+  assert.is(writes.length, 0, 'nothing written before the turn ends');
+  await turn();
+  assert.is(writes.length, 1);
+  const lines = writes[0]!.split('\n');
+  assert.is(lines.length, 3);
+  assert.is(lines[2], '');
+  for (const [i, text] of ['a', 'b'].entries()) {
+    const m = /^(\S+) (.*)$/.exec(lines[i]!)!;
+    assert.is(m[2], text);
+    const at = Date.parse(m[1]!);
+    assert.is(new Date(at).toISOString(), m[1]);
+    assert.ok(at >= before && at <= Date.now());
+  }
+  // A later line gets a later stamp, not the cached one.
+  await new Promise((r) => setTimeout(r, 5));
+  const later = Date.now();
+  logger.line('c');
+  await turn();
+  assert.ok(Date.parse(writes[1]!.split(' ')[0]!) >= later);
+});
+
+t('a full batch is written at once; flush() writes what is pending', () => {
+  const writes: string[] = [];
+  const logger = createLogger((c) => writes.push(c), 100);
+  for (let i = 0; i < 5; i++) logger.line('x'.repeat(30));
+  assert.ok(writes.length >= 1, 'written when the batch passed its size');
+  logger.line('tail');
+  logger.flush();
+  assert.ok(writes.at(-1)!.endsWith(' tail\n'));
+  const n = writes.length;
+  logger.flush();
+  assert.is(writes.length, n, 'an empty flush writes nothing');
+});
+
+t('a log path never carries spaces, quotes, control characters or the query', () => {
+  assert.is(pathOf('/api/download?filepath=secret'), '/api/download');
+  assert.is(pathOf('/a b"c\\d\u0001\u007f\u0085'), '/a%20b%22c%5cd%01%7f%85');
+  assert.is(pathOf('/plain/path'), '/plain/path');
+  assert.is(pathOf('/' + 'x'.repeat(600)).length, 512);
+});
+
+t.run();
