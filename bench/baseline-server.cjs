@@ -1,13 +1,13 @@
 // The ceilings the agent is measured against, on the same Node binary it embeds:
 //   POST /sink    writes the raw request body to a file and fsyncs it (durable upload)
 //   GET  /status  answers a fixed copy of the status JSON (small authenticated GET)
-// Usage: node baseline-server.cjs STATUS_JSON_FILE SINK_DIR   (prints "listening PORT")
+// Usage: node baseline-server.cjs STATUS_JSON_FILE SINK_DIR [PORT]   (prints "listening PORT")
 'use strict';
 const http = require('node:http');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const [statusFile, sinkDir] = process.argv.slice(2);
+const [statusFile, sinkDir, port = '0'] = process.argv.slice(2);
 // A string, as the agent sends it: headers and body go out in one write(2).
 const statusBody = fs.readFileSync(statusFile, 'utf8');
 const statusLength = Buffer.byteLength(statusBody);
@@ -31,5 +31,5 @@ const server = http.createServer((req, res) => {
   res.writeHead(404);
   res.end();
 });
-server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+server.listen(Number(port), '127.0.0.1', () => console.log(`listening ${server.address().port}`));
 process.on('SIGTERM', () => process.exit(0));
