@@ -1,5 +1,6 @@
 // Log lines, timestamped, written in batches: stdout to a pipe or socket (journald) is a
 // synchronous write(2) per call on Linux, so lines of one event-loop turn go out together.
+import { isoTime } from './time.ts';
 
 export interface Logger {
   line(text: string): void;
@@ -10,7 +11,7 @@ export interface Logger {
 export function createLogger(write: (chunk: string) => void, maxPending = 64 * 1024): Logger {
   let pending = '';
   let scheduled = false;
-  // One ISO timestamp per millisecond: formatting a Date costs more than the rest of a line.
+  // One ISO timestamp per millisecond: formatting it costs more than the rest of a line.
   let stampMs = 0;
   let stamp = '';
   const flush = () => {
@@ -25,7 +26,7 @@ export function createLogger(write: (chunk: string) => void, maxPending = 64 * 1
       const now = Date.now();
       if (now !== stampMs) {
         stampMs = now;
-        stamp = new Date(now).toISOString();
+        stamp = isoTime(now);
       }
       pending += `${stamp} ${text}\n`;
       if (pending.length >= maxPending) flush();

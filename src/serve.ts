@@ -1,11 +1,11 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
+import { crypto } from './crypto.ts';
 import { loadJwt, Tokens } from './auth/tokens.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config.ts';
@@ -53,7 +53,7 @@ export function prepare(config: Config): void {
 }
 
 async function createFirstAdmin(config: Config, announce: (text: string) => void): Promise<void> {
-  const password = randomBytes(12).toString('base64url');
+  const password = crypto().randomBytes(12).toString('base64url');
   writeUsers(config.usersFile, [newUser('admin', await hashPassword(password))]);
   announce(`first start: created user "admin" with password ${password}\n` +
     `(shown once; change it with: npm start -- user passwd admin)`);
@@ -62,9 +62,9 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
 export async function startAgent(config: Config, opts: ServeOptions): Promise<Agent> {
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
-  let key;
+  let secret;
   try {
-    key = loadSecret(config.jwtSecretFile).key;
+    secret = loadSecret(config.jwtSecretFile).secret;
   } catch (err) {
     if (err instanceof SecretError) throw new ConfigError(`jwtSecretFile: ${err.message}`);
     throw err;
@@ -82,7 +82,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   }
   if (users.size === 0) opts.log(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
-  const tokens = new Tokens(key, config.tokenTtlSeconds, users);
+  const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,

@@ -30,7 +30,7 @@ errors.before(async (ctx) => {
   const log = (line: string) => { ctx.logged.push(line); };
   const users = new UserStore(config.usersFile, log);
   users.load();
-  const tokens = new Tokens(loadSecret(config.jwtSecretFile).key, config.tokenTtlSeconds, users);
+  const tokens = new Tokens(loadSecret(config.jwtSecretFile).secret, config.tokenTtlSeconds, users);
   const recorder = new Recorder({ ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: join(ctx.dir, 'last-recording.json'), log });
   const sampler = new StatusSampler({

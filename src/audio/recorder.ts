@@ -9,6 +9,7 @@ import { Pipeline, type StageResult } from './pipeline.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
 import { fixWavHeader } from './wav-header.ts';
+import { isoTime } from '../time.ts';
 
 export { RecorderUnavailable };
 
@@ -117,12 +118,13 @@ export class Recorder {
     if (this.busy) throw new RecorderBusy();
     this.busy = true;
     const { opts } = this;
-    const started = new Date();
-    const name = `recording-${started.toISOString().replace(/:/g, '-')}.${format}`;
+    const startedMs = Date.now();
+    const started = isoTime(startedMs);
+    const name = `recording-${started.replace(/:/g, '-')}.${format}`;
     const final = join(opts.recordingsDir, name);
     const temp = join(opts.recordingsDir, `.${name}.part`);
     const stages = capturePlan(opts.recorder, opts.device, format, duration, temp);
-    this.record = { ...IDLE, state: 'recording', fileExtension: format, durationSeconds: duration, startedAt: started.toISOString() };
+    this.record = { ...IDLE, state: 'recording', fileExtension: format, durationSeconds: duration, startedAt: started };
     try {
       await preflight(stages, format);
       if (this.stopping) throw new RecorderUnavailable('the agent is shutting down');
@@ -145,7 +147,7 @@ export class Recorder {
         this.discard(temp);
         return this.fail(hung(stages[0]!.program, duration, margin));
       }
-      return this.finish(results, temp, final, format, started, duration);
+      return this.finish(results, temp, final, format, startedMs, duration);
     }).catch((err: unknown) => {
       // A bug here must not leave the recorder busy forever, nor crash the agent.
       opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
@@ -173,7 +175,7 @@ export class Recorder {
     await this.job.ended;
   }
 
-  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, started: Date, duration: number): Promise<void> {
+  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number): Promise<void> {
     this.job = undefined;
     const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
@@ -205,10 +207,10 @@ export class Recorder {
       return this.fail(`could not keep the recording: ${(err as Error).message}`);
     }
     const early = this.stopping
-      ? `stopped early after ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s because the agent shut down`
+      ? `stopped early after ${((Date.now() - startedMs) / 1000).toFixed(1)} s because the agent shut down`
       : null;
     this.record = {
-      ...this.record, state: 'finished', fileExtension: format, finishedAt: new Date().toISOString(),
+      ...this.record, state: 'finished', fileExtension: format, finishedAt: isoTime(),
       file: relative(this.opts.baseDir, final).split(sep).join('/'), sizeBytes, error: early,
     };
     this.busy = false;
@@ -216,7 +218,7 @@ export class Recorder {
   }
 
   private fail(message: string): void {
-    this.record = { ...this.record, state: 'failed', finishedAt: new Date().toISOString(), file: null, sizeBytes: null, error: message };
+    this.record = { ...this.record, state: 'failed', finishedAt: isoTime(), file: null, sizeBytes: null, error: message };
     this.busy = false;
     this.persist();
   }

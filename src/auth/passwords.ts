@@ -1,6 +1,6 @@
 // scrypt password hashes at OWASP's level, with a cap on concurrent hashing so a burst
 // of logins cannot take a small device's memory (each hash needs 128 MiB).
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { crypto } from '../crypto.ts';
 
 export interface ScryptParams {
   logN: number;
@@ -45,7 +45,7 @@ export class Gate {
 
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(
+    crypto().scrypt(
       password.normalize('NFC'),
       salt,
       KEY_LEN,
@@ -57,7 +57,7 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
 
 /** Encodes as `scrypt$logN$r$p$salt$hash` (base64url), so parameters can change per user. */
 export async function hashPassword(password: string, params: ScryptParams = DEFAULT_PARAMS): Promise<string> {
-  const salt = randomBytes(SALT_LEN);
+  const salt = crypto().randomBytes(SALT_LEN);
   const key = await derive(password, salt, params);
   return ['scrypt', params.logN, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
@@ -86,7 +86,7 @@ export async function verifyPassword(password: string, encoded: string): Promise
   const parsed = parseHash(encoded);
   if (!parsed) return false;
   const key = await derive(password, parsed.salt, parsed.params);
-  return timingSafeEqual(key, parsed.key);
+  return crypto().timingSafeEqual(key, parsed.key);
 }
 
 /**

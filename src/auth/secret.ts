@@ -1,5 +1,5 @@
 // The HS256 signing secret: created on first start, refused when weak or exposed.
-import { randomBytes, createSecretKey, type KeyObject } from 'node:crypto';
+import { crypto } from '../crypto.ts';
 import { closeSync, fstatSync, openSync, readFileSync, writeSync, constants as C } from 'node:fs';
 
 export class SecretError extends Error {
@@ -20,15 +20,15 @@ function create(file: string): boolean {
     throw new SecretError(`could not create JWT secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
   }
   try {
-    writeSync(fd, randomBytes(32).toString('hex') + '\n');
+    writeSync(fd, crypto().randomBytes(32).toString('hex') + '\n');
   } finally {
     closeSync(fd);
   }
   return true;
 }
 
-/** Reads (or first creates) the secret file and returns it as a KeyObject for jsonwebtoken. */
-export function loadSecret(file: string): { key: KeyObject; created: boolean } {
+/** Reads (or first creates) the secret file and returns its bytes (Tokens makes the KeyObject on first use). */
+export function loadSecret(file: string): { secret: Buffer; created: boolean } {
   let created = false;
   let fd: number;
   try {
@@ -51,7 +51,7 @@ export function loadSecret(file: string): { key: KeyObject; created: boolean } {
     if (Buffer.byteLength(text) < MIN_BYTES) {
       throw new SecretError(`JWT secret file ${file} is shorter than ${MIN_BYTES} bytes`);
     }
-    return { key: createSecretKey(Buffer.from(text, 'utf8')), created };
+    return { secret: Buffer.from(text, 'utf8'), created };
   } finally {
     closeSync(fd);
   }

@@ -3,6 +3,7 @@
 import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { crypto } from '../crypto.ts';
 import type { User } from './users.ts';
 
 export interface TokenUser {
@@ -47,15 +48,23 @@ export class Tokens {
   // Sized for a device's clients; lru-cache allocates its arrays for `max` entries up front.
   private readonly cache = new LRUCache<string, Claims>({ max: 1_000 });
 
+  private keyObject: KeyObject | undefined;
+
   constructor(
-    private readonly key: KeyObject,
+    private readonly secret: Buffer,
     private readonly ttlSeconds: number,
     private readonly users: UserLookup,
   ) {}
 
+  /** HS256 key as a KeyObject (jsonwebtoken then skips trying a string as a public key). */
+  private key(): KeyObject {
+    this.keyObject ??= crypto().createSecretKey(this.secret);
+    return this.keyObject;
+  }
+
   async issue(user: User): Promise<string> {
     const jwt = jwtLib ?? await loadJwt();
-    return jwt.sign({ username: user.username, sv: user.sessionVersion }, this.key, {
+    return jwt.sign({ username: user.username, sv: user.sessionVersion }, this.key(), {
       algorithm: 'HS256',
       expiresIn: this.ttlSeconds,
       subject: user.id,
@@ -86,7 +95,7 @@ export class Tokens {
     if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('invalid token');
     let payload: Jwt.JwtPayload | string;
     try {
-      payload = jwt.verify(token, this.key, { algorithms: ['HS256'] });
+      payload = jwt.verify(token, this.key(), { algorithms: ['HS256'] });
     } catch (err) {
       if (err instanceof jwt.TokenExpiredError) throw new TokenError('token expired');
       throw new TokenError('invalid token');

@@ -1,6 +1,6 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { crypto } from '../crypto.ts';
 import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeSync, constants as C } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
@@ -26,11 +26,11 @@ export function validUsername(name: string): boolean {
 }
 
 export function newSessionVersion(): string {
-  return randomBytes(9).toString('base64url');
+  return crypto().randomBytes(9).toString('base64url');
 }
 
 export function newUser(username: string, hash: string): User {
-  return { id: randomUUID(), username, hash, sessionVersion: newSessionVersion() };
+  return { id: crypto().randomUUID(), username, hash, sessionVersion: newSessionVersion() };
 }
 
 /** Parses the file's text; throws UsersFileError naming what is wrong. */
@@ -84,7 +84,7 @@ export function writeUsers(file: string, users: User[]): void {
     const st = statSync(dir);
     owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
   }
-  const tmp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${basename(file)}.${crypto().randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, owner.mode);
   try {
     writeSync(fd, JSON.stringify({ users }, null, 2) + '\n');

@@ -1,6 +1,6 @@
 // One upload part on its way to disk: a temp file created with O_EXCL next to its target,
 // written in large batches while the request keeps flowing, fsynced before it may be renamed.
-import { randomBytes } from 'node:crypto';
+import { crypto } from '../crypto.ts';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import { closeFd, O, openFd } from './confine.ts';
@@ -43,7 +43,7 @@ export function discardLiveTempFiles(): void {
 }
 
 export class TempFile {
-  readonly name = `.device-agent-upload-${randomBytes(16).toString('hex')}.tmp`;
+  readonly name = `.device-agent-upload-${crypto().randomBytes(16).toString('hex')}.tmp`;
   dirFd = -1;
   bytes = 0;
   private fd = -1;

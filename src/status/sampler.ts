@@ -1,6 +1,7 @@
 // The device status record (CONTRACT §4): static facts read once, figures sampled on
 // demand at most once a second, concurrent requests sharing one refresh.
 import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
+import { isoTime } from '../time.ts';
 import { VERSION } from '../version.ts';
 import {
   findCpuThermalZone, loadPercent, readCpuModel, readCpuTimes, readDisk, readMemory, readNetwork, readOsRelease,
@@ -108,7 +109,7 @@ export class StatusSampler {
       kernel: release(),
       arch: arch(),
       uptimeSeconds: Math.round(uptime()),
-      time: new Date().toISOString(),
+      time: isoTime(),
       cpu: { model: facts.cpuModel, cores: facts.cores, loadPercent: load, temperatureCelsius },
       memory: memory ?? { totalBytes: null, usedBytes: null, availableBytes: null },
       disk,
