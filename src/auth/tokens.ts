@@ -29,8 +29,8 @@ let jwtLib: JwtLib | undefined;
 let jwtLoading: Promise<JwtLib> | undefined;
 
 /**
- * Loads jsonwebtoken. It is loaded after the server listens, not before: its start-up
- * (semver ranges compiled to check the Node version) cost 13 ms of a ~100 ms start.
+ * Loads jsonwebtoken, on the first login or token: its start-up (semver ranges compiled
+ * to check the Node version) cost 13 ms of a ~100 ms start, and an idle agent needs none of it.
  */
 export function loadJwt(): Promise<JwtLib> {
   jwtLoading ??= import('jsonwebtoken').then((m) => {
