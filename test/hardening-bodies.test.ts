@@ -5,11 +5,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { waitForEnd, START } from './helpers/audio.ts';
 import { parseRaw } from './helpers/files.ts';
+import { sendRaw } from './helpers/http.ts';
 import { plant, runs, SEED, type Planted } from './helpers/planted.ts';
 import { agentChildren, eventually, fdCount } from './helpers/proc.ts';
 
@@ -27,19 +27,6 @@ bodies.before(async (ctx) => {
   ctx.fds = fdCount(ctx.agent.child.pid!);
 });
 bodies.after(async (ctx) => { await ctx.agent?.cleanup(); });
-
-/** Sends raw bytes on a fresh connection (Connection: close); `cut` closes before the end. */
-function send(port: number, head: string, body: Buffer, cut: boolean): Promise<string> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    let out = '';
-    sock.on('data', (d) => { out += d.toString('latin1'); });
-    sock.on('error', () => resolve(out));
-    sock.on('close', () => resolve(out));
-    sock.write(head);
-    sock.write(body, () => { if (cut) setTimeout(() => sock.destroy(), 30); });
-  });
-}
 
 const chunked = (body: Buffer, size: number) => {
   const out: Buffer[] = [];
@@ -108,7 +95,7 @@ bodies('broken multipart uploads: 200 or a documented 4xx, the target old or new
     const head = `POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n` +
       `Content-Type: ${contentType(spec.boundary)}\r\n${framing}\r\n\r\n`;
     const wire = spec.framing === 'chunked' ? chunked(body, 1 + (body.length % 700)) : spec.framing === 'abort' ? body.subarray(0, body.length >> 1) : body;
-    const raw = await send(agent.port, head, wire, spec.framing === 'abort');
+    const raw = await sendRaw(agent.port, head, wire, spec.framing === 'abort');
     const shown = `${JSON.stringify(spec).slice(0, 300)} -> ${raw.slice(0, 300)}`;
     if (spec.framing !== 'abort' || raw !== '') {
       const { status, body: text } = parseRaw(raw);

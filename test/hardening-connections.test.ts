@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { eventually, fdCount } from './helpers/proc.ts';
 import { BOUNDARY, parseRaw } from './helpers/files.ts';
+import { sendRaw } from './helpers/http.ts';
 
 type Ctx = { agent: TestAgent; fds: number };
 const conns = suite<Ctx>('idle and slow connections');
@@ -74,19 +75,6 @@ refused.before(async (ctx) => {
 });
 refused.after(async (ctx) => { await ctx.agent.cleanup(); });
 
-/** Writes the head and the whole body at once, without waiting; resolves with all that came back when the connection ends. */
-function eager(port: number, head: string, body: Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    let raw = '';
-    sock.on('data', (d) => { raw += d.toString('latin1'); });
-    sock.on('error', () => resolve(raw));
-    sock.on('close', () => resolve(raw));
-    sock.write(head);
-    sock.write(body);
-  });
-}
-
 const uploadHead = (token: string, length: number) => `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
   `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\n\r\n`;
 const partHead = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nx.bin\r\n` +
@@ -100,12 +88,14 @@ refused('16 MiB bodies refused mid-stream, before reading and by the JSON limit:
     // Chunked: refused mid-stream, once the file passes maxFileBytes.
     { head: uploadHead(token, 0).replace('Content-Length: 0', 'Transfer-Encoding: chunked'),
       body: Buffer.concat([Buffer.from(`${big.length.toString(16)}\r\n`), big]), status: 400, error: 'Failed to parse form: file too large' },
+    // No token: refused (401) before a byte of the body is read.
+    { head: uploadHead(token, big.length).replace(`Authorization: Bearer ${token}\r\n`, ''), body: big, status: 401, error: 'missing bearer token' },
     { head: `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       body: Buffer.concat([Buffer.from(`${(16 * MiB).toString(16)}\r\n`), Buffer.alloc(16 * MiB, ' ')]), status: 413, error: 'request body too large, max 16384 bytes' },
   ];
   for (const c of cases) {
     for (let i = 0; i < 15; i++) {
-      const res = parseRaw(await eager(agent.port, c.head, c.body));
+      const res = parseRaw(await sendRaw(agent.port, c.head, c.body));
       assert.is(res.status, c.status, `round ${i}: ${c.head.split('\r\n')[0]} got no ${c.status}`);
       assert.is(res.body, JSON.stringify({ error: c.error }));
       assert.match(res.headers, /\r\nconnection: close/);

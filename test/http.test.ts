@@ -59,6 +59,19 @@ routing('writes one log line per request: method, path without query, status, by
   assert.is(lines.length, 1);
 });
 
+routing('the logged bytes are the bytes the client received, headers included; the line starts with its UTC time', async ({ agent }) => {
+  const before = Date.now();
+  const raw = await rawRequest(agent.port, 'GET /api/v1/health?bytes-check HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  assert.match(raw, /^HTTP\/1\.1 200/);
+  await new Promise((r) => setTimeout(r, 100));
+  const line = agent.output().split('\n').filter((l) => / GET \/api\/v1\/health 200 /.test(l)).pop()!;
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) GET \/api\/v1\/health 200 (\d+) [\d.]+ms -$/.exec(line);
+  assert.ok(m, line);
+  assert.is(Number(m![2]), Buffer.byteLength(raw, 'latin1'));
+  const at = Date.parse(m![1]!);
+  assert.ok(at >= before - 1 && at <= Date.now(), `${m![1]} is not the time of the request`);
+});
+
 routing('control characters in a path cannot forge log lines', async ({ agent }) => {
   await rawRequest(agent.port, 'GET /x%0a2026-01-01T00:00:00.000Z\x7fFAKE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 500);
   assert.not.ok(agent.output().includes('\x7fFAKE'));

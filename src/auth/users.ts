@@ -101,17 +101,20 @@ export function writeUsers(file: string, users: User[]): void {
   try { fsyncSync(dfd); } finally { closeSync(dfd); }
 }
 
-/** The agent's view of the users: reloaded within a second of the CLI changing the file. */
 /** What the poller compares: a change of any of these is a change of the file. */
+function statKey(st: { ino: number; mtimeMs: number; size: number }): string {
+  return `${st.ino}:${st.mtimeMs}:${st.size}`;
+}
+
 function fileKey(file: string): string {
   try {
-    const st = statSync(file);
-    return `${st.ino}:${st.mtimeMs}:${st.size}:${st.mode}`;
+    return statKey(statSync(file));
   } catch (err) {
     return (err as NodeJS.ErrnoException).code ?? 'unreadable';
   }
 }
 
+/** The agent's view of the users: reloaded within a second of the CLI changing the file. */
 export class UserStore {
   private byName = new Map<string, User>();
   private byId = new Map<string, User>();
@@ -131,7 +134,7 @@ export class UserStore {
   watch(intervalMs = 1000): void {
     watchFile(this.file, { interval: intervalMs, persistent: false }, (cur, prev) => {
       // The first poll of a missing file reports a "change" from nothing to nothing.
-      if (cur.ino === prev.ino && cur.mtimeMs === prev.mtimeMs && cur.size === prev.size) return;
+      if (statKey(cur) === statKey(prev)) return;
       this.reload();
     });
     // The poller's first stat is its baseline: a change between load() and that stat (the

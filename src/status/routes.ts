@@ -2,7 +2,7 @@
 import { sendJson, sendJsonText } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import { VERSION } from '../version.ts';
-import type { StatusSampler } from './sampler.ts';
+import type { JsonText, StatusSampler } from './sampler.ts';
 
 export function statusRoutes(sampler: StatusSampler): Route[] {
   return [
@@ -11,9 +11,9 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       path: '/api/v1/devicestatus/get',
       auth: true,
       handler: (_req, res) => {
-        const fresh = sampler.freshJson();
-        if (fresh) return sendJsonText(res, 200, fresh.text, undefined, fresh.length);
-        return sampler.json().then((body) => sendJsonText(res, 200, body.text, undefined, body.length));
+        const send = (body: JsonText) => sendJsonText(res, 200, body.text, undefined, body.length);
+        const body = sampler.json();
+        return body instanceof Promise ? body.then(send) : send(body);
       },
     },
     {

@@ -56,15 +56,13 @@ export class StatusSampler {
     void readCpuTimes().then((t) => { this.prevCpu ??= t; });
   }
 
-  /** The record as JSON bytes when the cached sample is fresh: no promise on the hot path. */
-  freshJson(): JsonText | undefined {
-    const value = this.freshSample();
-    return value && this.serialise(value);
-  }
-
-  /** The record as JSON bytes, serialised once per sample and recording state. */
-  async json(): Promise<JsonText> {
-    return this.serialise(await this.current());
+  /**
+   * The record as JSON, serialised once per sample and recording state; synchronous when
+   * the cached sample is fresh (no promise on the hot path).
+   */
+  json(): JsonText | Promise<JsonText> {
+    const value = this.current();
+    return value instanceof Promise ? value.then((v) => this.serialise(v)) : this.serialise(value);
   }
 
   private serialise(value: StatusRecord): JsonText {

@@ -14,6 +14,23 @@ export function rawRequest(port: number, data: string | Buffer, waitMs = 2000): 
   });
 }
 
+/**
+ * Writes `head` and the whole `body` at once on a fresh connection, without waiting for
+ * an answer, and resolves with all that came back when the connection ends; `cut` closes
+ * it 30 ms after the body was handed to the kernel.
+ */
+export function sendRaw(port: number, head: string, body: Buffer, cut = false): Promise<string> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    let out = '';
+    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('error', () => resolve(out));
+    sock.on('close', () => resolve(out));
+    sock.write(head);
+    sock.write(body, () => { if (cut) setTimeout(() => sock.destroy(), 30); });
+  });
+}
+
 export function jsonPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {
     method: 'POST',
