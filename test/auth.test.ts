@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import jwt from 'jsonwebtoken';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
@@ -183,6 +183,47 @@ tokens('a token for another user id or session version is revoked', async ({ age
   const mk = (sub: string, sv: string) => jwt.sign({ sub, username: 'admin', sv }, secret, { algorithm: 'HS256', expiresIn: 60 });
   await expect401(await status(agent, bearer(mk('no-such-id', agent.users[0]!.sessionVersion))), 'token revoked');
   await expect401(await status(agent, bearer(mk(agent.users[0]!.id, 'old'))), 'token revoked');
+});
+
+tokens('on one keep-alive connection every request is judged by its own Authorization header', async ({ agent }) => {
+  const admin = await agent.login();
+  const bob = await agent.login('bob', 'bob-password');
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (headers: Record<string, string>) => new Promise<{ status: number; body: string; port: number }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: agent.port, path: STATUS, headers, agent: keepAlive }, (res) => {
+      const port = res.socket.localPort!;
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body, port }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const [h, p, sig] = admin.split('.');
+  const tampered = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith('AA') ? 'BB' : 'AA'}`;
+  const logFrom = agent.output().length;
+  const steps: [Record<string, string>, number, string?][] = [
+    [bearer(admin), 200],
+    [bearer(admin), 200],
+    [bearer(tampered), 401, 'invalid token'],
+    [bearer(bob), 200],
+    [{ Authorization: 'Bearer not-a-jwt' }, 401, 'malformed authorization header, expected: Bearer <token>'],
+    [{}, 401, 'missing bearer token'],
+    [{ Authorization: `bearer ${admin}` }, 200],
+  ];
+  const ports = new Set<number>();
+  for (const [headers, code, error] of steps) {
+    const r = await get(headers);
+    ports.add(r.port);
+    assert.is(r.status, code, JSON.stringify(headers));
+    if (error) assert.equal(JSON.parse(r.body), { error });
+  }
+  keepAlive.destroy();
+  assert.is(ports.size, 1, 'all requests went over one connection');
+  await new Promise((r) => setTimeout(r, 100)); // the log is written once per event-loop turn
+  const users = agent.output().slice(logFrom).split('\n')
+    .filter((l) => l.includes(`GET ${STATUS} `)).map((l) => l.split(' ').at(-1));
+  assert.equal(users, ['admin', 'admin', '-', 'bob', '-', '-', 'admin']);
 });
 
 tokens('removing a user or changing its password revokes its tokens within 2 s', async ({ agent }) => {

@@ -1,6 +1,7 @@
 // One access-log line per request: method, path without query, status, bytes, ms, user.
 // Never the query string, a header or a body, so no token or password reaches the log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Request } from './types.ts';
 
 export type LogLine = (line: string) => void;
@@ -26,18 +27,21 @@ export function pathOf(url: string | undefined): string {
  * (the socket's counter before and after): no per-write wrapper on the hot path.
  */
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
+    const ms = performance.now() - start;
+    const status = res.writableFinished ? res.statusCode : `${res.statusCode}-aborted`;
+    const user = (req as Request).user?.username ?? '-';
+    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before} ${ms.toFixed(1)}ms ${user}`);
+  };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
     const url = req.url;
     const socket = req.socket;
     const before = socket.bytesWritten;
-    // 'close' comes once per response; on() spares once()'s wrapper on every request.
-    res.on('close', () => {
-      const ms = performance.now() - start;
-      const status = res.writableFinished ? res.statusCode : `${res.statusCode}-aborted`;
-      const user = (req as Request).user?.username ?? '-';
-      log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before} ${ms.toFixed(1)}ms ${user}`);
-    });
     handler(req, res);
+    // Answered and flushed already (a cached status, a health check): the line now, with
+    // no 'close' listener and closure per request. Otherwise when the response closes.
+    if (res.writableFinished) line(req, res, socket, url, start, before);
+    else res.on('close', () => line(req, res, socket, url, start, before));
   };
 }
