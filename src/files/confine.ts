@@ -1,7 +1,7 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
 import * as fs from 'node:fs';
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from '../fsp.ts';
 import { isAbsolute, posix, resolve, sep } from 'node:path';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';

@@ -1,5 +1,5 @@
 // At start: remove upload temp files orphaned by a crash or a kill during an upload.
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { lstat, readdir, unlink } from '../fsp.ts';
 import { join } from 'node:path';
 import type { LogLine } from '../http/log.ts';
 import { TEMP_PATTERN } from './tempfile.ts';

@@ -1,6 +1,6 @@
 // Where an upload lands: saveToPath checked lexically and through its links, its directory
 // opened and confirmed by descriptor, so the final rename cannot be redirected outside.
-import { stat } from 'node:fs/promises';
+import { stat } from '../fsp.ts';
 import { basename, dirname, join } from 'node:path';
 import { Errors } from '../http/errors.ts';
 import { closeFd, confirmInside, errText, isWithin, lexicalPath, O, openFd, realLocation } from './confine.ts';

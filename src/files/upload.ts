@@ -1,6 +1,6 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { copyFile, rename } from 'node:fs/promises';
+import { copyFile, rename } from '../fsp.ts';
 import * as fs from 'node:fs';
 import { promisify } from 'node:util';
 import type { Config } from '../config.ts';
