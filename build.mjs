@@ -117,17 +117,6 @@ async function bundle() {
 }
 
 /**
- * Node/V8 options the executable always runs with (the SEA blob's execArgv).
- * --no-maglev: V8's mid-tier compiler optimised a few start-up functions (path
- * normalising) within the first second, which mapped ~1.5 MB of its code from the
- * executable into an idle agent (idle RSS 51.9 → 50.3 MB); hot request paths still reach
- * TurboFan, and under load the agent held 95 MB instead of 107 MB at the same rate
- * (README, "Benchmarks"). The blob is made with the same options so that V8 accepts
- * its code cache.
- */
-export const EXEC_ARGV = ['--no-maglev'];
-
-/**
  * Makes the SEA blob. With a code cache it must be made by the target's own Node (the
  * cache is tied to its V8 and CPU); without one, the host's copy of the same version.
  */
@@ -140,10 +129,9 @@ function blob(arch, node, useCodeCache, assets) {
     disableExperimentalSEAWarning: true,
     useCodeCache,
     useSnapshot: false,
-    execArgv: EXEC_ARGV,
     assets,
   }));
-  execFileSync(node, [...EXEC_ARGV, '--experimental-sea-config', config], { stdio: 'inherit' });
+  execFileSync(node, ['--experimental-sea-config', config], { stdio: 'inherit' });
   rmSync(config);
   return out;
 }
