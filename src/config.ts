@@ -1,6 +1,6 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -61,10 +61,9 @@ function int(raw: Raw, key: string, name: string, fallback: number, min: number,
   return v;
 }
 
-/** Is `child` equal to or inside `parent`? Both absolute and normalised. */
+/** Is `child` equal to or inside `parent`? Both absolute and normalised (as resolve() leaves them). */
 export function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel));
+  return child === parent || child.startsWith(parent.endsWith('/') ? parent : parent + '/');
 }
 
 /**
