@@ -52,7 +52,7 @@ t('mime-types with the compacted database answers every lookup, extension and ch
   }
 });
 
-t('the agent bundle never requires node:fs/promises', async () => {
+t('the agent bundle never requires node:fs/promises, nor copies node:fs into a namespace object', async () => {
   const { compactMimeDb, embedSwaggerUi } = await plugins();
   const out = await build({
     entryPoints: [join(root, 'src/main.ts')], bundle: true, platform: 'node', format: 'cjs', write: false,
@@ -62,6 +62,8 @@ t('the agent bundle never requires node:fs/promises', async () => {
   assert.ok(code.includes('require("node:fs")'));
   assert.not.match(code, /require\("(node:)?fs\/promises"\)/);
   assert.not.match(code, /\.promises\b/);
+  // esbuild's interop for `import * as fs`: a getter per property of node:fs, and fs.Dir's modules loaded
+  assert.not.match(code, /__toESM\(require\("node:fs"\)/);
 });
 
 t.run();

@@ -1,14 +1,14 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
-import * as fs from 'node:fs';
+import { close, constants, fstat, open, type Stats } from 'node:fs';
 import { lstat, readlink, realpath } from '../fsp.ts';
 import { isAbsolute, posix, resolve, sep } from 'node:path';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';
 
-export const openFd = promisify(fs.open) as (path: string, flags: number, mode?: number) => Promise<number>;
-export const closeFd = promisify(fs.close);
-export const fstatFd = promisify(fs.fstat) as (fd: number) => Promise<fs.Stats>;
+export const openFd = promisify(open) as (path: string, flags: number, mode?: number) => Promise<number>;
+export const closeFd = promisify(close);
+export const fstatFd = promisify(fstat) as (fd: number) => Promise<Stats>;
 
 /** Is `path` the base itself or below it? Both absolute; `/data/base2` is not inside `/data/base`. */
 export function isWithin(base: string, path: string): boolean {
@@ -102,4 +102,4 @@ export function errText(err: unknown): string {
   return String(err);
 }
 
-export const O = fs.constants;
+export const O = constants;

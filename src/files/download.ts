@@ -1,5 +1,5 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
-import * as fs from 'node:fs';
+import { read, type Stats } from 'node:fs';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
@@ -20,7 +20,7 @@ const contentType = async (name: string) => {
 const CHUNK = 1024 * 1024;
 
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
-async function openChecked(config: Config, filepath: string): Promise<{ fd: number; st: fs.Stats }> {
+async function openChecked(config: Config, filepath: string): Promise<{ fd: number; st: Stats }> {
   const baseReal = await realBase(config.baseDir);
   const abs = lexicalPath(config.baseDir, filepath);
   let fd: number;
@@ -36,7 +36,7 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
     throw Errors.openFailed(errText(err));
   }
   await confirmInside(fd, baseReal);
-  let st: fs.Stats;
+  let st: Stats;
   try {
     st = await fstatFd(fd);
   } catch (err) {
@@ -56,7 +56,7 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
 }
 
 function readAt(fd: number, buf: Buffer, len: number, pos: number): Promise<number> {
-  return new Promise((resolve, reject) => fs.read(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) => read(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 /**

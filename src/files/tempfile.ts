@@ -1,21 +1,19 @@
 // One upload part on its way to disk: a temp file created with O_EXCL next to its target,
 // written in large batches while the request keeps flowing, fsynced before it may be renamed.
 import { crypto } from '../crypto.ts';
-import * as fs from 'node:fs';
-import { promisify } from 'node:util';
+import { unlinkSync, writev as writevCb } from 'node:fs';
+import { fchmod, fsync } from '../fsp.ts';
 import { closeFd, O, openFd } from './confine.ts';
 
 /** Orphans of a crash match this and are swept at start (sweep.ts). */
 export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
 
-const fchmod = promisify(fs.fchmod);
-const fsync = promisify(fs.fsync);
 const BATCH = 1024 * 1024;
 /** Above this much unwritten data the request is paused. */
 const HIGH_WATER = 8 * BATCH;
 
 function writev(fd: number, bufs: Buffer[]): Promise<number> {
-  return new Promise((resolve, reject) => fs.writev(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));
+  return new Promise((resolve, reject) => writevCb(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
 async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
@@ -131,7 +129,7 @@ export class TempFile {
   private removeName(): void {
     if (!this.created || this.renamed) return;
     try {
-      fs.unlinkSync(inDir(this.dirFd, this.name));
+      unlinkSync(inDir(this.dirFd, this.name));
     } catch {
       // ENOENT: already removed; any other failure leaves an orphan for the start-up sweep.
     }

@@ -1,8 +1,6 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { copyFile, rename } from '../fsp.ts';
-import * as fs from 'node:fs';
-import { promisify } from 'node:util';
+import { copyFile, fsync, rename } from '../fsp.ts';
 import type { Config } from '../config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
@@ -13,7 +11,6 @@ import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
 
-const fsync = promisify(fs.fsync);
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
 export const LIMITS = { headerBytes: 8 * 1024, parts: 1000, fieldBytes: 16 * 1024 };
