@@ -1,6 +1,7 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
+import { joinName, resolveFrom } from './paths.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -75,13 +76,13 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   for (const key of Object.keys(raw)) {
     if (!TOP_KEYS.has(key)) throw new ConfigError(`${key}: unknown key`);
   }
-  const path = (key: string, fallback: string) => resolve(baseForPaths, str(raw, key, key, fallback));
+  const path = (key: string, fallback: string) => resolveFrom(baseForPaths, str(raw, key, key, fallback));
 
   const host = str(raw, 'host', 'host', '0.0.0.0');
   const port = int(raw, 'port', 'port', 5050, 0, 65535);
   const baseDir = path('baseDir', '/var/lib/device-agent/files');
   const uploadDir = path('uploadDir', baseDir);
-  const recordingsDir = path('recordingsDir', resolve(baseDir, 'recordings'));
+  const recordingsDir = path('recordingsDir', joinName(baseDir, 'recordings'));
   if (!isInside(baseDir, recordingsDir)) {
     throw new ConfigError(`recordingsDir: must lie inside baseDir (${baseDir}), got ${recordingsDir}`);
   }
@@ -117,7 +118,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
 
 /** Reads and validates a config file. */
 export function loadConfig(file: string): Config {
-  const abs = resolve(file);
+  const abs = resolveFrom(process.cwd(), file);
   let text: string;
   try {
     text = readFileSync(abs, 'utf8');

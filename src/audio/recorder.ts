@@ -2,6 +2,7 @@
 // Spawns the capture pipeline, keeps the file only when complete, persists the record.
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { joinName } from '../paths.ts';
 import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
 import { LENGTH_TOLERANCE, pcmSeconds, soxSeconds } from './length.ts';
 import { endedEarly, explainFailure, hung, notInstalled } from './messages.ts';
@@ -48,7 +49,7 @@ export function watchdogMarginSeconds(duration: number): number {
 
 /** The record lives in the state directory beside the users file, not among the downloads. */
 export function recordingStateFile(usersFile: string): string {
-  return join(dirname(usersFile), 'last-recording.json');
+  return joinName(dirname(usersFile), 'last-recording.json');
 }
 
 const TEMP = /^\.recording-.*\.part$/;

@@ -1,15 +1,9 @@
 // At start: remove upload temp files orphaned by a crash or a kill during an upload.
 import { lstat, readdir, unlink } from '../fsp.ts';
 import type { LogLine } from '../http/log.ts';
+import { joinName as join } from '../paths.ts';
 import { TEMP_PATTERN } from './tempfile.ts';
 
-/**
- * `dir`/`name` for a normalised dir and a name (no slash): what path.join gives, without
- * normalising the whole path again for every entry (at start-up that made V8 compile
- * path's per-character helper with its mid-tier compiler, Maglev, whose code then
- * stayed mapped: ~1.5 MB of an idle agent's RSS).
- */
-const join = (dir: string, name: string) => (dir.endsWith('/') ? dir + name : `${dir}/${name}`);
 
 /** Bounds on the walk: an upload tree of millions of directories must not stall the start. */
 const MAX_DIRS = 10_000;
