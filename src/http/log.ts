@@ -29,7 +29,8 @@ export function pathOf(url: string | undefined): string {
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = performance.now() - start;
-    const status = res.writableFinished ? res.statusCode : `${res.statusCode}-aborted`;
+    const status = res.writableFinished || (res.writableEnded && socket.writableLength === 0)
+      ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
     log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before} ${ms.toFixed(1)}ms ${user}`);
   };
@@ -39,9 +40,11 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const socket = req.socket;
     const before = socket.bytesWritten;
     handler(req, res);
-    // Answered and flushed already (a cached status, a health check): the line now, with
-    // no 'close' listener and closure per request. Otherwise when the response closes.
-    if (res.writableFinished) line(req, res, socket, url, start, before);
+    // Answered, and every byte handed to the kernel already (a cached status, a health
+    // check): the line now, with no 'close' listener and closure per request. Otherwise
+    // when the response closes. (writableFinished is never true here: 'finish' comes on
+    // the next tick even when the write completed at once.)
+    if (res.writableEnded && socket.writableLength === 0) line(req, res, socket, url, start, before);
     else res.on('close', () => line(req, res, socket, url, start, before));
   };
 }
