@@ -1,6 +1,7 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isWithin } from './files/confine.ts';
 import { joinName, resolveFrom } from './paths.ts';
 
 export interface AudioConfig {
@@ -62,11 +63,6 @@ function int(raw: Raw, key: string, name: string, fallback: number, min: number,
   return v;
 }
 
-/** Is `child` equal to or inside `parent`? Both absolute and normalised (as resolve() leaves them). */
-export function isInside(parent: string, child: string): boolean {
-  return child === parent || child.startsWith(parent.endsWith('/') ? parent : parent + '/');
-}
-
 /**
  * Validates a parsed config object. Relative paths resolve against `baseForPaths`
  * (the directory holding the config file).
@@ -83,7 +79,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   const baseDir = path('baseDir', '/var/lib/device-agent/files');
   const uploadDir = path('uploadDir', baseDir);
   const recordingsDir = path('recordingsDir', joinName(baseDir, 'recordings'));
-  if (!isInside(baseDir, recordingsDir)) {
+  if (!isWithin(baseDir, recordingsDir)) {
     throw new ConfigError(`recordingsDir: must lie inside baseDir (${baseDir}), got ${recordingsDir}`);
   }
   const usersFile = path('usersFile', '/var/lib/device-agent/users.json');
