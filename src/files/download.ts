@@ -1,13 +1,15 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
 import { read, type Stats } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
-import type { LogLine } from '../http/log.ts';
+import { countSentAside, type LogLine } from '../http/log.ts';
 import type { Request, Response } from '../http/types.ts';
 import { closeFd, confirmInside, errText, fstatFd, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
+import { sendfileAddon, type SendfileAddon } from './sendfile.ts';
 
 /** mime-types parses its database (~200 KB) when loaded: on the first download, not at start. */
 let mimeLookup: Promise<(name: string) => string | false> | undefined;
@@ -16,7 +18,7 @@ const contentType = async (name: string) => {
   return (await mimeLookup)(name) || 'application/octet-stream';
 };
 
-/** Large reads: measured, 64 KiB chunks reached only 43% of nginx's throughput. */
+/** Large reads when copying: measured, 64 KiB chunks reached only 43% of nginx's throughput. */
 const CHUNK = 1024 * 1024;
 
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
@@ -59,35 +61,120 @@ function readAt(fd: number, buf: Buffer, len: number, pos: number): Promise<numb
   return new Promise((resolve, reject) => read(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
-/**
- * Sends bytes start..end of the descriptor through two reused 1 MiB buffers: one is read
- * while the other drains to the socket, so memory per download is fixed at 2 MiB whatever
- * the file size. A file that shrank underway, or a read error, cuts the connection.
- */
-async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): Promise<void> {
+const shrank = (sent: number, total: number) => new Error(`file shrank while being sent (${sent} of ${total} bytes)`);
+
+/** Whether the client went away: `gone` is set when the response closes, `closed` resolves then. */
+function watchClose(res: Response): { closed: Promise<void>; gone: () => boolean } {
   let gone = false;
   const closed = new Promise<void>((resolve) => res.once('close', () => { gone = true; resolve(); }));
-  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  return { closed, gone: () => gone };
+}
+
+/**
+ * Copies bytes pos..end of the descriptor through two reused 1 MiB buffers: one is read
+ * while the other drains to the socket, so memory per download is fixed at 2 MiB whatever
+ * the file size. Resolves once Node handed every byte to the socket, or the client left.
+ */
+async function copyRange(fd: number, pos: number, end: number, res: Response, watch: ReturnType<typeof watchClose>): Promise<void> {
+  const { closed, gone } = watch;
+  const total = end - pos + 1;
+  const buffers = [Buffer.allocUnsafe(Math.min(CHUNK, total)), Buffer.allocUnsafe(Math.min(CHUNK, total))];
   const sent: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
-  let pos = start;
   let i = 0;
+  while (pos <= end) {
+    await Promise.race([sent[i], closed]); // this buffer is free again once the socket took it
+    if (gone()) return; // the client went away: stop reading
+    const buf = buffers[i]!;
+    const n = await readAt(fd, buf, Math.min(buf.length, end - pos + 1), pos);
+    if (n === 0) throw shrank(total - (end - pos + 1), total);
+    sent[i] = new Promise((resolve) => res.write(buf.subarray(0, n), resolve));
+    pos += n;
+    i ^= 1;
+  }
+  await Promise.race([Promise.all(sent), closed]);
+}
+
+/** Bytes per sendfile(2) job: a job holds a thread-pool thread, so others get their turn. */
+const SEND_MAX = 8 * 1024 * 1024;
+/** Bytes sent through Node's own write when the socket buffer is full: Node waits for room. */
+const WAIT_CHUNK = 16 * 1024;
+const { EAGAIN, EPIPE, ECONNRESET, EINVAL, ENOSYS, EOPNOTSUPP } = osConstants.errno;
+
+/**
+ * Sends bytes pos..end with sendfile(2): the kernel passes page-cache pages to the socket,
+ * no copy in user space. The headers and the first bytes go through Node's write, so
+ * Node has nothing queued when sendfile starts; whenever the socket buffer is full
+ * (-EAGAIN) the next 16 KiB go through Node's write too, which waits for room. A file
+ * system without sendfile (-EINVAL, -ENOSYS) gets the rest copied.
+ */
+async function sendRange(addon: SendfileAddon, fd: number, pos: number, end: number, res: Response,
+  watch: ReturnType<typeof watchClose>): Promise<void> {
+  const { closed, gone } = watch;
+  const total = end - pos + 1;
+  const handleFd = (res.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
+  if (typeof handleFd !== 'number' || handleFd < 0) return copyRange(fd, pos, end, res, watch);
+  const buf = Buffer.allocUnsafe(Math.min(WAIT_CHUNK, total));
+  const viaNode = async () => {
+    const n = await readAt(fd, buf, Math.min(buf.length, end - pos + 1), pos);
+    if (n === 0) throw shrank(total - (end - pos + 1), total);
+    await Promise.race([new Promise((resolve) => res.write(buf.subarray(0, n), resolve)), closed]);
+    pos += n;
+  };
+  await viaNode();
+  if (gone() || pos > end) return;
+  // Node closes its descriptor when the connection ends, perhaps while a job runs; the
+  // number could then name another file. The download sends on a duplicate of its own.
+  const sock = addon.dup(handleFd);
+  if (sock < 0) return copyRange(fd, pos, end, res, watch);
   try {
     while (pos <= end) {
-      await Promise.race([sent[i], closed]); // this buffer is free again once the socket took it
-      if (gone) return; // the client went away: stop reading
-      const buf = buffers[i]!;
-      const n = await readAt(fd, buf, Math.min(CHUNK, end - pos + 1), pos);
-      if (n === 0) throw new Error(`file shrank while being sent (${pos - start} of ${end - start + 1} bytes)`);
-      sent[i] = new Promise((resolve) => res.write(buf.subarray(0, n), resolve));
-      pos += n;
-      i ^= 1;
+      const n = await addon.sendfile(sock, fd, pos, Math.min(SEND_MAX, end - pos + 1));
+      if (gone()) return;
+      if (n > 0) {
+        pos += n;
+        countSentAside(res, n);
+      } else if (n === 0) {
+        throw shrank(total - (end - pos + 1), total);
+      } else if (n === -EAGAIN) {
+        await viaNode();
+        if (gone()) return;
+      } else if (n === -EPIPE || n === -ECONNRESET) {
+        res.destroy(); // the client went away before Node noticed
+        return;
+      } else if (n === -EINVAL || n === -ENOSYS || n === -EOPNOTSUPP) {
+        return await copyRange(fd, pos, end, res, watch);
+      } else {
+        throw new Error(`sendfile: ${errnoName(-n)}`);
+      }
     }
-    // End only once both buffers reached the socket: a response that has ended counts as
-    // done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
-    // queued in Node and send a client a short file.
-    await Promise.race([Promise.all(sent), closed]);
-    if (gone) return;
-    res.end();
+  } finally {
+    await closeFd(sock);
+  }
+}
+
+const errnoName = (code: number) => Object.entries(osConstants.errno).find(([, v]) => v === code)?.[0] ?? `errno ${code}`;
+
+/**
+ * Streams bytes start..end of the descriptor, by sendfile(2) where the addon loads, else
+ * by copying. A file that shrank underway, or a read error, cuts the connection. The
+ * response ends only once every byte reached the socket: one that has ended counts as
+ * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
+ * queued in Node and send a client a short file.
+ */
+let copyNoted = false;
+
+async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): Promise<void> {
+  const watch = watchClose(res);
+  try {
+    const addon = sendfileAddon();
+    if ('reason' in addon) {
+      if (!copyNoted) logError(`downloads are copied through user space: sendfile(2) unavailable (${addon.reason})`);
+      copyNoted = true;
+      await copyRange(fd, start, end, res, watch);
+    } else {
+      await sendRange(addon, fd, start, end, res, watch);
+    }
+    if (!watch.gone() && !res.destroyed) res.end();
   } catch (err) {
     logError(`download ${what}: failed to read file: ${errText(err)}`);
     res.destroy();

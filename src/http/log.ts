@@ -21,10 +21,17 @@ export function pathOf(url: string | undefined): string {
   return clean(q === -1 ? raw : raw.slice(0, q)).slice(0, 512);
 }
 
+/** Bytes a handler sent on the connection past Node (sendfile(2)), by response. */
+const sentAside = new WeakMap<ServerResponse, number>();
+export function countSentAside(res: ServerResponse, bytes: number): void {
+  sentAside.set(res, (sentAside.get(res) ?? 0) + bytes);
+}
+
 /**
  * Wraps the app's handler: one line when the response is done or the client went away.
  * Bytes are those written to the connection for this response, headers included
- * (the socket's counter before and after): no per-write wrapper on the hot path.
+ * (the socket's counter before and after, plus what went past Node): no per-write
+ * wrapper on the hot path.
  */
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
@@ -32,7 +39,7 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const status = res.writableFinished || (res.writableEnded && socket.writableLength === 0)
       ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
-    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before} ${ms.toFixed(1)}ms ${user}`);
+    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before + (sentAside.get(res) ?? 0)} ${ms.toFixed(1)}ms ${user}`);
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
