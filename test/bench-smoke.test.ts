@@ -14,9 +14,10 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  // 14 figures with targets or reports, and the cold start's two (dd evicts the executable).
-  assert.is(rows.length, 16, md);
+  // 15 figures with targets or reports, and the cold start's two (dd evicts the executable).
+  assert.is(rows.length, 17, md);
   assert.ok(rows.some((r) => r.startsWith('| exec → first answered request, cold start')), md);
+  assert.ok(rows.some((r) => r.startsWith('| CPU time to that first answer (all threads)')), md);
   for (const row of rows) {
     const agent = row.split('|')[2]!;
     assert.match(agent, /^\s*\d+(\.\d+)? \(/, `no figure in: ${row}`);
