@@ -93,6 +93,24 @@ sf('a slow reader (the socket buffer full again and again) gets every byte, in o
   assert.is(sha(r.body), sha(data));
 });
 
+sf('two pipelined downloads on one connection arrive whole and in order', async ({ agent, token, data }) => {
+  const sock = connect(agent.port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  sock.on('data', (d) => chunks.push(d));
+  const req = (range: string, close: boolean) => `GET /api/download?filepath=big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+    `Range: bytes=${range}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+  sock.write(req('0-', false) + req(`${MiB}-${3 * MiB - 1}`, true));
+  await new Promise((r) => sock.on('close', r));
+  const all = Buffer.concat(chunks);
+  const first = all.indexOf('\r\n\r\n') + 4;
+  assert.match(all.subarray(0, first).toString('latin1'), /^HTTP\/1\.1 206 [^]*content-length: 12582912\r\n/i);
+  assert.ok(all.subarray(first, first + data.length).equals(data), 'first body');
+  const rest = all.subarray(first + data.length);
+  const second = rest.indexOf('\r\n\r\n') + 4;
+  assert.match(rest.subarray(0, second).toString('latin1'), /^HTTP\/1\.1 206 [^]*content-range: bytes 1048576-3145727\/12582912\r\n/i);
+  assert.ok(rest.subarray(second).equals(data.subarray(MiB, 3 * MiB)), 'second body');
+});
+
 sf('the logged bytes are the bytes the client received', async ({ agent, token, data }) => {
   const sock = connect(agent.port, '127.0.0.1');
   let received = 0;
