@@ -1,6 +1,6 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
-import { close, constants, fstat, open, type Stats } from 'node:fs';
+import { close, constants, open, readlinkSync } from 'node:fs';
 import { lstat, readlink, realpath } from '../fsp.ts';
 import { isAbsolute, posix, resolve, sep } from 'node:path';
 import { Errors } from '../http/errors.ts';
@@ -8,7 +8,6 @@ import { promisify } from 'node:util';
 
 export const openFd = promisify(open) as (path: string, flags: number, mode?: number) => Promise<number>;
 export const closeFd = promisify(close);
-export const fstatFd = promisify(fstat) as (fd: number) => Promise<Stats>;
 
 /** Is `path` the base itself or below it? Both absolute; `/data/base2` is not inside `/data/base`. */
 export function isWithin(base: string, path: string): boolean {
@@ -33,17 +32,24 @@ export async function realBase(dir: string): Promise<string> {
   }
 }
 
-/** Where an open descriptor really is; the kernel's answer, not a path we computed. */
-export async function fdLocation(fd: number): Promise<string> {
-  return readlink(`/proc/self/fd/${fd}`);
+/**
+ * Where an open descriptor really is; the kernel's answer, not a path we computed. Read
+ * synchronously: /proc answers from memory, and a thread-pool round trip queued behind
+ * running transfers cost a download more than the call itself.
+ */
+export function fdLocation(fd: number): string {
+  return readlinkSync(`/proc/self/fd/${fd}`);
 }
 
 /** Throws 403 (and closes the descriptor) unless the opened file lies inside `baseReal`. */
 export async function confirmInside(fd: number, baseReal: string): Promise<void> {
-  const where = await fdLocation(fd).catch(async (err) => {
+  let where: string;
+  try {
+    where = fdLocation(fd);
+  } catch (err) {
     await closeFd(fd);
     throw Errors.absPathFailed(errText(err));
-  });
+  }
   if (!isWithin(baseReal, where)) {
     await closeFd(fd);
     throw Errors.pathNotAllowed();

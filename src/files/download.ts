@@ -1,12 +1,12 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
-import { read, type Stats } from 'node:fs';
+import { fstatSync, read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
 import { countSentAside, type LogLine } from '../http/log.ts';
 import type { Request, Response } from '../http/types.ts';
-import { closeFd, confirmInside, errText, fstatFd, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
+import { closeFd, confirmInside, errText, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 import { sendfileAddon, type SendfileAddon } from './sendfile.ts';
@@ -23,13 +23,17 @@ const CHUNK = 1024 * 1024;
 
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
 async function openChecked(config: Config, filepath: string): Promise<{ fd: number; st: Stats }> {
-  const baseReal = await realBase(config.baseDir);
   const abs = lexicalPath(config.baseDir, filepath);
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer on a libuv thread.
-    fd = await openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY);
-  } catch (err) {
+  // The base's real path and the open run side by side: each is a thread-pool round trip,
+  // queued behind running transfers. O_NONBLOCK: opening a FIFO must not wait for a writer.
+  const [base, opened] = await Promise.allSettled([realBase(config.baseDir), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
+  if (base.status === 'rejected') {
+    if (opened.status === 'fulfilled') await closeFd(opened.value);
+    throw base.reason;
+  }
+  const baseReal = base.value;
+  if (opened.status === 'rejected') {
+    const err: unknown = opened.reason;
     if (await leadsOutside(abs, baseReal)) throw Errors.pathNotAllowed();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') throw Errors.fileNotFound(filepath);
@@ -37,10 +41,11 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
     if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw Errors.notRegular(); // a socket
     throw Errors.openFailed(errText(err));
   }
+  const fd = opened.value;
   await confirmInside(fd, baseReal);
   let st: Stats;
   try {
-    st = await fstatFd(fd);
+    st = fstatSync(fd); // an open descriptor's inode: no disk read, no round trip
   } catch (err) {
     await closeFd(fd);
     throw Errors.readFailed(errText(err));
@@ -102,10 +107,10 @@ const { EAGAIN, EPIPE, ECONNRESET, EINVAL, ENOSYS, EOPNOTSUPP } = osConstants.er
 
 /**
  * Sends bytes pos..end with sendfile(2): the kernel passes page-cache pages to the socket,
- * no copy in user space. The headers and the first bytes go through Node's write, so
- * Node has nothing queued when sendfile starts; whenever the socket buffer is full
- * (-EAGAIN) the next 16 KiB go through Node's write too, which waits for room. A file
- * system without sendfile (-EINVAL, -ENOSYS) gets the rest copied.
+ * no copy in user space. The headers go first, so Node has nothing queued when sendfile
+ * starts; whenever the socket buffer is full (-EAGAIN) the next 16 KiB go through Node's
+ * write, which waits for room. A file system without sendfile (-EINVAL, -ENOSYS) gets the
+ * rest copied. A pipelined response still waiting for its turn has no socket yet: copied.
  */
 async function sendRange(addon: SendfileAddon, fd: number, pos: number, end: number, res: Response,
   watch: ReturnType<typeof watchClose>): Promise<void> {
@@ -120,7 +125,10 @@ async function sendRange(addon: SendfileAddon, fd: number, pos: number, end: num
     await Promise.race([new Promise((resolve) => res.write(buf.subarray(0, n), resolve)), closed]);
     pos += n;
   };
-  await viaNode();
+  // The headers go out first, in one write that a fresh connection's socket buffer takes
+  // at once; should Node still hold any of it, the first bytes follow through Node's write.
+  res.flushHeaders();
+  if (res.socket!.writableLength > 0) await viaNode();
   if (gone() || pos > end) return;
   // Node closes its descriptor when the connection ends, perhaps while a job runs; the
   // number could then name another file. The download sends on a duplicate of its own.
