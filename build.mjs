@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { embedSwaggerUi, writeSwaggerAssets } from './src/docs/embed-plugin.mjs';
+import { embedSwaggerUi, replaceModule, writeSwaggerAssets } from './src/docs/embed-plugin.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -122,22 +122,14 @@ function compileAddon(arch) {
 
 /** In the executable: the SEA asset; from dist/device-agent.cjs run by node: the file beside it. */
 function embedSendfile() {
-  return {
-    name: 'embed-sendfile',
-    setup(b) {
-      b.onLoad({ filter: /[\\/]src[\\/]files[\\/]sendfile-addon\.ts$/ }, () => ({
-        loader: 'js',
-        contents: `
-          const { readFileSync } = require('node:fs');
-          const { join } = require('node:path');
-          export function addonBytes() {
-            const sea = require('node:sea');
-            if (sea.isSea()) return new Uint8Array(sea.getRawAsset('sendfile.node'));
-            return readFileSync(join(__dirname, 'sea-assets', 'sendfile-' + process.arch + '.node'));
-          }`,
-      }));
-    },
-  };
+  return replaceModule('embed-sendfile', 'src/files/sendfile-addon.ts', `
+    const { readFileSync } = require('node:fs');
+    const { join } = require('node:path');
+    export function addonBytes() {
+      const sea = require('node:sea');
+      if (sea.isSea()) return new Uint8Array(sea.getRawAsset('sendfile.node'));
+      return readFileSync(join(__dirname, 'sea-assets', 'sendfile-' + process.arch + '.node'));
+    }`);
 }
 
 async function bundle() {

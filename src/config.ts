@@ -1,8 +1,7 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isWithin } from './files/confine.ts';
-import { joinName, resolveFrom } from './paths.ts';
+import { isWithin, joinName, resolveFrom } from './paths.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';

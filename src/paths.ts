@@ -7,6 +7,12 @@ import { resolve } from 'node:path';
 /** An empty, '.' or '..' segment, or a trailing slash: what path.resolve() would change. */
 const UNNORMAL = /\/\/|(?:^|\/)\.{1,2}(?:\/|$)|.\/$/;
 
+/** Is `path` the base itself or below it? Both absolute; `/data/base2` is not inside `/data/base`. */
+export function isWithin(base: string, path: string): boolean {
+  if (path === base) return true;
+  return path.startsWith(base.endsWith('/') ? base : base + '/');
+}
+
 /** `dir`/`name` for a normal absolute `dir` and a `name` that holds no slash. */
 export function joinName(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
-import { eventually, fdCount } from './helpers/proc.ts';
+import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 
 const MiB = 1024 * 1024;
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -57,6 +57,24 @@ function rawDownload(agent: TestAgent, token: string, file: string, opts: { paus
     });
     sock.write(`GET /api/download?filepath=${encodeURIComponent(file)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
   });
+}
+
+/**
+ * CONTRACT §6, "a download streams: memory does not grow with file size or number of
+ * downloads": 8 clients fetch a 48 MiB file at once and stop reading for a while, so
+ * whatever the agent would hold of it piles up. Its peak RSS (VmHWM, reset first) may
+ * grow by less than one file's size; holding the file per client would take 8 × 48 MiB.
+ */
+async function peakGrowthUnderSlowDownloads(agent: TestAgent, token: string): Promise<{ growthMiB: number; bodies: number[] }> {
+  const file = join(agent.baseDir, 'streamed.bin');
+  writeFileSync(file, '');
+  truncateSync(file, 48 * MiB); // sparse: nothing written to disk
+  const pid = agent.child.pid!;
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  const before = rssKb(pid);
+  const rs = await Promise.all(Array.from({ length: 8 }, () => rawDownload(agent, token, 'streamed.bin', { pauseAfter: MiB, pauseMs: 1500 })));
+  const peak = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return { growthMiB: (peak - before) / 1024, bodies: rs.map((r) => r.body.length) };
 }
 
 const sf = suite<{ agent: TestAgent; token: string; data: Buffer }>('sendfile downloads');
@@ -140,6 +158,12 @@ sf('a file that shrinks while being sent: the connection is cut short, the log s
   assert.is((await again.arrayBuffer()).byteLength, 2 * MiB);
 });
 
+sf('8 slow clients of a 48 MiB file: the agent memory grows by less than one file', async ({ agent, token }) => {
+  const { growthMiB, bodies } = await peakGrowthUnderSlowDownloads(agent, token);
+  assert.equal(bodies, Array(8).fill(48 * MiB));
+  assert.ok(growthMiB < 48, `peak RSS grew by ${growthMiB.toFixed(1)} MiB`);
+});
+
 sf.run();
 
 const noexec = suite('sendfile unavailable');
@@ -162,6 +186,9 @@ noexec('temp directory mounted noexec: downloads are copied, whole; the log says
     }
     const part = await download(agent.url, token, 'filepath=big.bin', { Range: 'bytes=3-2000000' });
     assert.ok(Buffer.from(await part.arrayBuffer()).equals(data.subarray(3, 2000001)));
+    const { growthMiB, bodies } = await peakGrowthUnderSlowDownloads(agent, token);
+    assert.equal(bodies, Array(8).fill(48 * MiB));
+    assert.ok(growthMiB < 48, `peak RSS grew by ${growthMiB.toFixed(1)} MiB while copying`);
     const notes = agent.output().split('\n').filter((l) => l.includes('downloads are copied through user space: sendfile(2) unavailable ('));
     assert.is(notes.length, 1, agent.output());
     assert.not.ok(addonMapped(agent.child.pid!));

@@ -27,22 +27,24 @@ export function writeSwaggerAssets(dir) {
   return assets;
 }
 
+/**
+ * An esbuild plugin that bundles `contents` (JavaScript) in place of the source module at
+ * `modulePath` (relative to the repository, with forward slashes).
+ */
+export function replaceModule(name, modulePath, contents) {
+  const escaped = modulePath.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const filter = new RegExp(`[\\\\/]${escaped.join('[\\\\/]')}$`);
+  return { name, setup: (build) => build.onLoad({ filter }, () => ({ loader: 'js', contents })) };
+}
+
 /** In the executable: the SEA asset; from dist/device-agent.cjs run by node: the file beside it. */
 export function embedSwaggerUi() {
-  return {
-    name: 'embed-swagger-ui',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]src[\\/]docs[\\/]swagger-files\.ts$/ }, () => ({
-        loader: 'js',
-        contents: `
-          const { readFileSync } = require('node:fs');
-          const { join } = require('node:path');
-          export function swaggerFileGzip(name) {
-            const sea = require('node:sea');
-            if (sea.isSea()) return Buffer.from(sea.getAsset(name + '.gz'));
-            return readFileSync(join(__dirname, 'sea-assets', name + '.gz'));
-          }`,
-      }));
-    },
-  };
+  return replaceModule('embed-swagger-ui', 'src/docs/swagger-files.ts', `
+    const { readFileSync } = require('node:fs');
+    const { join } = require('node:path');
+    export function swaggerFileGzip(name) {
+      const sea = require('node:sea');
+      if (sea.isSea()) return Buffer.from(sea.getAsset(name + '.gz'));
+      return readFileSync(join(__dirname, 'sea-assets', name + '.gz'));
+    }`);
 }

@@ -2,19 +2,13 @@
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
 import { close, constants, open, readlinkSync } from 'node:fs';
 import { lstat, readlink, realpath } from '../fsp.ts';
-import { isAbsolute, posix, resolve, sep } from 'node:path';
+import { isAbsolute, posix, resolve } from 'node:path';
+import { isWithin } from '../paths.ts';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';
 
 export const openFd = promisify(open) as (path: string, flags: number, mode?: number) => Promise<number>;
 export const closeFd = promisify(close);
-
-/** Is `path` the base itself or below it? Both absolute; `/data/base2` is not inside `/data/base`. */
-export function isWithin(base: string, path: string): boolean {
-  if (path === base) return true;
-  const prefix = base.endsWith(sep) ? base : base + sep;
-  return path.startsWith(prefix);
-}
 
 /** The absolute path a client path names under `base`, or 403 when it leaves it lexically. */
 export function lexicalPath(base: string, clientPath: string): string {

@@ -1,6 +1,7 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
 import { fstatSync, read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
+import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
@@ -66,37 +67,42 @@ function readAt(fd: number, buf: Buffer, len: number, pos: number): Promise<numb
   return new Promise((resolve, reject) => read(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
-const shrank = (sent: number, total: number) => new Error(`file shrank while being sent (${sent} of ${total} bytes)`);
-
-/** Whether the client went away: `gone` is set when the response closes, `closed` resolves then. */
-function watchClose(res: Response): { closed: Promise<void>; gone: () => boolean } {
-  let gone = false;
-  const closed = new Promise<void>((resolve) => res.once('close', () => { gone = true; resolve(); }));
-  return { closed, gone: () => gone };
+/** One transfer: bytes start..end of `fd` to `res`, and whether the client went away. */
+interface Transfer {
+  fd: number;
+  start: number;
+  end: number;
+  res: Response;
+  /** Resolves when the response closes (done or the client left). */
+  closed: Promise<void>;
+  gone: boolean;
 }
 
+/** A file that shrank underway; `pos` is where the read found its end. */
+const shrank = (t: Transfer, pos: number) =>
+  new Error(`file shrank while being sent (${pos - t.start} of ${t.end - t.start + 1} bytes)`);
+
 /**
- * Copies bytes pos..end of the descriptor through two reused 1 MiB buffers: one is read
- * while the other drains to the socket, so memory per download is fixed at 2 MiB whatever
- * the file size. Resolves once Node handed every byte to the socket, or the client left.
+ * Copies bytes pos..end through two reused 1 MiB buffers: one is read while the other
+ * drains to the socket, so memory per download is fixed at 2 MiB whatever the file size.
+ * Resolves once Node handed every byte to the socket, or the client left.
  */
-async function copyRange(fd: number, pos: number, end: number, res: Response, watch: ReturnType<typeof watchClose>): Promise<void> {
-  const { closed, gone } = watch;
-  const total = end - pos + 1;
-  const buffers = [Buffer.allocUnsafe(Math.min(CHUNK, total)), Buffer.allocUnsafe(Math.min(CHUNK, total))];
+async function copyRange(t: Transfer, pos: number): Promise<void> {
+  const size = Math.min(CHUNK, t.end - pos + 1);
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
   const sent: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
   let i = 0;
-  while (pos <= end) {
-    await Promise.race([sent[i], closed]); // this buffer is free again once the socket took it
-    if (gone()) return; // the client went away: stop reading
+  while (pos <= t.end) {
+    await Promise.race([sent[i], t.closed]); // this buffer is free again once the socket took it
+    if (t.gone) return; // the client went away: stop reading
     const buf = buffers[i]!;
-    const n = await readAt(fd, buf, Math.min(buf.length, end - pos + 1), pos);
-    if (n === 0) throw shrank(total - (end - pos + 1), total);
-    sent[i] = new Promise((resolve) => res.write(buf.subarray(0, n), resolve));
+    const n = await readAt(t.fd, buf, Math.min(size, t.end - pos + 1), pos);
+    if (n === 0) throw shrank(t, pos);
+    sent[i] = new Promise((resolve) => t.res.write(buf.subarray(0, n), resolve));
     pos += n;
     i ^= 1;
   }
-  await Promise.race([Promise.all(sent), closed]);
+  await Promise.race([Promise.all(sent), t.closed]);
 }
 
 /** Bytes per sendfile(2) job: a job holds a thread-pool thread, so others get their turn. */
@@ -106,61 +112,59 @@ const WAIT_CHUNK = 16 * 1024;
 const { EAGAIN, EPIPE, ECONNRESET, EINVAL, ENOSYS, EOPNOTSUPP } = osConstants.errno;
 
 /**
- * Sends bytes pos..end with sendfile(2): the kernel passes page-cache pages to the socket,
- * no copy in user space. The headers go first, so Node has nothing queued when sendfile
- * starts; whenever the socket buffer is full (-EAGAIN) the next 16 KiB go through Node's
- * write, which waits for room. A file system without sendfile (-EINVAL, -ENOSYS) gets the
- * rest copied. A pipelined response still waiting for its turn has no socket yet: copied.
+ * Sends bytes start..end with sendfile(2): the kernel passes page-cache pages to the
+ * socket, no copy in user space. The headers go first, so Node has nothing queued when
+ * sendfile starts; whenever the socket buffer is full (-EAGAIN) the next 16 KiB go
+ * through Node's write, which waits for room. A file system without sendfile (-EINVAL,
+ * -ENOSYS) gets the rest copied. A pipelined response still waiting for its turn has no
+ * socket yet: copied.
  */
-async function sendRange(addon: SendfileAddon, fd: number, pos: number, end: number, res: Response,
-  watch: ReturnType<typeof watchClose>): Promise<void> {
-  const { closed, gone } = watch;
-  const total = end - pos + 1;
+async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
+  const { fd, end, res } = t;
   const handleFd = (res.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
-  if (typeof handleFd !== 'number' || handleFd < 0) return copyRange(fd, pos, end, res, watch);
-  const buf = Buffer.allocUnsafe(Math.min(WAIT_CHUNK, total));
+  if (typeof handleFd !== 'number' || handleFd < 0) return copyRange(t, t.start);
+  let pos = t.start;
+  const buf = Buffer.allocUnsafe(Math.min(WAIT_CHUNK, end - pos + 1));
   const viaNode = async () => {
     const n = await readAt(fd, buf, Math.min(buf.length, end - pos + 1), pos);
-    if (n === 0) throw shrank(total - (end - pos + 1), total);
-    await Promise.race([new Promise((resolve) => res.write(buf.subarray(0, n), resolve)), closed]);
+    if (n === 0) throw shrank(t, pos);
+    await Promise.race([new Promise((resolve) => res.write(buf.subarray(0, n), resolve)), t.closed]);
     pos += n;
   };
   // The headers go out first, in one write that a fresh connection's socket buffer takes
   // at once; should Node still hold any of it, the first bytes follow through Node's write.
   res.flushHeaders();
   if (res.socket!.writableLength > 0) await viaNode();
-  if (gone() || pos > end) return;
+  if (t.gone || pos > end) return;
   // Node closes its descriptor when the connection ends, perhaps while a job runs; the
   // number could then name another file. The download sends on a duplicate of its own.
   const sock = addon.dup(handleFd);
-  if (sock < 0) return copyRange(fd, pos, end, res, watch);
+  if (sock < 0) return copyRange(t, pos);
   try {
     while (pos <= end) {
       const n = await addon.sendfile(sock, fd, pos, Math.min(SEND_MAX, end - pos + 1));
-      if (gone()) return;
+      if (t.gone) return;
       if (n > 0) {
         pos += n;
         countSentAside(res, n);
       } else if (n === 0) {
-        throw shrank(total - (end - pos + 1), total);
+        throw shrank(t, pos);
       } else if (n === -EAGAIN) {
         await viaNode();
-        if (gone()) return;
+        if (t.gone) return;
       } else if (n === -EPIPE || n === -ECONNRESET) {
         res.destroy(); // the client went away before Node noticed
         return;
       } else if (n === -EINVAL || n === -ENOSYS || n === -EOPNOTSUPP) {
-        return await copyRange(fd, pos, end, res, watch);
+        return await copyRange(t, pos);
       } else {
-        throw new Error(`sendfile: ${errnoName(-n)}`);
+        throw new Error(`sendfile: ${getSystemErrorName(n)}`);
       }
     }
   } finally {
     await closeFd(sock);
   }
 }
-
-const errnoName = (code: number) => Object.entries(osConstants.errno).find(([, v]) => v === code)?.[0] ?? `errno ${code}`;
 
 /**
  * Streams bytes start..end of the descriptor, by sendfile(2) where the addon loads, else
@@ -169,20 +173,14 @@ const errnoName = (code: number) => Object.entries(osConstants.errno).find(([, v
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-let copyNoted = false;
-
 async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): Promise<void> {
-  const watch = watchClose(res);
+  let markGone!: () => void;
+  const t: Transfer = { fd, start, end, res, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
+  res.once('close', () => { t.gone = true; markGone(); });
   try {
-    const addon = sendfileAddon();
-    if ('reason' in addon) {
-      if (!copyNoted) logError(`downloads are copied through user space: sendfile(2) unavailable (${addon.reason})`);
-      copyNoted = true;
-      await copyRange(fd, start, end, res, watch);
-    } else {
-      await sendRange(addon, fd, start, end, res, watch);
-    }
-    if (!watch.gone() && !res.destroyed) res.end();
+    const addon = sendfileAddon((reason) => logError(`downloads are copied through user space: sendfile(2) unavailable (${reason})`));
+    await (addon ? sendRange(addon, t) : copyRange(t, start));
+    if (!t.gone && !res.destroyed) res.end();
   } catch (err) {
     logError(`download ${what}: failed to read file: ${errText(err)}`);
     res.destroy();

@@ -1,11 +1,15 @@
 // The sendfile addon's bytes (src/native/sendfile.c) when running from source: the build's
 // copy in dist/. The bundler replaces this module (build.mjs, embedSendfile): the
 // executable carries the addon as an asset, dist/device-agent.cjs reads it beside itself.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function addonBytes(): Uint8Array {
   const file = join(import.meta.dirname, '../../dist/sea-assets', `sendfile-${process.arch}.node`);
-  if (!existsSync(file)) throw new Error(`${file} is not built yet: npm run build compiles it`);
-  return readFileSync(file);
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${file} is not built yet: npm run build compiles it`);
+    throw err;
+  }
 }

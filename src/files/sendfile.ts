@@ -38,15 +38,19 @@ function load(): SendfileAddon {
   return module.exports;
 }
 
-let loaded: SendfileAddon | { reason: string } | undefined;
+let loaded: SendfileAddon | null | undefined;
 
-/** The addon, or why it cannot be loaded here (downloads then copy). Loaded once. */
-export function sendfileAddon(): SendfileAddon | { reason: string } {
-  if (!loaded) {
+/**
+ * The addon, or null where it cannot be loaded (downloads then copy). Loaded on the first
+ * call; `unavailable` hears why, once.
+ */
+export function sendfileAddon(unavailable: (reason: string) => void): SendfileAddon | null {
+  if (loaded === undefined) {
     try {
       loaded = load();
     } catch (err) {
-      loaded = { reason: (err as Error).message };
+      loaded = null;
+      unavailable((err as Error).message);
     }
   }
   return loaded;

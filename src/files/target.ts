@@ -3,7 +3,8 @@
 import { stat } from '../fsp.ts';
 import { basename, dirname, join } from 'node:path';
 import { Errors } from '../http/errors.ts';
-import { closeFd, confirmInside, errText, isWithin, lexicalPath, O, openFd, realLocation } from './confine.ts';
+import { isWithin } from '../paths.ts';
+import { closeFd, confirmInside, errText, lexicalPath, O, openFd, realLocation } from './confine.ts';
 
 export interface Destination {
   /** An open descriptor of the real directory the file goes into. */
