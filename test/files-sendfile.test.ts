@@ -4,10 +4,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
+import { makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
 import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 
@@ -19,6 +20,9 @@ const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
  * executable. (A dlopen refused by a noexec mount leaves a read-only page of it mapped.)
  */
 const addonMapped = (pid: number) => /^\S+ r-xp .*\/#\d+ \(deleted\)$/m.test(readFileSync(`/proc/${pid}/maps`, 'utf8'));
+
+/** The agent's note when downloads fall back to copying for good. */
+const COPIED = 'downloads are copied through user space: sendfile(2) unavailable (';
 
 interface RawDownload { status: number; length: number; body: Buffer; closedEarly: boolean }
 
@@ -189,7 +193,7 @@ noexec('temp directory mounted noexec: downloads are copied, whole; the log says
     const { growthMiB, bodies } = await peakGrowthUnderSlowDownloads(agent, token);
     assert.equal(bodies, Array(8).fill(48 * MiB));
     assert.ok(growthMiB < 48, `peak RSS grew by ${growthMiB.toFixed(1)} MiB while copying`);
-    const notes = agent.output().split('\n').filter((l) => l.includes('downloads are copied through user space: sendfile(2) unavailable ('));
+    const notes = agent.output().split('\n').filter((l) => l.includes(COPIED));
     assert.is(notes.length, 1, agent.output());
     assert.not.ok(addonMapped(agent.child.pid!));
   } finally {
@@ -198,5 +202,53 @@ noexec('temp directory mounted noexec: downloads are copied, whole; the log says
     rmdirSync(tmp);
   }
 });
+
+/** test/helpers/deny-syscall.c, compiled once (gcc is a build dependency). */
+let denyBin: string | undefined;
+function denySyscall(): string {
+  if (!denyBin) {
+    denyBin = join(makeDir('da-deny-'), 'deny-syscall');
+    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', denyBin, join(ROOT, 'test/helpers/deny-syscall.c')]);
+  }
+  return denyBin;
+}
+
+/**
+ * sendfile(2) refused by a seccomp filter, as a unit's SystemCallFilter= or a container's
+ * profile refuses it: ENOSYS and EPERM hold for the whole process (copy from then on, say
+ * so once); EINVAL is what a file system without sendfile answers (copy that download).
+ */
+for (const [errno, process_wide] of [['ENOSYS', true], ['EPERM', true], ['EINVAL', false]] as const) {
+  noexec(`sendfile(2) refused with ${errno}: every download arrives whole, by copying${process_wide ? '; the log says why, once' : ''}`, async () => {
+    const agent = await startAgent({ wrap: [denySyscall(), 'sendfile', String(osConstants.errno[errno])] });
+    try {
+      const data = randomBytes(3 * MiB + 5);
+      writeFileSync(join(agent.baseDir, 'big.bin'), data);
+      const token = await agent.login();
+      const fds = fdCount(agent.child.pid!);
+      for (let i = 0; i < 3; i++) {
+        const res = await download(agent.url, token, 'filepath=big.bin');
+        assert.is(res.status, 200);
+        assert.is(sha(Buffer.from(await res.arrayBuffer())), sha(data));
+      }
+      const part = await download(agent.url, token, 'filepath=big.bin', { Range: 'bytes=100-1500000' });
+      assert.is(part.status, 206);
+      assert.ok(Buffer.from(await part.arrayBuffer()).equals(data.subarray(100, 1500001)));
+      // The addon loaded and tried: the refusal came from the kernel's filter, not a noexec mount.
+      assert.ok(addonMapped(agent.child.pid!));
+      assert.ok(await eventually(() => fdCount(agent.child.pid!) <= fds, 5000), `descriptors: ${fds} before, ${fdCount(agent.child.pid!)} after`);
+      const notes = agent.output().split('\n').filter((l) => l.includes(COPIED));
+      if (process_wide) {
+        assert.is(notes.length, 1, agent.output());
+        assert.ok(notes[0]!.includes(`${COPIED}sendfile refused: ${errno})`), notes[0]);
+      } else {
+        assert.is(notes.length, 0, agent.output());
+      }
+      assert.not.match(agent.output(), /failed to read file/);
+    } finally {
+      await agent.cleanup();
+    }
+  });
+}
 
 noexec.run();

@@ -55,3 +55,14 @@ export function sendfileAddon(unavailable: (reason: string) => void): SendfileAd
   }
   return loaded;
 }
+
+/**
+ * sendfile(2) refused for the whole process (-ENOSYS, -EPERM: a kernel without it, a
+ * seccomp filter such as a unit's SystemCallFilter=): downloads copy from now on, and
+ * `unavailable` hears why, once.
+ */
+export function sendfileRefused(reason: string, unavailable: (reason: string) => void): void {
+  if (!loaded) return;
+  loaded = null;
+  unavailable(reason);
+}

@@ -49,6 +49,8 @@ export interface AgentOptions {
   env?: Record<string, string>;
   /** Reuse a directory (restart tests); it must hold a config already. */
   dir?: string;
+  /** A command that runs the agent's (a wrapper that execs it, e.g. test/helpers/deny-syscall). */
+  wrap?: string[];
 }
 
 export function makeDir(prefix = 'da-test-'): string {
@@ -75,9 +77,11 @@ export async function prepareDir(opts: AgentOptions = {}): Promise<{ dir: string
 }
 
 /** Spawns the agent on a config and resolves once it listens. */
-export function spawnAgent(dir: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+export function spawnAgent(dir: string, env: Record<string, string> = {}, wrap: string[] = []):
+  Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const { cmd, args } = agentCommand();
-  const child = spawn(cmd, [...args, 'serve', '--config', join(dir, 'config.json')], {
+  const argv = [...wrap, cmd, ...args, 'serve', '--config', join(dir, 'config.json')];
+  const child = spawn(argv[0]!, argv.slice(1), {
     env: { ...process.env, DEVICE_AGENT_CONFIG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -104,7 +108,7 @@ export function spawnAgent(dir: string, env: Record<string, string> = {}): Promi
 
 export async function startAgent(opts: AgentOptions = {}): Promise<TestAgent> {
   const { dir, users } = await prepareDir(opts);
-  const { child, port, output } = await spawnAgent(dir, opts.env);
+  const { child, port, output } = await spawnAgent(dir, opts.env, opts.wrap);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
     child.once('exit', (code, signal) => r({ code, signal })));
