@@ -5,7 +5,7 @@
 //   node build.mjs --bundle       bundle only
 //   node build.mjs --arch arm64   also the executable for another architecture
 //                                 (dist/device-agent-linux-arm64); --all: every one
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -159,7 +159,7 @@ function blob(arch, node, useCodeCache, assets) {
   const out = join(dist, `sea-${arch}.blob`);
   const config = join(dist, `sea-${arch}.json`);
   writeFileSync(config, JSON.stringify({
-    main: join(dist, 'device-agent.cjs'),
+    main: join(root, 'src/sea/main.cjs'),
     output: out,
     disableExperimentalSEAWarning: true,
     useCodeCache,
@@ -180,9 +180,30 @@ async function inject(node, blobFile, target) {
   rmSync(blobFile);
 }
 
+/** --version prints the version and nothing else: a code cache V8 refused would say so on stderr. */
 function smoke(target) {
-  const out = execFileSync(target, ['--version'], { encoding: 'utf8' }).trim();
-  if (out !== pkg.version) throw new Error(`smoke test: ${target} --version printed "${out}", expected ${pkg.version}`);
+  const { stdout, stderr, status } = spawnSync(target, ['--version'], { encoding: 'utf8' });
+  if (status !== 0 || stdout.trim() !== pkg.version || stderr !== '') {
+    throw new Error(`smoke test: ${target} --version exited ${status}, printed "${stdout.trim()}" (expected ${pkg.version}) and on stderr "${stderr.trim()}"`);
+  }
+}
+
+/**
+ * The bundle as src/sea/main.cjs compiles it: wrapped in the CommonJS function, on the
+ * first line so that positions in stack traces stay those of device-agent.cjs.
+ */
+function wrapBundle() {
+  const out = join(dist, 'sea-assets', 'device-agent.js');
+  writeFileSync(out, `(function (exports, require, module, __filename, __dirname) {${readFileSync(join(dist, 'device-agent.cjs'), 'utf8')}\n})`);
+  return out;
+}
+
+/** V8's code cache of the wrapped bundle after a start and a first answer (src/sea/train.cjs), by the embedded Node. */
+function trainCodeCache(node, wrapped) {
+  const out = join(dist, 'sea-assets', 'code-cache.bin');
+  const run = spawnSync(node, [join(root, 'src/sea/train.cjs'), wrapped, out], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`training the code cache failed (exit ${run.status}):\n${run.stdout}${run.stderr}`);
+  return out;
 }
 
 /** Architectures named by --arch A (repeatable) or --all, besides this machine's. */
@@ -201,13 +222,17 @@ async function main() {
   const node = nodeBinary(arch);
   const target = executableFor(arch);
   const addon = await step(`sendfile addon (${arch})`, () => compileAddon(arch));
-  const blobFile = await step(`SEA blob (${arch}, code cache)`, () => blob(arch, node, true, { ...assets, 'sendfile.node': addon }));
+  const wrapped = wrapBundle();
+  const codeCache = await step(`code cache of a start (${arch})`, () => trainCodeCache(node, wrapped));
+  const blobFile = await step(`SEA blob (${arch}, code cache)`,
+    () => blob(arch, node, true, { ...assets, 'sendfile.node': addon, 'device-agent.js': wrapped, 'code-cache.bin': codeCache }));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
     const foreignAddon = await step(`sendfile addon (${foreign})`, () => compileAddon(foreign));
-    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon }));
+    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`,
+      () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon, 'device-agent.js': wrapped }));
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }
