@@ -188,13 +188,10 @@ function smoke(target) {
   }
 }
 
-/**
- * The bundle as src/sea/main.cjs compiles it: wrapped in the CommonJS function, on the
- * first line so that positions in stack traces stay those of device-agent.cjs.
- */
+/** The bundle as src/sea/main.cjs compiles it: wrapped by main.cjs's own wrap(). */
 function wrapBundle() {
   const out = join(dist, 'sea-assets', 'device-agent.js');
-  writeFileSync(out, `(function (exports, require, module, __filename, __dirname) {${readFileSync(join(dist, 'device-agent.cjs'), 'utf8')}\n})`);
+  writeFileSync(out, require('./src/sea/main.cjs').wrap(readFileSync(join(dist, 'device-agent.cjs'), 'utf8')));
   return out;
 }
 

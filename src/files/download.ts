@@ -10,7 +10,7 @@ import type { Request, Response } from '../http/types.ts';
 import { closeFd, confirmInside, errText, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
-import { sendfileAddon, sendfileRefused, type SendfileAddon } from './sendfile.ts';
+import { cannotSend, sendfileAddon, type SendfileAddon } from './sendfile.ts';
 
 /** mime-types parses its database (~200 KB) when loaded: on the first download, not at start. */
 let mimeLookup: Promise<(name: string) => string | false> | undefined;
@@ -109,18 +109,17 @@ async function copyRange(t: Transfer, pos: number): Promise<void> {
 const SEND_MAX = 8 * 1024 * 1024;
 /** Bytes sent through Node's own write when the socket buffer is full: Node waits for room. */
 const WAIT_CHUNK = 16 * 1024;
-const { EACCES, EAGAIN, EPIPE, ECONNRESET, EINVAL, ENOSYS, EOPNOTSUPP, EPERM } = osConstants.errno;
+const { EAGAIN, EPIPE, ECONNRESET } = osConstants.errno;
 
 /**
  * Sends bytes start..end with sendfile(2): the kernel passes page-cache pages to the
  * socket, no copy in user space. The headers go first, so Node has nothing queued when
  * sendfile starts; whenever the socket buffer is full (-EAGAIN) the next 16 KiB go
- * through Node's write, which waits for room. A file system without sendfile (-EINVAL,
- * -EOPNOTSUPP) gets the rest copied; a process refused sendfile (-ENOSYS, -EPERM, -EACCES:
- * the kernel, a seccomp filter, an LSM) copies from then on, and says so once. A pipelined
- * response still waiting for its turn has no socket yet: copied.
+ * through Node's write, which waits for room. Where this file system or this process
+ * cannot sendfile (cannotSend), the rest is copied. A pipelined response still waiting for
+ * its turn has no socket yet: copied.
  */
-async function sendRange(addon: SendfileAddon, t: Transfer, unavailable: (reason: string) => void): Promise<void> {
+async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   const { fd, end, res } = t;
   const handleFd = (res.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
   if (typeof handleFd !== 'number' || handleFd < 0) return copyRange(t, t.start);
@@ -156,10 +155,7 @@ async function sendRange(addon: SendfileAddon, t: Transfer, unavailable: (reason
       } else if (n === -EPIPE || n === -ECONNRESET) {
         res.destroy(); // the client went away before Node noticed
         return;
-      } else if (n === -EINVAL || n === -EOPNOTSUPP) {
-        return await copyRange(t, pos);
-      } else if (n === -ENOSYS || n === -EPERM || n === -EACCES) {
-        sendfileRefused(`sendfile refused: ${getSystemErrorName(n)}`, unavailable);
+      } else if (cannotSend(n)) {
         return await copyRange(t, pos);
       } else {
         throw new Error(`sendfile: ${getSystemErrorName(n)}`);
@@ -177,14 +173,13 @@ async function sendRange(addon: SendfileAddon, t: Transfer, unavailable: (reason
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, what: string): Promise<void> {
+async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, unavailable: LogLine, what: string): Promise<void> {
   let markGone!: () => void;
   const t: Transfer = { fd, start, end, res, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
   res.once('close', () => { t.gone = true; markGone(); });
   try {
-    const unavailable = (reason: string) => logError(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
     const addon = sendfileAddon(unavailable);
-    await (addon ? sendRange(addon, t, unavailable) : copyRange(t, start));
+    await (addon ? sendRange(addon, t) : copyRange(t, start));
     if (!t.gone && !res.destroyed) res.end();
   } catch (err) {
     logError(`download ${what}: failed to read file: ${errText(err)}`);
@@ -195,6 +190,7 @@ async function pump(fd: number, start: number, end: number, res: Response, logEr
 }
 
 export function downloadHandler(config: Config, logError: LogLine) {
+  const unavailable = (reason: string) => logError(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(req.search);
     const filepath = query.get('filepath');
@@ -228,6 +224,6 @@ export function downloadHandler(config: Config, logError: LogLine) {
       res.end();
       return;
     }
-    await pump(fd, start, end, res, logError, filepath);
+    await pump(fd, start, end, res, logError, unavailable, filepath);
   };
 }

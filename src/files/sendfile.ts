@@ -3,14 +3,30 @@
 // copying reached 0.66–0.75 × nginx with 8 clients on 2 cores, sendfile 0.98–1.00 ×
 // (README, Benchmarks). Loaded on the first download, not at start.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { getSystemErrorName } from 'node:util';
 import { addonBytes } from './sendfile-addon.ts';
 
 export interface SendfileAddon {
   /** A descriptor of the same connection, owned by the caller (close it with fs.close), or -errno. */
   dup(fd: number): number;
-  /** Bytes sent from `fd` at `offset` to the non-blocking `out`, 0 at end of file, or -errno. */
+  /**
+   * Bytes sent from `fd` at `offset` to the non-blocking `out`, 0 at end of file, or -errno.
+   * A refusal for the whole process switches downloads to copying (see cannotSend).
+   */
   sendfile(out: number, fd: number, offset: number, count: number): Promise<number>;
+}
+
+const { EACCES, EINVAL, ENOSYS, EOPNOTSUPP, EPERM } = osConstants.errno;
+/** sendfile(2) refused for the whole process: a kernel without it, a seccomp filter (a unit's SystemCallFilter=), an LSM. */
+const REFUSED = new Set([ENOSYS, EPERM, EACCES]);
+
+/**
+ * Whether sendfile's -errno means "copy instead": this file system has no sendfile
+ * (EINVAL, EOPNOTSUPP), or this process may not call it (then every later download copies).
+ */
+export function cannotSend(n: number): boolean {
+  return n === -EINVAL || n === -EOPNOTSUPP || REFUSED.has(-n);
 }
 
 /** open(2)'s O_TMPFILE (Node has no constant for it): a file without a name. */
@@ -22,7 +38,7 @@ const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
  * dlopen(3), and nothing is left behind. A temp directory mounted noexec refuses the
  * mapping: downloads then copy.
  */
-function load(): SendfileAddon {
+function load(unavailable: (reason: string) => void): SendfileAddon {
   const bytes = addonBytes();
   const module = { exports: {} as SendfileAddon };
   const fd = openSync(tmpdir(), O_TMPFILE | constants.O_RDWR, 0o500);
@@ -32,22 +48,32 @@ function load(): SendfileAddon {
   } finally {
     closeSync(fd);
   }
-  if (typeof module.exports.sendfile !== 'function' || typeof module.exports.dup !== 'function') {
+  const addon = module.exports;
+  if (typeof addon.sendfile !== 'function' || typeof addon.dup !== 'function') {
     throw new Error('the addon does not export sendfile() and dup()');
   }
-  return module.exports;
+  return {
+    dup: addon.dup,
+    sendfile: (out, fd, offset, count) => addon.sendfile(out, fd, offset, count).then((n) => {
+      if (n < 0 && REFUSED.has(-n) && loaded) {
+        loaded = null; // downloads copy from now on; the ones running now copy their rest
+        unavailable(`sendfile refused: ${getSystemErrorName(n)}`);
+      }
+      return n;
+    }),
+  };
 }
 
 let loaded: SendfileAddon | null | undefined;
 
 /**
- * The addon, or null where it cannot be loaded (downloads then copy). Loaded on the first
- * call; `unavailable` hears why, once.
+ * The addon, or null where it cannot be loaded or the process may not call sendfile
+ * (downloads then copy). Loaded on the first call; `unavailable` hears why, once.
  */
 export function sendfileAddon(unavailable: (reason: string) => void): SendfileAddon | null {
   if (loaded === undefined) {
     try {
-      loaded = load();
+      loaded = load(unavailable);
     } catch (err) {
       loaded = null;
       unavailable((err as Error).message);
@@ -56,13 +82,3 @@ export function sendfileAddon(unavailable: (reason: string) => void): SendfileAd
   return loaded;
 }
 
-/**
- * sendfile(2) refused for the whole process (-ENOSYS, -EPERM: a kernel without it, a
- * seccomp filter such as a unit's SystemCallFilter=): downloads copy from now on, and
- * `unavailable` hears why, once.
- */
-export function sendfileRefused(reason: string, unavailable: (reason: string) => void): void {
-  if (!loaded) return;
-  loaded = null;
-  unavailable(reason);
-}

@@ -2,15 +2,15 @@
 //   node src/sea/train.cjs WRAPPED_BUNDLE OUT_CACHE
 // Runs the agent's start on a throwaway config, has it answer one GET /api/v1/health,
 // then writes V8's code cache of the bundle, which now holds every function that path
-// compiled. The cache is accepted only for the same source: WRAPPED_BUNDLE is the exact
-// text src/sea/main.cjs compiles, and the Script options match.
+// compiled. V8 takes the cache only for the same source and options: WRAPPED_BUNDLE is
+// the asset src/sea/main.cjs compiles, with main.cjs's own compile().
 'use strict';
 const { randomBytes } = require('node:crypto');
 const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { createServer } = require('node:net');
 const { tmpdir } = require('node:os');
 const { dirname, join } = require('node:path');
-const { Script } = require('node:vm');
+const { compile, run } = require('./main.cjs');
 
 const [bundleFile, outFile] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'da-train-'));
@@ -28,10 +28,9 @@ const probe = createServer().listen(0, '127.0.0.1', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
     writeFileSync(join(dir, 'users.json'), '{"users":[]}\n');
     writeFileSync(join(dir, 'jwt.secret'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-    const script = new Script(readFileSync(bundleFile, 'utf8'), { filename: 'device-agent.cjs' });
+    const script = compile(readFileSync(bundleFile, 'utf8'));
     process.argv = [process.execPath, process.execPath, 'serve', '--config', join(dir, 'config.json')];
-    const bundle = { exports: {} };
-    script.runInThisContext().call(bundle.exports, bundle.exports, require, bundle, process.execPath, dirname(process.execPath));
+    run(script, process.execPath, dirname(process.execPath));
     const poll = () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then(async (res) => {
       await res.arrayBuffer();
       if (res.status !== 200) fail(`GET /api/v1/health answered ${res.status}`);
