@@ -256,13 +256,19 @@ tokens('removing a user or changing its password revokes its tokens within 2 s',
 });
 
 const expiry = suite<Ctx>('token expiry');
-expiry.before(async (ctx) => { ctx.agent = await startAgent({ config: { tokenTtlSeconds: 1 } }); });
+// 2 s, not 1: iat and exp are whole seconds (exp - iat = tokenTtlSeconds), so a token
+// lives between ttl - 1 and ttl seconds; with 1 s, one issued late in a second could expire
+// before a loaded machine used it once.
+expiry.before(async (ctx) => { ctx.agent = await startAgent({ config: { tokenTtlSeconds: 2 } }); });
 expiry.after(async (ctx) => { await ctx.agent.cleanup(); });
 
 expiry('a token stops working when it expires', async ({ agent }) => {
   const token = await agent.login();
+  const { iat, exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+  assert.is(exp - iat, 2);
   assert.is((await status(agent, bearer(token))).status, 200);
-  await new Promise((r) => setTimeout(r, 2200));
+  // Until its exp has passed (whole seconds), then a little.
+  await new Promise((r) => setTimeout(r, Math.max(0, exp * 1000 - Date.now()) + 200));
   await expect401(await status(agent, bearer(token)), 'token expired');
 });
 
