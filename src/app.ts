@@ -13,6 +13,7 @@ import { fileRoutes } from './files/routes.ts';
 import { Errors, HttpError } from './http/errors.ts';
 import { withAccessLog, type LogLine } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
+import { NO_FIELDS } from './http/request.ts';
 import { sendJson } from './http/respond.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
@@ -103,6 +104,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     }
   }
   const viaPolka = app.handler.bind(app) as App['handler'];
+  const printable = /^[\x21-\x7e]*$/;
 
   /**
    * Routes without parameters are looked up in a Map, with polka's own matching rules
@@ -115,18 +117,18 @@ export function createApp(config: Config, deps: AppDeps): App {
     const q = url.indexOf('?');
     let path = q === -1 ? url : url.slice(0, q);
     if (path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f) path = path.slice(0, -1);
-    const handler = /^[\x21-\x7e]*$/.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined;
+    const handler = printable.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined;
     if (!handler) return viaPolka(req, res);
     req.path = q === -1 ? url : url.slice(0, q);
     req.search = q === -1 ? '' : url.slice(q);
-    req.query = {};
-    req.params = {};
-    const fail = (err: unknown) => onError(err, req, res);
+    // No parameters, and no handler reads req.query (they parse req.search).
+    req.query = NO_FIELDS;
+    req.params = NO_FIELDS;
     try {
       const done = handler(req, res);
-      if (done instanceof Promise) done.catch(fail);
+      if (done instanceof Promise) done.catch((err: unknown) => onError(err, req, res));
     } catch (err) {
-      fail(err);
+      onError(err, req, res);
     }
   };
   // The log line takes req.url before anything rewrites it.

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../src/logger.ts';
-import { pathOf } from '../src/http/log.ts';
+import { pathOf, tenths } from '../src/http/log.ts';
 
 const t = suite('logger');
 const turn = () => new Promise((r) => setImmediate(r));
@@ -52,6 +52,17 @@ t('a log path never carries spaces, quotes, control characters or the query', ()
   assert.is(pathOf('/a b"c\\d\u0001\u007f\u0085'), '/a%20b%22c%5cd%01%7f%85');
   assert.is(pathOf('/plain/path'), '/plain/path');
   assert.is(pathOf('/' + 'x'.repeat(600)).length, 512);
+});
+
+t('milliseconds are logged rounded to one decimal', () => {
+  for (const [ms, text] of [[0, '0.0'], [0.04, '0.0'], [0.05, '0.1'], [12.34, '12.3'], [9.96, '10.0'], [123456.78, '123456.8']] as const) {
+    assert.is(tenths(ms), text, String(ms));
+  }
+  for (let i = 0; i < 1000; i++) {
+    const ms = Math.random() * 10 ** (i % 7);
+    assert.ok(Math.abs(Number(tenths(ms)) - ms) <= 0.05 + 1e-9, `${ms} -> ${tenths(ms)}`);
+    assert.match(tenths(ms), /^\d+\.\d$/);
+  }
 });
 
 t.run();

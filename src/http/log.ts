@@ -21,6 +21,12 @@ export function pathOf(url: string | undefined): string {
   return clean(q === -1 ? raw : raw.slice(0, q)).slice(0, 512);
 }
 
+/** Milliseconds (>= 0) rounded to one decimal: what toFixed(1) prints, but for binary halves (0.15), at half its cost. */
+export function tenths(ms: number): string {
+  const t = Math.round(ms * 10);
+  return `${(t - (t % 10)) / 10}.${t % 10}`;
+}
+
 /** Bytes a handler sent on the connection past Node (sendfile(2)), by response. */
 const sentAside = new WeakMap<ServerResponse, number>();
 export function countSentAside(res: ServerResponse, bytes: number): void {
@@ -39,7 +45,7 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const status = res.writableFinished || (res.writableEnded && socket.writableLength === 0)
       ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
-    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before + (sentAside.get(res) ?? 0)} ${ms.toFixed(1)}ms ${user}`);
+    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();

@@ -1,6 +1,7 @@
 // The HTTP server around the app: timeouts against slow clients, and a shutdown that
 // lets running requests finish (up to a drain time) without waiting for idle sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { AgentRequest } from './request.ts';
 
 export interface RunningServer {
   server: Server;
@@ -15,6 +16,8 @@ export function listen(
   port: number,
 ): Promise<RunningServer> {
   const server = createServer({
+    // Requests of one shape from the start (see request.ts).
+    IncomingMessage: AgentRequest,
     // A client must send its headers within 15 s (slowloris gets 408), and a whole
     // request within 10 min (a 50 MB upload on a slow link).
     headersTimeout: 15_000,
