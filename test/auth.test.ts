@@ -226,6 +226,37 @@ tokens('on one keep-alive connection every request is judged by its own Authoriz
   assert.equal(users, ['admin', 'admin', '-', 'bob', '-', '-', 'admin']);
 });
 
+tokens('a token revoked while its keep-alive connection stays open is refused on that connection', async ({ agent }) => {
+  const bob = await agent.login('bob', 'bob-password');
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () => new Promise<{ status: number; body: string; port: number }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: agent.port, path: STATUS, headers: bearer(bob), agent: keepAlive }, (res) => {
+      const port = res.socket.localPort!;
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body, port }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const first = await get();
+  assert.is(first.status, 200);
+  assert.is((await get()).status, 200, 'the same header again: its claims are reused');
+  // A new password hash (the same password) gives bob a new session version.
+  const r = await runCli(['user', 'passwd', 'bob', '--config', join(agent.dir, 'config.json')], { input: 'bob-password\n' });
+  assert.is(r.code, 0, r.stderr);
+  const changed = Date.now();
+  let res = await get();
+  while (res.status === 200 && Date.now() - changed < 2000) {
+    await new Promise((x) => setTimeout(x, 100));
+    res = await get();
+  }
+  keepAlive.destroy();
+  assert.is(res.port, first.port, 'still the first connection');
+  assert.is(res.status, 401);
+  assert.equal(JSON.parse(res.body), { error: 'token revoked' });
+});
+
 tokens('removing a user or changing its password revokes its tokens within 2 s', async ({ agent }) => {
   const cfg = join(agent.dir, 'config.json');
   const adminToken = await agent.login();

@@ -11,7 +11,7 @@ export interface TokenUser {
   username: string;
 }
 
-interface Claims {
+export interface Claims {
   sub: string;
   username: string;
   sv: string;
@@ -82,13 +82,23 @@ export class Tokens {
    * token seen before (the cache) or once jsonwebtoken is loaded: the common case.
    */
   verify(token: string): TokenUser | Promise<TokenUser> {
-    const cached = this.cache.get(token);
-    if (cached) return this.check(cached);
-    if (jwtLib) return this.check(this.decode(jwtLib, token));
-    return loadJwt().then((jwt) => this.check(this.decode(jwt, token)));
+    const claims = this.claimsOf(token);
+    return claims instanceof Promise ? claims.then((c) => this.check(c)) : this.check(claims);
   }
 
-  private check(claims: Claims): TokenUser {
+  /**
+   * The claims of a token whose signature verified (the cache, or jsonwebtoken), or a
+   * TokenError. Not yet checked against the clock or the users: see check().
+   */
+  claimsOf(token: string): Claims | Promise<Claims> {
+    const cached = this.cache.get(token);
+    if (cached) return cached;
+    if (jwtLib) return this.decode(jwtLib, token);
+    return loadJwt().then((jwt) => this.decode(jwt, token));
+  }
+
+  /** The user of verified claims, checked now: not expired, user and session unchanged. */
+  check(claims: Claims): TokenUser {
     if (claims.exp * 1000 <= Date.now()) throw new TokenError('token expired');
     const user = this.users.findById(claims.sub);
     if (!user || user.sessionVersion !== claims.sv || user.username !== claims.username) {
