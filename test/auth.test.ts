@@ -185,11 +185,9 @@ tokens('a token for another user id or session version is revoked', async ({ age
   await expect401(await status(agent, bearer(mk(agent.users[0]!.id, 'old'))), 'token revoked');
 });
 
-tokens('on one keep-alive connection every request is judged by its own Authorization header', async ({ agent }) => {
-  const admin = await agent.login();
-  const bob = await agent.login('bob', 'bob-password');
-  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = (headers: Record<string, string>) => new Promise<{ status: number; body: string; port: number }>((resolve, reject) => {
+/** A status request over `keepAlive` (one socket); the answer and the local port it came on. */
+function statusOver(agent: TestAgent, keepAlive: Agent, headers: Record<string, string>) {
+  return new Promise<{ status: number; body: string; port: number }>((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: agent.port, path: STATUS, headers, agent: keepAlive }, (res) => {
       const port = res.socket.localPort!;
       let body = '';
@@ -199,6 +197,13 @@ tokens('on one keep-alive connection every request is judged by its own Authoriz
     req.on('error', reject);
     req.end();
   });
+}
+
+tokens('on one keep-alive connection every request is judged by its own Authorization header', async ({ agent }) => {
+  const admin = await agent.login();
+  const bob = await agent.login('bob', 'bob-password');
+  const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (headers: Record<string, string>) => statusOver(agent, keepAlive, headers);
   const [h, p, sig] = admin.split('.');
   const tampered = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith('AA') ? 'BB' : 'AA'}`;
   const logFrom = agent.output().length;
@@ -229,16 +234,7 @@ tokens('on one keep-alive connection every request is judged by its own Authoriz
 tokens('a token revoked while its keep-alive connection stays open is refused on that connection', async ({ agent }) => {
   const bob = await agent.login('bob', 'bob-password');
   const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
-  const get = () => new Promise<{ status: number; body: string; port: number }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: agent.port, path: STATUS, headers: bearer(bob), agent: keepAlive }, (res) => {
-      const port = res.socket.localPort!;
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body, port }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  const get = () => statusOver(agent, keepAlive, bearer(bob));
   const first = await get();
   assert.is(first.status, 200);
   assert.is((await get()).status, 200, 'the same header again: its claims are reused');
