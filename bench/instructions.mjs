@@ -8,6 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { portIn } from './procs.mjs';
 
 /** `n` keep-alive GETs over `connections` sockets, each waiting for its answer before the next. */
 export function fixedRequests(port, path, headers, n, connections = 16) {
@@ -38,8 +39,8 @@ export function fixedRequests(port, path, headers, n, connections = 16) {
   });
 }
 
-/** Main-thread instructions per request of `argv` (a server printing its port) under callgrind. */
-export async function instructionsPerRequest({ argv, dir, port: portOf, path, headers, warm, n }) {
+/** Main-thread instructions per request of `argv` (a server printing `listening`, its port in group 1) under callgrind. */
+export async function instructionsPerRequest({ argv, dir, listening, path, headers, warm, n }) {
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'out');
   const fd = openSync(out, 'w');
@@ -50,12 +51,7 @@ export async function instructionsPerRequest({ argv, dir, port: portOf, path, he
   ], { stdio: ['ignore', fd, fd] });
   closeSync(fd);
   try {
-    let port;
-    for (let i = 0; !port; i++) {
-      if (child.exitCode !== null || i > 600) throw new Error(`${argv.join(' ')} did not start under valgrind:\n${readFileSync(out, 'utf8')}`);
-      port = portOf(readFileSync(out, 'utf8'));
-      if (!port) await new Promise((r) => setTimeout(r, 100));
-    }
+    const port = await portIn(out, listening, child, { timeoutMs: 60_000, everyMs: 100 });
     await fixedRequests(port, path, headers, warm);
     execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
     await fixedRequests(port, path, headers, n);

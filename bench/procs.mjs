@@ -42,6 +42,23 @@ function waitFor(child, regex, what) {
   });
 }
 
+/** The lines the agent and the baseline server print once listening; group 1 is the port. */
+export const AGENT_LISTENING = /listening on http:\/\/[^:]+:(\d+)/;
+export const BASELINE_LISTENING = /^listening (\d+)/m;
+
+/**
+ * The port a child printed into `file` (the line `pattern` matches), read every `everyMs`;
+ * throws with the file's text if the child exits or `timeoutMs` passes first.
+ */
+export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs = 20 } = {}) {
+  for (const until = Date.now() + timeoutMs; ;) {
+    const port = Number(pattern.exec(readFileSync(file, 'utf8'))?.[1]);
+    if (port) return port;
+    if (child.exitCode !== null || Date.now() > until) throw new Error(`${child.spawnargs.join(' ')} did not start:\n${readFileSync(file, 'utf8')}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
 export async function startAgentBin(bin, dir) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
@@ -58,12 +75,7 @@ export async function startAgentBin(bin, dir) {
   const fd = openSync(logFile, 'w');
   const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
   closeSync(fd);
-  let port;
-  for (let i = 0; !port; i++) {
-    if (child.exitCode !== null || i > 300) throw new Error(`agent did not start:\n${readFileSync(logFile, 'utf8')}`);
-    port = /listening on http:\/\/[^:]+:(\d+)/.exec(readFileSync(logFile, 'utf8'))?.[1];
-    if (!port) await new Promise((r) => setTimeout(r, 20));
-  }
+  const port = await portIn(logFile, AGENT_LISTENING, child);
   const url = `http://127.0.0.1:${port}`;
   const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -104,6 +116,6 @@ http {
 
 export async function startBaseline(node, script, statusFile, sinkDir) {
   const child = spawn(node, [script, statusFile, sinkDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const m = await waitFor(child, /listening (\d+)/, 'baseline server');
+  const m = await waitFor(child, BASELINE_LISTENING, 'baseline server');
   return { child, url: `http://127.0.0.1:${m[1]}`, stop: () => child.kill('SIGTERM') };
 }

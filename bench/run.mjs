@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
-import { procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
+import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, svg, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,11 +57,11 @@ async function instructionFigures(agent, statusFile, sinkDir) {
   const [a, b] = await Promise.all([
     instructionsPerRequest({
       argv: [bin, 'serve', '--config', agent.config], dir: join(dir, 'cg-agent'),
-      port: (out) => Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]), path: '/api/v1/devicestatus/get', headers, warm, n,
+      listening: AGENT_LISTENING, path: '/api/v1/devicestatus/get', headers, warm, n,
     }),
     instructionsPerRequest({
       argv: [node, join(root, 'bench/baseline-server.cjs'), statusFile, sinkDir], dir: join(dir, 'cg-base'),
-      port: (out) => Number(/^listening (\d+)/m.exec(out)?.[1]), path: '/status', headers, warm, n,
+      listening: BASELINE_LISTENING, path: '/status', headers, warm, n,
     }),
   ]);
   return { agent: a, base: b };

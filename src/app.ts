@@ -115,11 +115,12 @@ export function createApp(config: Config, deps: AppDeps): App {
   const dispatch = (req: Request, res: ServerResponse): void => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    let path = q === -1 ? url : url.slice(0, q);
+    const rawPath = q === -1 ? url : url.slice(0, q);
+    let path = rawPath;
     if (path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f) path = path.slice(0, -1);
     const handler = printable.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined;
     if (!handler) return viaPolka(req, res);
-    req.path = q === -1 ? url : url.slice(0, q);
+    req.path = rawPath;
     req.search = q === -1 ? '' : url.slice(q);
     // No parameters, and no handler reads req.query (they parse req.search).
     req.query = NO_FIELDS;

@@ -78,17 +78,10 @@ export class Tokens {
   }
 
   /**
-   * Returns the token's user, or throws TokenError with the reason. Synchronous for a
-   * token seen before (the cache) or once jsonwebtoken is loaded: the common case.
-   */
-  verify(token: string): TokenUser | Promise<TokenUser> {
-    const claims = this.claimsOf(token);
-    return claims instanceof Promise ? claims.then((c) => this.check(c)) : this.check(claims);
-  }
-
-  /**
    * The claims of a token whose signature verified (the cache, or jsonwebtoken), or a
-   * TokenError. Not yet checked against the clock or the users: see check().
+   * TokenError with the reason. Not yet checked against the clock or the users: see
+   * check(). Synchronous for a token seen before (the cache) or once jsonwebtoken is
+   * loaded: the common case.
    */
   claimsOf(token: string): Claims | Promise<Claims> {
     const cached = this.cache.get(token);
