@@ -72,6 +72,21 @@ routing('the logged bytes are the bytes the client received, headers included; t
   assert.ok(at >= before - 1 && at <= Date.now(), `${m![1]} is not the time of the request`);
 });
 
+routing('two requests pipelined on one connection each log the bytes of their own answer', async ({ agent }) => {
+  const raw = await rawRequest(agent.port,
+    'GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET /pipelined-second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const second = raw.indexOf('HTTP/1.1 404');
+  assert.ok(raw.startsWith('HTTP/1.1 200') && second > 0, raw);
+  await new Promise((r) => setTimeout(r, 100));
+  const logged = (pattern: RegExp) => {
+    const m = agent.output().split('\n').map((l) => pattern.exec(l)).filter(Boolean).pop();
+    assert.ok(m, `no line ${pattern}`);
+    return Number(m![1]);
+  };
+  assert.is(logged(/ GET \/api\/v1\/health 200 (\d+) /), Buffer.byteLength(raw.slice(0, second), 'latin1'));
+  assert.is(logged(/ GET \/pipelined-second 404 (\d+) /), Buffer.byteLength(raw.slice(second), 'latin1'));
+});
+
 routing('control characters in a path cannot forge log lines', async ({ agent }) => {
   await rawRequest(agent.port, 'GET /x%0a2026-01-01T00:00:00.000Z\x7fFAKE HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 500);
   assert.not.ok(agent.output().includes('\x7fFAKE'));

@@ -54,6 +54,16 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const start = performance.now();
     const url = req.url;
     const socket = req.socket;
+    if (res.socket !== socket) {
+      // Pipelined behind an answer still going out: Node holds this answer until it hands
+      // the response the socket ('socket'), and only from then on are its bytes counted.
+      // (Never handed it, when the client went away first: 0 bytes.)
+      let before = -1;
+      res.once('socket', () => { before = socket.bytesWritten; });
+      handler(req, res);
+      res.on('close', () => line(req, res, socket, url, start, before < 0 ? socket.bytesWritten : before));
+      return;
+    }
     const before = socket.bytesWritten;
     handler(req, res);
     // Answered, and every byte handed to the kernel already (a cached status, a health
