@@ -118,7 +118,10 @@ export function createApp(config: Config, deps: AppDeps): App {
     const rawPath = q === -1 ? url : url.slice(0, q);
     let path = rawPath;
     if (path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f) path = path.slice(0, -1);
-    const handler = printable.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined;
+    // A path spelled as registered (lower case) is found at once; any other spelling only
+    // after the printable check and lower-casing.
+    const handler = exact.get(`${req.method} ${path}`) ??
+      (printable.test(path) ? exact.get(`${req.method} ${path.toLowerCase()}`) : undefined);
     if (!handler) return viaPolka(req, res);
     req.path = rawPath;
     req.search = q === -1 ? '' : url.slice(q);

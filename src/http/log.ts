@@ -30,6 +30,17 @@ export function tenths(ms: number): string {
   return `${(t - (t % 10)) / 10}.${t % 10}`;
 }
 
+/**
+ * The socket's count of bytes handed to the kernel. With nothing queued in Node, that is
+ * its `_bytesDispatched` field: the public getter first copies the (empty) write queue
+ * into a new array and iterates it (measured: ~700 instructions a read, two reads a request).
+ */
+type Counted = Socket & { _bytesDispatched?: number };
+function sent(socket: Counted): number {
+  const dispatched = socket._bytesDispatched;
+  return socket.writableLength === 0 && typeof dispatched === 'number' ? dispatched : socket.bytesWritten;
+}
+
 /** Bytes a handler sent on the connection past Node (sendfile(2)), by response. */
 const sentAside = new WeakMap<ServerResponse, number>();
 export function countSentAside(res: ServerResponse, bytes: number): void {
@@ -48,7 +59,7 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     const status = res.writableFinished || (res.writableEnded && socket.writableLength === 0)
       ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
-    log(`${req.method} ${pathOf(url)} ${status} ${socket.bytesWritten - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
+    log(`${req.method} ${pathOf(url)} ${status} ${sent(socket) - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
@@ -59,12 +70,12 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
       // the response the socket ('socket'), and only from then on are its bytes counted.
       // (Never handed it, when the client went away first: 0 bytes.)
       let before = -1;
-      res.once('socket', () => { before = socket.bytesWritten; });
+      res.once('socket', () => { before = sent(socket); });
       handler(req, res);
-      res.on('close', () => line(req, res, socket, url, start, before < 0 ? socket.bytesWritten : before));
+      res.on('close', () => line(req, res, socket, url, start, before < 0 ? sent(socket) : before));
       return;
     }
-    const before = socket.bytesWritten;
+    const before = sent(socket);
     handler(req, res);
     // Answered, and every byte handed to the kernel already (a cached status, a health
     // check): the line now, with no 'close' listener and closure per request. Otherwise
