@@ -6,11 +6,21 @@ export function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/**
+ * The ratio of two contenders measured in pairs (the agent's i-th figure beside its
+ * baseline's i-th, run back to back): the median of the pair ratios, so that a change of
+ * the host's speed between pairs cancels out. Unpaired: the ratio of the medians.
+ */
+export function pairRatio(agent, baseline) {
+  if (agent.length !== baseline.length) return median(agent) / median(baseline);
+  return median(agent.map((a, i) => a / baseline[i]));
+}
+
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 const range = (xs, d) => `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`;
 
 /**
- * rows: { figure, unit, agent: number[], baseline?: number[], baselineName?, ratio?: 'higher'|'lower',
+ * rows: { figure, unit, agent: number[], baseline?: number[], baselineName?,
  *         target: string, ok: boolean, digits? }
  */
 export function table(rows) {
@@ -21,7 +31,7 @@ export function table(rows) {
   for (const r of rows) {
     const d = r.digits ?? 1;
     const base = r.baseline ? `${range(r.baseline, d)} ${r.unit} (${r.baselineName})` : '—';
-    const ratio = r.baseline ? fmt(median(r.agent) / median(r.baseline), 2) : '—';
+    const ratio = r.baseline ? fmt(pairRatio(r.agent, r.baseline), 2) : '—';
     lines.push(`| ${r.figure} | ${range(r.agent, d)} ${r.unit} | ${base} | ${ratio} | ${r.target} | ${r.ok ? 'yes' : '**no**'} |`);
   }
   return lines.join('\n');

@@ -1,5 +1,5 @@
 // npm run bench: the agent against nginx and Node's own ceiling, side by side in one run.
-//   node bench/run.mjs [--smoke] [--rounds N] [--mb N] [--seconds N]
+//   node bench/run.mjs [--smoke] [--rounds N] [--pairs N] [--mb N] [--seconds N]
 // Needs Debian packages nginx-light (or nginx), wrk, curl and valgrind, and dist/device-agent
 // (built when missing). Writes BENCHMARKS.md and bench/ratios.svg (--smoke: under
 // test-artifacts/ instead, so a smoke run never replaces the real figures).
@@ -13,7 +13,7 @@ import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
-import { median, svg, table } from './report.mjs';
+import { median, pairRatio, svg, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -22,6 +22,7 @@ const arg = (name, dflt) => {
 };
 const smoke = process.argv.includes('--smoke');
 const rounds = arg('rounds', smoke ? 1 : 5);
+const ratePairs = arg('pairs', smoke ? 1 : 2 * rounds);
 const mb = arg('mb', smoke ? 2 : 50);
 const seconds = arg('seconds', smoke ? 1 : 5);
 // Decimal megabytes: a 50 MB file (50,000,000 bytes) stays under the 50 MiB limits with its multipart framing.
@@ -229,7 +230,7 @@ async function main() {
 
   const r = { dl1: [[], []], dl8: [[], []], up: [[], []], rps: [[], []], p99: [[], []], cpuDl: [], cpuDlNginx: [], cpuUp: [], cpuUpSink: [] };
   /** One contender's turn: 0 the agent, 1 its baselines. `into` is r, or a scratch copy to warm up. */
-  const turn = async (who, into, rateSeconds) => {
+  const turn = async (who, into) => {
     if (who === 0) {
       let c = procStats(agent.child.pid).cpuS;
       into.dl1[0].push(await parallel(1, bytes, () => [...auth, dl]));
@@ -240,9 +241,6 @@ async function main() {
       c = procStats(agent.child.pid).cpuS;
       into.up[0].push(await parallel(1, bytes, () => [...auth, '-H', 'Expect:', '-F', 'saveToPath=uploaded.bin', '-F', `myFile=@${upSrc}`, `${agent.url}/api/upload`]));
       into.cpuUp.push((procStats(agent.child.pid).cpuS - c) / (bytes / 1e9));
-      const w = await wrk(`${agent.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${agent.token}` }, rateSeconds);
-      into.rps[0].push(w.rps);
-      into.p99[0].push(w.p99);
     } else {
       let c = nginxCpu(nginx);
       into.dl1[1].push(await parallel(1, bytes, () => [`${nginx.url}/big.bin`]));
@@ -253,22 +251,35 @@ async function main() {
       c = procStats(base.child.pid).cpuS;
       into.up[1].push(await parallel(1, bytes, () => ['-H', 'Expect:', '-H', 'Content-Type: application/octet-stream', '-X', 'POST', '-T', upSrc, `${base.url}/sink`]));
       into.cpuUpSink.push((procStats(base.child.pid).cpuS - c) / (bytes / 1e9));
-      // The same request bytes as the agent gets: the ceiling parses the header too.
-      const w = await wrk(`${base.url}/status`, { Authorization: `Bearer ${agent.token}` }, rateSeconds);
-      into.rps[1].push(w.rps);
-      into.p99[1].push(w.p99);
     }
+  };
+  /** One contender's status rate run: the same request bytes to both (the ceiling parses the header too). */
+  const rateTurn = async (who, into, rateSeconds) => {
+    const url = who === 0 ? `${agent.url}/api/v1/devicestatus/get` : `${base.url}/status`;
+    const w = await wrk(url, { Authorization: `Bearer ${agent.token}` }, rateSeconds);
+    into.rps[who].push(w.rps);
+    into.p99[who].push(w.p99);
   };
   // One round that is not counted: both sides' code optimised, files and page cache settled
   // (measured: the first rounds of a fresh process took up to twice the CPU per GB of the later ones).
   log('warm-up round (not counted)');
   const scratch = structuredClone(r);
-  await turn(0, scratch, 1);
-  await turn(1, scratch, 1);
+  await turn(0, scratch);
+  await turn(1, scratch);
+  await rateTurn(0, scratch, 1);
+  await rateTurn(1, scratch, 1);
   for (let i = 0; i < rounds; i++) {
     log(`round ${i + 1}/${rounds}`);
     // A B A B: each figure's contenders run back to back, in alternating order.
-    for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await turn(who, r, seconds);
+    for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await turn(who, r);
+  }
+  // Request rates in pairs of their own, each pair's two runs back to back (A B, then B A):
+  // the host's speed moves within seconds (same build, 5 s runs, adjacent pairs: agent
+  // over baseline 0.54 to 0.88), so a pair is compared only with itself, and there are
+  // twice as many pairs as rounds.
+  for (let i = 0; i < ratePairs; i++) {
+    log(`status rate pair ${i + 1}/${ratePairs}`);
+    for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await rateTurn(who, r, seconds);
   }
   agent.stop();
   nginx.stop();
@@ -286,7 +297,7 @@ async function main() {
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
 
-  const ratio = (a, b) => median(a) / median(b);
+  const ratio = pairRatio;
   const rows = [
     { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(...r.dl1) >= 0.75 },
     { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(...r.dl8) >= 0.95 },
@@ -329,9 +340,11 @@ async function main() {
 Latest ${smoke ? 'smoke' : 'full'} run of \`npm run bench\` (${new Date().toISOString().slice(0, 10)}), on ${machine}.
 dist/device-agent (Node ${nodeVersion}) against nginx 1.22 (\`sendfile on\`) and a plain Node
 \`http\` server on the same Node binary (\`bench/baseline-server.cjs\`). ${rounds} interleaved
-round(s); medians with (min–max). Transfers by curl, request rates by wrk (one thread, 50
-connections, ${seconds} s, the same request with its bearer token to both). CPU time from
-/proc/PID/task/TID/schedstat. Loopback only.
+round(s) of transfers, then ${ratePairs} pair(s) of request-rate runs; medians with (min–max); each
+ratio is the median of the ratios pair by pair (the agent's run beside its baseline's, back
+to back). Transfers by curl, request rates by wrk (one thread, 50 connections, ${seconds} s,
+the same request with its bearer token to both). CPU time from /proc/PID/task/TID/schedstat.
+Loopback only.
 
 ${md}
 

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './helpers/agent.ts';
+import { pairRatio } from '../bench/report.mjs';
 
 const smoke = suite('bench smoke run');
 
@@ -31,6 +32,14 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
   assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars
+});
+
+smoke('a ratio is the median of the pair ratios, not the ratio of the medians', () => {
+  // Pair 1 ran while the host was at half speed: both contenders slowed.
+  assert.is(pairRatio([40, 85, 90], [50, 100, 120]), 0.8); // pairs 0.80, 0.85, 0.75 (medians: 0.85)
+  assert.is(pairRatio([80, 40, 80, 79, 81], [100, 50, 100, 100, 100]), 0.8);
+  // Unpaired (different counts): the ratio of the medians.
+  assert.is(pairRatio([1, 2, 3], [4, 6]), 2 / 5);
 });
 
 smoke.run();
