@@ -298,6 +298,7 @@ async function main() {
   const loop = loopDelay(smoke ? 1 : 10);
 
   const ratio = pairRatio;
+  const pairs = ([a, b]) => a.map((x, i) => (x / b[i]).toFixed(2)).join(' ');
   const rows = [
     { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(...r.dl1) >= 0.75 },
     { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(...r.dl8) >= 0.95 },
@@ -351,6 +352,8 @@ ${md}
 ![ratios](${smoke ? 'bench-ratios.svg' : 'bench/ratios.svg'})
 
 Event-loop delay: p50 ${loop.p50} ms, p99 ${loop.p99} ms, max ${loop.max} ms over ${loop.samples} back-to-back status samples; the same loop without the sampler: p99 ${loop.idleP99} ms.
+
+Status pairs, in the order run (agent over the fixed-JSON server): req/s ${pairs(r.rps)}; p99 ${pairs(r.p99)}.
 `);
   log(`wrote ${smoke ? 'test-artifacts/bench-smoke.md' : 'BENCHMARKS.md'}`);
   rmSync(dir, { recursive: true, force: true });
