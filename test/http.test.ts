@@ -1,6 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer, jsonPost, rawRequest } from './helpers/http.ts';
 
@@ -85,6 +88,27 @@ routing('two requests pipelined on one connection each log the bytes of their ow
   };
   assert.is(logged(/ GET \/api\/v1\/health 200 (\d+) /), Buffer.byteLength(raw.slice(0, second), 'latin1'));
   assert.is(logged(/ GET \/pipelined-second 404 (\d+) /), Buffer.byteLength(raw.slice(second), 'latin1'));
+});
+
+routing('a pipelined request whose client leaves while the answer before it is still going out gets its line: aborted, 0 bytes', async ({ agent }) => {
+  writeFileSync(join(agent.baseDir, 'pipelined-big.bin'), '');
+  truncateSync(join(agent.baseDir, 'pipelined-big.bin'), 40 * 1024 * 1024); // sparse, under the download limit; more than the socket buffers hold
+  const token = await agent.login();
+  const sock = connect(agent.port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  sock.pause(); // reads nothing: the download stalls with the second request queued behind it
+  sock.write(`GET /api/download?filepath=pipelined-big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n` +
+    'GET /queued-behind-download HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise((r) => setTimeout(r, 500));
+  sock.destroy();
+  let out = '';
+  for (let i = 0; i < 50 && !/GET \/queued-behind-download /.test(out); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    out = agent.output();
+  }
+  assert.match(out, /GET \/api\/download 200-aborted \d+ [\d.]+ms admin\n/);
+  assert.match(out, /GET \/queued-behind-download 404-aborted 0 [\d.]+ms -\n/);
+  assert.is(out.split('\n').filter((l) => l.includes('GET /queued-behind-download')).length, 1);
 });
 
 routing('control characters in a path cannot forge log lines', async ({ agent }) => {

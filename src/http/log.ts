@@ -56,32 +56,50 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = performance.now() - start;
-    const status = res.writableFinished || (res.writableEnded && socket.writableLength === 0)
-      ? res.statusCode : `${res.statusCode}-aborted`;
+    const status = handedOver(res, socket) ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
     log(`${req.method} ${pathOf(url)} ${status} ${sent(socket) - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
+  };
+  /**
+   * The line once the response closes. An answer pipelined behind one still going out
+   * (before < 0) is held back by Node until it hands the response the socket ('socket'),
+   * and its bytes count from then on (none when the client went away first). Node 20
+   * emits no 'close' on such an answer when the client leaves: the socket's stands in.
+   */
+  const later = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
+    let logged = false;
+    const once = () => {
+      if (logged) return;
+      logged = true;
+      line(req, res, socket, url, start, before < 0 ? sent(socket) : before);
+    };
+    res.on('close', once);
+    if (before >= 0) return;
+    socket.once('close', once);
+    res.once('socket', () => {
+      before = sent(socket);
+      socket.removeListener('close', once);
+    });
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
     const start = performance.now();
     const url = req.url;
     const socket = req.socket;
-    if (res.socket !== socket) {
-      // Pipelined behind an answer still going out: Node holds this answer until it hands
-      // the response the socket ('socket'), and only from then on are its bytes counted.
-      // (Never handed it, when the client went away first: 0 bytes.)
-      let before = -1;
-      res.once('socket', () => { before = sent(socket); });
-      handler(req, res);
-      res.on('close', () => line(req, res, socket, url, start, before < 0 ? sent(socket) : before));
-      return;
-    }
-    const before = sent(socket);
+    const before = res.socket === socket ? sent(socket) : -1;
     handler(req, res);
     // Answered, and every byte handed to the kernel already (a cached status, a health
-    // check): the line now, with no 'close' listener and closure per request. Otherwise
-    // when the response closes. (writableFinished is never true here: 'finish' comes on
-    // the next tick even when the write completed at once.)
-    if (res.writableEnded && socket.writableLength === 0) line(req, res, socket, url, start, before);
-    else res.on('close', () => line(req, res, socket, url, start, before));
+    // check): the line now, with no listener and closure per request.
+    if (handedOver(res, socket)) line(req, res, socket, url, start, before);
+    else later(req, res, socket, url, start, before);
   };
+}
+
+/**
+ * Every byte of the answer handed to the kernel: finished, or (before 'finish', which
+ * comes on the next tick even when the write completed at once) ended while holding the
+ * socket with nothing of it queued in Node. A pipelined answer Node still holds back does
+ * not hold the socket.
+ */
+function handedOver(res: ServerResponse, socket: Socket): boolean {
+  return res.writableFinished || (res.writableEnded && res.socket === socket && socket.writableLength === 0);
 }
