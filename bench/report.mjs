@@ -13,7 +13,12 @@ export function median(xs) {
  */
 export function pairRatio(agent, baseline) {
   if (agent.length !== baseline.length) return median(agent) / median(baseline);
-  return median(agent.map((a, i) => a / baseline[i]));
+  return median(pairRatios(agent, baseline));
+}
+
+/** Each pair's ratio, agent over baseline, in the order run. */
+export function pairRatios(agent, baseline) {
+  return agent.map((a, i) => a / baseline[i]);
 }
 
 const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');

@@ -13,7 +13,7 @@ import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
-import { median, pairRatio, svg, table } from './report.mjs';
+import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -262,6 +262,8 @@ async function main() {
   };
   // One round that is not counted: both sides' code optimised, files and page cache settled
   // (measured: the first rounds of a fresh process took up to twice the CPU per GB of the later ones).
+  /** A B, then B A: each figure's contenders run back to back, in alternating order. */
+  const order = (i) => (i % 2 === 0 ? [0, 1] : [1, 0]);
   log('warm-up round (not counted)');
   const scratch = structuredClone(r);
   await turn(0, scratch);
@@ -270,8 +272,7 @@ async function main() {
   await rateTurn(1, scratch, 1);
   for (let i = 0; i < rounds; i++) {
     log(`round ${i + 1}/${rounds}`);
-    // A B A B: each figure's contenders run back to back, in alternating order.
-    for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await turn(who, r);
+    for (const who of order(i)) await turn(who, r);
   }
   // Request rates in pairs of their own, each pair's two runs back to back (A B, then B A):
   // the host's speed moves within seconds (same build, 5 s runs, adjacent pairs: agent
@@ -279,7 +280,7 @@ async function main() {
   // twice as many pairs as rounds.
   for (let i = 0; i < ratePairs; i++) {
     log(`status rate pair ${i + 1}/${ratePairs}`);
-    for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await rateTurn(who, r, seconds);
+    for (const who of order(i)) await rateTurn(who, r, seconds);
   }
   agent.stop();
   nginx.stop();
@@ -297,14 +298,14 @@ async function main() {
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
 
-  const ratio = pairRatio;
-  const pairs = ([a, b]) => a.map((x, i) => (x / b[i]).toFixed(2)).join(' ');
+  const ratio = ([a, b]) => pairRatio(a, b);
+  const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
   const rows = [
-    { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(...r.dl1) >= 0.75 },
-    { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(...r.dl8) >= 0.95 },
-    { figure: `${mb} MB upload (multipart, atomic, fsync)`, unit: 'MB/s', agent: r.up[0], baseline: r.up[1], baselineName: 'raw fsync sink', target: '≥ 0.60 × sink', ok: ratio(...r.up) >= 0.6 },
-    { figure: 'authenticated device status', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'fixed-JSON Node', target: '≥ 0.80 × Node', ok: ratio(...r.rps) >= 0.8, digits: 0 },
-    { figure: 'its p99 latency', unit: 'ms', agent: r.p99[0], baseline: r.p99[1], baselineName: 'fixed-JSON Node', target: '≤ 1.5 × Node', ok: ratio(...r.p99) <= 1.5, digits: 2 },
+    { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(r.dl1) >= 0.75 },
+    { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(r.dl8) >= 0.95 },
+    { figure: `${mb} MB upload (multipart, atomic, fsync)`, unit: 'MB/s', agent: r.up[0], baseline: r.up[1], baselineName: 'raw fsync sink', target: '≥ 0.60 × sink', ok: ratio(r.up) >= 0.6 },
+    { figure: 'authenticated device status', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'fixed-JSON Node', target: '≥ 0.80 × Node', ok: ratio(r.rps) >= 0.8, digits: 0 },
+    { figure: 'its p99 latency', unit: 'ms', agent: r.p99[0], baseline: r.p99[1], baselineName: 'fixed-JSON Node', target: '≤ 1.5 × Node', ok: ratio(r.p99) <= 1.5, digits: 2 },
     { figure: 'instructions per status request (callgrind, main thread; host-independent)', unit: 'k', agent: [counted.agent / 1000], baseline: [counted.base / 1000], baselineName: 'fixed-JSON Node', target: 'report', ok: true },
     { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: mem.peak8, target: '≤ 120 MB', ok: median(mem.peak8) <= 120 },
     { figure: `peak RSS during a ${mb} MB upload`, unit: 'MB', agent: mem.peakUp, target: 'report', ok: true },
@@ -322,11 +323,11 @@ async function main() {
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
   ];
   const bars = [
-    { label: 'download, 1 client / nginx', ratio: ratio(...r.dl1), target: 0.75, ok: rows[0].ok },
-    { label: 'download, 8 clients / nginx', ratio: ratio(...r.dl8), target: 0.95, ok: rows[1].ok },
-    { label: 'upload / raw fsync sink', ratio: ratio(...r.up), target: 0.6, ok: rows[2].ok },
-    { label: 'status req/s / fixed-JSON Node', ratio: ratio(...r.rps), target: 0.8, ok: rows[3].ok },
-    { label: 'status p99 / fixed-JSON Node', ratio: ratio(...r.p99), target: 1.5, ok: rows[4].ok },
+    { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
+    { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },
+    { label: 'upload / raw fsync sink', ratio: ratio(r.up), target: 0.6, ok: rows[2].ok },
+    { label: 'status req/s / fixed-JSON Node', ratio: ratio(r.rps), target: 0.8, ok: rows[3].ok },
+    { label: 'status p99 / fixed-JSON Node', ratio: ratio(r.p99), target: 1.5, ok: rows[4].ok },
   ];
   const md = table(rows);
   console.log('\n' + md + '\n');
