@@ -188,17 +188,10 @@ function smoke(target) {
   }
 }
 
-/** The bundle as src/sea/main.cjs compiles it: wrapped by main.cjs's own wrap(). */
-function wrapBundle() {
-  const out = join(dist, 'sea-assets', 'device-agent.js');
-  writeFileSync(out, require('./src/sea/main.cjs').wrap(readFileSync(join(dist, 'device-agent.cjs'), 'utf8')));
-  return out;
-}
-
-/** V8's code cache of the wrapped bundle after a start and a first answer (src/sea/train.cjs), by the embedded Node. */
-function trainCodeCache(node, wrapped) {
+/** V8's code cache of the bundle after a start and a first answer (src/sea/train.cjs), by the embedded Node. */
+function trainCodeCache(node, bundleFile) {
   const out = join(dist, 'sea-assets', 'code-cache.bin');
-  const run = spawnSync(node, [join(root, 'src/sea/train.cjs'), wrapped, out], { encoding: 'utf8' });
+  const run = spawnSync(node, [join(root, 'src/sea/train.cjs'), bundleFile, out], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`training the code cache failed (exit ${run.status}):\n${run.stdout}${run.stderr}`);
   return out;
 }
@@ -219,17 +212,18 @@ async function main() {
   const node = nodeBinary(arch);
   const target = executableFor(arch);
   const addon = await step(`sendfile addon (${arch})`, () => compileAddon(arch));
-  const wrapped = wrapBundle();
-  const codeCache = await step(`code cache of a start (${arch})`, () => trainCodeCache(node, wrapped));
+  // The bundle itself is the asset main.cjs compiles (as a CommonJS module's function).
+  const source = join(dist, 'device-agent.cjs');
+  const codeCache = await step(`code cache of a start (${arch})`, () => trainCodeCache(node, source));
   const blobFile = await step(`SEA blob (${arch}, code cache)`,
-    () => blob(arch, node, true, { ...assets, 'sendfile.node': addon, 'device-agent.js': wrapped, 'code-cache.bin': codeCache }));
+    () => blob(arch, node, true, { ...assets, 'sendfile.node': addon, 'device-agent.js': source, 'code-cache.bin': codeCache }));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
     const foreignAddon = await step(`sendfile addon (${foreign})`, () => compileAddon(foreign));
     const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`,
-      () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon, 'device-agent.js': wrapped }));
+      () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon, 'device-agent.js': source }));
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }

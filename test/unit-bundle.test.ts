@@ -75,10 +75,11 @@ t('the executable carries a code cache of a start, which its V8 accepts, and say
   // The embedded Node compiles the bundle as src/sea/main.cjs does: with the trained cache
   // (does V8 take it?), and, in a process of its own (V8 would reuse the first compile), without.
   const compile = (withCache: boolean) => JSON.parse(execFileSync(node, ['-e', `
-    const { compile } = require(process.argv[3]); const { readFileSync } = require('node:fs');
-    const script = compile(readFileSync(process.argv[1], 'utf8'), ${withCache} ? readFileSync(process.argv[2]) : undefined);
-    console.log(JSON.stringify({ rejected: script.cachedDataRejected, size: script.createCachedData().length }));`,
-  join(assets, 'device-agent.js'), join(assets, 'code-cache.bin'), join(root, 'src/sea/main.cjs')], { encoding: 'utf8' })) as { rejected?: boolean; size: number };
+    const { codeCache, compile } = require(process.argv[3]); const { readFileSync } = require('node:fs');
+    const source = readFileSync(process.argv[1], 'utf8');
+    const fn = compile(source, ${withCache} ? readFileSync(process.argv[2]) : undefined);
+    console.log(JSON.stringify({ rejected: fn.cachedDataRejected, size: codeCache(source).length }));`,
+  join(root, 'dist/device-agent.cjs'), join(assets, 'code-cache.bin'), join(root, 'src/sea/main.cjs')], { encoding: 'utf8' })) as { rejected?: boolean; size: number };
   const cache = readFileSync(join(assets, 'code-cache.bin'));
   const out = { rejected: compile(true).rejected, cold: compile(false).size };
   assert.is(out.rejected, false);
