@@ -1,10 +1,11 @@
 // npm run bench: the agent against nginx and Node's own ceiling, side by side in one run.
 //   node bench/run.mjs [--smoke] [--rounds N] [--pairs N] [--mb N] [--seconds N]
 // Needs Debian packages nginx-light (or nginx), wrk, curl and valgrind, and dist/device-agent
-// (built when missing). Writes BENCHMARKS.md and bench/ratios.svg (--smoke: under
-// test-artifacts/ instead, so a smoke run never replaces the real figures).
+// (built when missing or older than src/, build.mjs or package-lock.json). Writes
+// BENCHMARKS.md and bench/ratios.svg (--smoke: under test-artifacts/ instead, so a smoke
+// run never replaces the real figures).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ import { parallel, wrk } from './clients.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
+import { codeOf, staleBuild } from './stale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -36,7 +38,13 @@ for (const [tool, pkg] of [['/usr/sbin/nginx', 'nginx-light'], ['wrk', 'wrk'], [
     process.exit(2);
   }
 }
-if (!existsSync(bin)) execFileSync(process.execPath, [join(root, 'build.mjs')], { stdio: 'inherit' });
+// Built when missing or older than its sources: the figures are those of the code in this tree.
+const stale = staleBuild(root, bin);
+if (stale) {
+  console.log(`bench: building (${stale})`);
+  execFileSync(process.execPath, [join(root, 'build.mjs')], { stdio: 'inherit' });
+}
+const code = codeOf(root);
 
 const dir = mkdtempSync(join(tmpdir(), 'da-bench-'));
 const log = (s) => console.log(`bench: ${s}`);
@@ -340,7 +348,7 @@ async function main() {
   writeFileSync(join(outDir, smoke ? 'bench-smoke.md' : 'BENCHMARKS.md'), `# Benchmarks
 
 Latest ${smoke ? 'smoke' : 'full'} run of \`npm run bench\` (${new Date().toISOString().slice(0, 10)}), on ${machine}.
-dist/device-agent (Node ${nodeVersion}) against nginx 1.22 (\`sendfile on\`) and a plain Node
+dist/device-agent (code of ${code}; Node ${nodeVersion}) against nginx 1.22 (\`sendfile on\`) and a plain Node
 \`http\` server on the same Node binary (\`bench/baseline-server.cjs\`). ${rounds} interleaved
 round(s) of transfers, then ${ratePairs} pair(s) of request-rate runs; medians with (min–max); each
 ratio is the median of the ratios pair by pair (the agent's run beside its baseline's, back

@@ -3,10 +3,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './helpers/agent.ts';
 import { pairRatio } from '../bench/report.mjs';
+import { staleBuild } from '../bench/stale.mjs';
 
 const smoke = suite('bench smoke run');
 
@@ -28,6 +30,8 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
     const agent = row.split('|')[2]!;
     assert.match(agent, /^\s*\d+(\.\d+)? \(/, `no figure in: ${row}`);
   }
+  // The figures name the code they measured.
+  assert.match(md, /dist\/device-agent \(code of [0-9a-f]{7,}( \+ uncommitted changes)?; Node v\d+/);
   for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)']) assert.ok(md.includes(who), who);
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
@@ -40,6 +44,31 @@ smoke('a ratio is the median of the pair ratios, not the ratio of the medians', 
   assert.is(pairRatio([80, 40, 80, 79, 81], [100, 50, 100, 100, 100]), 0.8);
   // Unpaired (different counts): the ratio of the medians.
   assert.is(pairRatio([1, 2, 3], [4, 6]), 2 / 5);
+});
+
+smoke('the bench rebuilds an executable that is missing or older than any of its inputs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'da-stale-'));
+  try {
+    const bin = join(dir, 'dist/device-agent');
+    const deep = join(dir, 'src/sea/main.cjs');
+    mkdirSync(join(dir, 'src/sea'), { recursive: true });
+    mkdirSync(join(dir, 'dist'));
+    for (const f of [deep, join(dir, 'build.mjs'), join(dir, 'package-lock.json')]) writeFileSync(f, '');
+    const at = (f: string, s: number) => utimesSync(f, s, s);
+    for (const f of [deep, join(dir, 'build.mjs'), join(dir, 'package-lock.json')]) at(f, 1_000);
+    assert.match(staleBuild(dir, bin) ?? '', /is missing/);
+    writeFileSync(bin, '');
+    at(bin, 2_000);
+    assert.is(staleBuild(dir, bin), undefined);
+    // A source two folders down, changed after the build (as by `git stash pop`).
+    at(deep, 3_000);
+    assert.is(staleBuild(dir, bin), `${deep} is newer than ${bin}`);
+    at(deep, 1_000);
+    at(join(dir, 'package-lock.json'), 3_000);
+    assert.match(staleBuild(dir, bin) ?? '', /package-lock\.json is newer than/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 smoke.run();
