@@ -4,9 +4,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LoginLimiter } from '../src/auth/limiter.ts';
 import { Gate } from '../src/auth/passwords.ts';
+import { loadLru } from '../src/lru.ts';
 
 const limiter = suite('failed-login window');
 const WINDOW = 15 * 60_000;
+// The limiter's counters need lru-cache, which the agent loads with the first login.
+limiter.before(async () => { await loadLru(); });
 
 limiter('blocks the 11th try within 15 minutes and lets it through once the window passed', () => {
   const l = new LoginLimiter();

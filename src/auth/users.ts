@@ -1,7 +1,7 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
 import { crypto } from '../crypto.ts';
-import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, unwatchFile, watchFile, writeSync, constants as C } from 'node:fs';
+import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, stat, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export interface User {
@@ -119,7 +119,7 @@ export class UserStore {
   private byName = new Map<string, User>();
   private byId = new Map<string, User>();
   private loadedKey = '';
-  private firstCheck: NodeJS.Timeout | undefined;
+  private poller: NodeJS.Timeout | undefined;
 
   constructor(private readonly file: string, private readonly log: (line: string) => void) {}
 
@@ -130,22 +130,31 @@ export class UserStore {
     return this.byName.size;
   }
 
-  /** Polls the file once a second (a stat; works across the CLI's rename). */
+  /**
+   * Polls the file once a second (a stat on the thread pool; works across the CLI's
+   * rename) against what load() read, so a change between the load and the first poll is
+   * seen too. A timer, not fs.watchFile: that loads Node's watcher modules at every start
+   * (~0.9 ms) for the same stat.
+   */
   watch(intervalMs = 1000): void {
-    watchFile(this.file, { interval: intervalMs, persistent: false }, (cur, prev) => {
-      // The first poll of a missing file reports a "change" from nothing to nothing.
-      if (statKey(cur) === statKey(prev)) return;
-      this.reload();
-    });
-    // The poller's first stat is its baseline: a change between load() and that stat (the
-    // CLI removing a user while the agent starts) would never be seen. Compare once with load.
-    this.firstCheck = setTimeout(() => { if (fileKey(this.file) !== this.loadedKey) this.reload(); }, intervalMs);
-    this.firstCheck.unref();
+    let polling = false;
+    this.poller = setInterval(() => {
+      if (polling) return; // a stat still running on a slow file system
+      polling = true;
+      stat(this.file, (err, st) => {
+        polling = false;
+        const key = err ? err.code ?? 'unreadable' : statKey(st);
+        if (key === this.loadedKey || !this.poller) return;
+        this.loadedKey = key;
+        this.reload();
+      });
+    }, intervalMs);
+    this.poller.unref();
   }
 
   stop(): void {
-    clearTimeout(this.firstCheck);
-    unwatchFile(this.file);
+    clearInterval(this.poller);
+    this.poller = undefined;
   }
 
   reload(): void {

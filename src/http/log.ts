@@ -2,12 +2,21 @@
 // Never the query string, a header or a body, so no token or password reaches the log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-// Imported, not the global: `performance` on globalThis is a getter that Node runs on
-// every access (measured: ~450 instructions of each performance.now() call).
-import { performance } from 'node:perf_hooks';
 import type { Request } from './types.ts';
 
 export type LogLine = (line: string) => void;
+
+/**
+ * Monotonic milliseconds from process.hrtime, which Node always has loaded: not
+ * performance.now(), whose node:perf_hooks brings nine modules into every start (~1.1 ms),
+ * nor the global `performance`, a getter Node runs on every access (~450 instructions).
+ * Measured on the embedded Node: 42 ns a call, the same as performance.now().
+ */
+const hrtime = process.hrtime;
+function nowMs(): number {
+  const t = hrtime();
+  return t[0] * 1e3 + t[1] / 1e6;
+}
 
 /** Control characters and spaces in a client-chosen path would forge log fields. */
 const UNSAFE = /[\u0000-\u0020\u007f-\u009f"\\]/;
@@ -55,7 +64,7 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
  */
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
-    const ms = performance.now() - start;
+    const ms = nowMs() - start;
     const status = handedOver(res, socket) ? res.statusCode : `${res.statusCode}-aborted`;
     const user = (req as Request).user?.username ?? '-';
     log(`${req.method} ${pathOf(url)} ${status} ${sent(socket) - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
@@ -82,7 +91,7 @@ export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res:
     });
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const start = performance.now();
+    const start = nowMs();
     const url = req.url;
     const socket = req.socket;
     const before = res.socket === socket ? sent(socket) : -1;
