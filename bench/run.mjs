@@ -326,8 +326,8 @@ async function main() {
       { figure: 'idle RSS, cold start (executable not in the page cache)', unit: 'MB', agent: [start.cold.idle], baseline: [start.baseCold.idle], baselineName: 'plain Node server', target: 'report', ok: true },
       { figure: 'exec → first answered request, cold start', unit: 'ms', agent: [start.cold.first], baseline: [start.baseCold.first], baselineName: 'plain Node server', target: 'report', ok: true },
     ] : []),
-    { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, digits: 2 },
-    { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, digits: 2 },
+    { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, aim: true, digits: 2 },
+    { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
   ];
   const bars = [
@@ -366,8 +366,10 @@ Status pairs, in the order run (agent over the fixed-JSON server): req/s ${pairs
 `);
   log(`wrote ${smoke ? 'test-artifacts/bench-smoke.md' : 'BENCHMARKS.md'}`);
   rmSync(dir, { recursive: true, force: true });
-  const missed = rows.filter((x) => !x.ok).map((x) => x.figure);
-  if (missed.length) log(`targets missed: ${missed.join('; ')}`);
+  const missed = rows.filter((x) => !x.ok && !x.aim).map((x) => x.figure);
+  const aimsMissed = rows.filter((x) => !x.ok && x.aim).map((x) => x.figure);
+  log(missed.length ? `targets missed: ${missed.join('; ')}` : 'every target met');
+  if (aimsMissed.length) log(`aims missed (reported figures, not targets): ${aimsMissed.join('; ')}`);
 }
 
 main().catch((err) => {

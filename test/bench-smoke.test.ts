@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './helpers/agent.ts';
-import { pairRatio } from '../bench/report.mjs';
+import { pairRatio, table } from '../bench/report.mjs';
 import { staleBuild } from '../bench/stale.mjs';
 
 const smoke = suite('bench smoke run');
@@ -44,6 +44,12 @@ smoke('a ratio is the median of the pair ratios, not the ratio of the medians', 
   assert.is(pairRatio([80, 40, 80, 79, 81], [100, 50, 100, 100, 100]), 0.8);
   // Unpaired (different counts): the ratio of the medians.
   assert.is(pairRatio([1, 2, 3], [4, 6]), 2 / 5);
+});
+
+smoke('a missed target reads "no", a missed aim "aim missed", a met one "yes"', () => {
+  const row = (ok: boolean, aim?: boolean) => ({ figure: 'f', unit: 'u', agent: [1], target: 't', ok, ...(aim ? { aim } : {}) });
+  const met = table([row(false), row(false, true), row(true, true), row(true)]).split('\n').slice(2).map((l) => l.split('|')[6]!.trim());
+  assert.equal(met, ['**no**', '**aim missed**', 'yes', 'yes']);
 });
 
 smoke('the bench rebuilds an executable that is missing or older than any of its inputs', () => {
