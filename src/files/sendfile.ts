@@ -1,7 +1,7 @@
 // Downloads without copying each byte through user space: sendfile(2), from a Node-API
 // addon of 100 lines (src/native/sendfile.c), since Node has no zero-copy send. Measured:
 // copying reached 0.66–0.75 × nginx with 8 clients on 2 cores, sendfile 0.98–1.00 ×
-// (README, Benchmarks). Loaded on the first download, not at start.
+// (docs/performance.md). Loaded on the first download, not at start.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { getSystemErrorName } from 'node:util';

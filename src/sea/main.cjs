@@ -7,7 +7,7 @@
 // The bundle is compiled as a function, as Node's CommonJS loader does, not as a
 // vm.Script of the wrapped source: measured, same bundle and Node, status requests
 // interleaved, a vm.Script's code served 0.68-0.75 × the fixed-JSON server's rate and a
-// function's 0.80-0.90 (README, Build).
+// function's 0.80-0.90 (docs/decisions.md).
 // Outside the executable it exports how the bundle is compiled and run, for the build
 // and the training run: V8 takes a cache only for the same source and options.
 'use strict';
