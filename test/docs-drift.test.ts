@@ -12,7 +12,7 @@ const drift = suite<{ dir: string; agent: Agent; routes: Map<string, boolean>; d
 
 const METHODS = ['get', 'head', 'post', 'put', 'delete', 'patch', 'options'];
 
-/** polka's `/api/:name` is OpenAPI's `/api/{name}`. */
+/** The router's `/api/:name` is OpenAPI's `/api/{name}`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 drift.before(async (ctx) => {
@@ -41,7 +41,7 @@ drift('documents every route the app registers', ({ routes, doc }) => {
 });
 
 drift('documents no route the app does not serve', ({ routes, doc }) => {
-  // polka answers HEAD with the GET handler.
+  // The router answers HEAD with the GET handler.
   const served = (r: string) => routes.has(r) || (r.startsWith('HEAD ') && routes.has(r.replace('HEAD ', 'GET ')));
   const unserved = [...doc.keys()].filter((r) => !served(r));
   assert.equal(unserved, [], `documented routes the app does not register: ${unserved.join(', ')}`);

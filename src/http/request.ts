@@ -1,20 +1,20 @@
-// The server's request class. Every property that the app, the auth check and polka add
-// to a request is declared here, so that all requests share one shape from construction:
-// no per-request hidden-class transitions and no growing of an out-of-object property
-// store as path, search, query, params and user are set one by one.
+// The server's request class. Every property that the router and the auth check add to a
+// request is declared here, so that all requests share one shape from construction: no
+// per-request hidden-class transitions and no growing of an out-of-object property store
+// as path, search, params and user are set one by one.
 import { IncomingMessage } from 'node:http';
 import type { TokenUser } from '../auth/tokens.ts';
 
-/** Shared by requests whose route takes no query object or parameters; never written. */
+/** Shared by requests whose route takes no parameters; never written. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export class AgentRequest extends IncomingMessage {
+  /** The path as sent, without the query (not decoded). */
   path = '';
+  /** The query with its `?`, or ''; handlers parse it with files/query.ts's rules. */
   search = '';
-  query: Record<string, string> = NO_FIELDS;
+  /** Route parameters, %-decoded. */
   params: Record<string, string> = NO_FIELDS;
+  /** Set by the auth check on protected routes. */
   user: TokenUser | undefined = undefined;
-  // Set by polka on the routes it dispatches.
-  originalUrl: string | undefined = undefined;
-  _parsedUrl: unknown = undefined;
 }

@@ -1,13 +1,10 @@
 // Shapes shared by the HTTP layer and the route modules.
-import type { Request as PolkaRequest, Response } from 'polka';
-import type { TokenUser } from '../auth/tokens.ts';
+import type { ServerResponse } from 'node:http';
+import type { AgentRequest } from './request.ts';
 
-export interface Request extends PolkaRequest {
-  /** Set by the auth check on protected routes. */
-  user?: TokenUser;
-}
-
-export type { Response };
+/** Every request the server makes is an AgentRequest (src/http/request.ts). */
+export type Request = AgentRequest;
+export type Response = ServerResponse;
 
 export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
