@@ -1,4 +1,5 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
+import { errnoName } from './errno.ts';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from './paths.ts';
@@ -118,7 +119,7 @@ export function loadConfig(file: string): Config {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (err) {
-    throw new ConfigError(`config: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new ConfigError(`config: cannot read ${abs}: ${errnoName(err)}`);
   }
   let raw: unknown;
   try {

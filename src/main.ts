@@ -1,11 +1,12 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
-import { CliError, userCommand } from './cli/users.ts';
+import { CliError, usageError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startAgent } from './serve.ts';
 import { VERSION } from './version.ts';
 
+/** sysexits EX_USAGE, the code of a usageError(). */
 const EX_USAGE = 64;
 
 const USAGE = `device-agent ${VERSION}: a small HTTP agent for Linux devices
@@ -43,13 +44,13 @@ function parseArgs(argv: string[]): Args {
     const a = argv[i]!;
     if (a === '--config') {
       const v = argv[++i];
-      if (!v) throw new CliError('--config needs a file');
+      if (!v) throw usageError('--config needs a file');
       args.config = v;
     } else if (a.startsWith('--config=')) args.config = a.slice('--config='.length);
     else if (a === '--dev') args.dev = true;
     else if (a === '--help' || a === '-h') args.help = true;
     else if (a === '--version' || a === '-V') args.version = true;
-    else if (a.startsWith('-')) throw new CliError(`unknown option ${a}`);
+    else if (a.startsWith('-')) throw usageError(`unknown option ${a}`);
     else args.positional.push(a);
   }
   return args;
@@ -105,20 +106,20 @@ async function main(argv: string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(line + '\n');
   switch (command) {
     case 'serve':
-      if (sub) throw new CliError(`serve takes no argument "${sub}"`);
+      if (sub) throw usageError(`serve takes no argument "${sub}"`);
       await serve(args);
       return -1; // keeps running
     case 'user':
-      if (extra.length > 0) throw new CliError(`unexpected argument "${extra[0]}"`);
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       await userCommand(sub, name, resolveConfig(args).usersFile, out);
       return 0;
     case 'config':
-      if (sub !== 'check' || name) throw new CliError('usage: device-agent config check [--config FILE]');
+      if (sub !== 'check' || name) throw usageError('usage: device-agent config check [--config FILE]');
       for (const note of checkConfig(resolveConfig(args))) out(note);
       out('config OK');
       return 0;
     default:
-      throw new CliError(`unknown command "${command}"`);
+      throw usageError(`unknown command "${command}"`);
   }
 }
 
@@ -131,9 +132,8 @@ main(process.argv.slice(2)).then(
       process.exit(EX_CONFIG);
     }
     if (err instanceof CliError) {
-      const usage = /^unknown|^usage|needs|unexpected|takes no/.test(err.message);
-      process.stderr.write(`device-agent: ${err.message}\n${usage ? 'Try: device-agent --help\n' : ''}`);
-      process.exit(usage ? EX_USAGE : 1);
+      process.stderr.write(`device-agent: ${err.message}\n${err.exitCode === EX_USAGE ? 'Try: device-agent --help\n' : ''}`);
+      process.exit(err.exitCode);
     }
     process.stderr.write(`device-agent: ${(err as Error)?.message ?? String(err)}\n`);
     process.exit(1);

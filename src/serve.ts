@@ -1,4 +1,5 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
+import { errnoName } from './errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
@@ -36,7 +37,7 @@ function requireDir(path: string, key: string): void {
   try {
     isDir = statSync(path).isDirectory();
   } catch (err) {
-    throw new ConfigError(`${key}: ${path} cannot be used: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new ConfigError(`${key}: ${path} cannot be used: ${errnoName(err)}`);
   }
   if (!isDir) throw new ConfigError(`${key}: ${path} is not a directory`);
 }
@@ -46,7 +47,7 @@ export function prepare(config: Config): void {
   try {
     mkdirSync(config.recordingsDir, { recursive: true, mode: 0o755 });
   } catch (err) {
-    throw new ConfigError(`recordingsDir: cannot create ${config.recordingsDir}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    throw new ConfigError(`recordingsDir: cannot create ${config.recordingsDir}: ${errnoName(err)}`);
   }
   requireDir(config.baseDir, 'baseDir');
   requireDir(config.uploadDir, 'uploadDir');
@@ -102,8 +103,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   try {
     running = await listen(app.handler, config.host, config.port);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${code ?? err}`);
+    throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
   users.watch();
   setTimeout(() => sampler.warm(), 100).unref();

@@ -1,9 +1,10 @@
 // Pure argv builders for the capture programs: what runs, with which arguments. No I/O.
 
-export type AudioFormat = 'flac' | 'wav' | 'mp3';
+/** The recording formats (spec: fileExtension), for the code and the OpenAPI document. */
+export const FORMATS = ['flac', 'wav', 'mp3'] as const;
+export type AudioFormat = typeof FORMATS[number];
 export type RecorderName = 'sox' | 'arecord';
 
-export const FORMATS: readonly AudioFormat[] = ['flac', 'wav', 'mp3'];
 
 /** Every recording is 48 kHz mono: the native rate of USB microphones and PulseAudio. */
 export const RATE = 48_000;

@@ -1,5 +1,6 @@
 // Runs a capture pipeline (one or two programs), tracks every child, stops it so the
 // programs finalize their files, and reports how each one ended.
+import { errnoName } from '../errno.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Stage } from './argv.ts';
 
@@ -55,7 +56,7 @@ export class Pipeline {
     return new Promise((resolve) => {
       let spawnError: string | null = null;
       child.once('error', (err: NodeJS.ErrnoException) => {
-        spawnError = err.code ?? err.message;
+        spawnError = errnoName(err);
         // A child that never started emits no 'close' on every Node version.
         if (child.pid === undefined) finish(null, null);
       });

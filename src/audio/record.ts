@@ -1,9 +1,11 @@
 // The recording status record (CONTRACT §5) and its file, which keeps the last one across restarts.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { replaceFile } from '../atomic.ts';
+import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
 
-export type RecordingState = 'idle' | 'recording' | 'finished' | 'failed';
+/** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
+export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
+export type RecordingState = typeof RECORDING_STATES[number];
 
 export interface RecordingRecord {
   state: RecordingState;
@@ -22,7 +24,7 @@ export const IDLE: RecordingRecord = Object.freeze({
   file: null, sizeBytes: null, error: null,
 });
 
-const STATES = new Set(['idle', 'recording', 'finished', 'failed']);
+const STATES = new Set<string>(RECORDING_STATES);
 
 /**
  * The stored record, or IDLE when there is none or it is unreadable (logged). A record
@@ -51,22 +53,7 @@ export function loadRecord(file: string, log: (line: string) => void): Recording
   return record;
 }
 
-/** Replaces the file atomically (temp, fsync, rename, fsync of the directory). */
+/** Replaces the file atomically (src/atomic.ts). */
 export function saveRecord(file: string, record: RecordingRecord): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, JSON.stringify(record, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, file);
-  } catch (err) {
-    try { unlinkSync(tmp); } catch { /* the temp file is already gone */ }
-    throw err;
-  }
-  const dfd = openSync(dirname(file), 'r');
-  try { fsyncSync(dfd); } finally { closeSync(dfd); }
+  replaceFile(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o644 });
 }

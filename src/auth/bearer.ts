@@ -20,7 +20,7 @@ interface Last { header: string; token: string; claims: Claims | undefined }
 type Memo = { [LAST]?: Last };
 
 const refuse = (err: unknown): never => {
-  if (err instanceof TokenError) throw Errors.unauthorized(err.message);
+  if (err instanceof TokenError) throw Errors.unauthorized(err.reason);
   throw err;
 };
 
@@ -30,12 +30,12 @@ const refuse = (err: unknown): never => {
  */
 export function authenticate(tokens: Tokens, req: Request): void | Promise<void> {
   const header = req.headers.authorization?.trim();
-  if (!header) throw Errors.unauthorized('missing bearer token');
+  if (!header) throw Errors.unauthorized('missing');
   const socket = req.socket as Memo;
   let last = socket[LAST];
   if (last?.header !== header) {
     const m = BEARER.exec(header);
-    if (!m) throw Errors.unauthorized('malformed authorization header, expected: Bearer <token>');
+    if (!m) throw Errors.unauthorized('malformed');
     last = { header, token: m[1]!, claims: undefined };
     socket[LAST] = last;
   }

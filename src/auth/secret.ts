@@ -1,6 +1,8 @@
 // The HS256 signing secret: created on first start, refused when weak or exposed.
+import { replaceFile } from '../atomic.ts';
+import { errnoName } from '../errno.ts';
 import { crypto } from '../crypto.ts';
-import { closeSync, fstatSync, openSync, readFileSync, writeSync, constants as C } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, constants as C } from 'node:fs';
 
 export class SecretError extends Error {
   constructor(message: string) {
@@ -12,17 +14,11 @@ export class SecretError extends Error {
 const MIN_BYTES = 32;
 
 function create(file: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(file, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o600);
+    replaceFile(file, crypto().randomBytes(32).toString('hex') + '\n', { mode: 0o600, create: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false; // created by someone else meanwhile
-    throw new SecretError(`could not create JWT secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
-  try {
-    writeSync(fd, crypto().randomBytes(32).toString('hex') + '\n');
-  } finally {
-    closeSync(fd);
+    throw new SecretError(`could not create JWT secret file ${file}: ${errnoName(err)}`);
   }
   return true;
 }
@@ -35,7 +31,7 @@ export function loadSecret(file: string): { secret: Buffer; created: boolean } {
     fd = openSync(file, C.O_RDONLY | C.O_NOFOLLOW);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new SecretError(`could not open JWT secret file ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      throw new SecretError(`could not open JWT secret file ${file}: ${errnoName(err)}`);
     }
     created = create(file);
     fd = openSync(file, C.O_RDONLY | C.O_NOFOLLOW);

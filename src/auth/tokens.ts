@@ -1,5 +1,6 @@
 // JWT issue and verification: HS256 pinned, exp required, verified tokens cached until
 // their exp, but every use re-checked against the current users (revocation).
+import { TOKEN_REFUSALS, type TokenRefusal } from '../http/errors.ts';
 import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
@@ -20,7 +21,16 @@ export interface Claims {
 }
 
 /** Why a token was refused; the text goes to the client in a 401. */
-export class TokenError extends Error {}
+/** A token refused, with the reason the 401 names (src/http/errors.ts, TOKEN_REFUSALS). */
+export class TokenError extends Error {
+  readonly reason: TokenRefusal;
+
+  constructor(reason: TokenRefusal) {
+    super(TOKEN_REFUSALS[reason]);
+    this.name = 'TokenError';
+    this.reason = reason;
+  }
+}
 
 const MAX_TOKEN_LENGTH = 4096;
 const CLOCK_SKEW_SECONDS = 60;
@@ -96,29 +106,29 @@ export class Tokens {
 
   /** The user of verified claims, checked now: not expired, user and session unchanged. */
   check(claims: Claims): TokenUser {
-    if (claims.exp * 1000 <= Date.now()) throw new TokenError('token expired');
+    if (claims.exp * 1000 <= Date.now()) throw new TokenError('expired');
     const user = this.users.findById(claims.sub);
     if (!user || user.sessionVersion !== claims.sv || user.username !== claims.username) {
-      throw new TokenError('token revoked');
+      throw new TokenError('revoked');
     }
     return { id: user.id, username: user.username };
   }
 
   private decode(jwt: JwtLib, token: string): Claims {
-    if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('invalid token');
+    if (token.length > MAX_TOKEN_LENGTH) throw new TokenError('invalid');
     let payload: Jwt.JwtPayload | string;
     try {
       payload = jwt.verify(token, this.key(), { algorithms: ['HS256'] });
     } catch (err) {
-      if (err instanceof jwt.TokenExpiredError) throw new TokenError('token expired');
-      throw new TokenError('invalid token');
+      if (err instanceof jwt.TokenExpiredError) throw new TokenError('expired');
+      throw new TokenError('invalid');
     }
     // jsonwebtoken accepts a token without exp: this agent does not.
     if (typeof payload !== 'object' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' ||
       typeof payload.sub !== 'string' || typeof payload.username !== 'string' || typeof payload.sv !== 'string') {
-      throw new TokenError('invalid token');
+      throw new TokenError('invalid');
     }
-    if (payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new TokenError('invalid token');
+    if (payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new TokenError('invalid');
     const claims: Claims = { sub: payload.sub, username: payload.username, sv: payload.sv, exp: payload.exp };
     const ttl = claims.exp * 1000 - Date.now();
     if (ttl > 0) this.cache.set(token, claims, { ttl });

@@ -1,8 +1,10 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
+import { replaceFile } from '../atomic.ts';
+import { errnoName } from '../errno.ts';
 import { crypto } from '../crypto.ts';
-import { closeSync, fchownSync, fsyncSync, openSync, readFileSync, renameSync, stat, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, stat, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface User {
   id: string;
@@ -62,9 +64,8 @@ export function readUsers(file: string): User[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return [];
-    throw new UsersFileError(`could not read users file ${file}: ${code ?? String(err)}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsersFileError(`could not read users file ${file}: ${errnoName(err)}`);
   }
   return parseUsers(text, file);
 }
@@ -84,21 +85,7 @@ export function writeUsers(file: string, users: User[]): void {
     const st = statSync(dir);
     owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
   }
-  const tmp = join(dir, `.${basename(file)}.${crypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, owner.mode);
-  try {
-    writeSync(fd, JSON.stringify({ users }, null, 2) + '\n');
-    if (process.getuid?.() === 0) fchownSync(fd, owner.uid, owner.gid);
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, file);
-  } catch (err) {
-    try { closeSync(fd); } catch { /* already closed: the error came after close */ }
-    try { unlinkSync(tmp); } catch { /* nothing to clean: the rename may have happened */ }
-    throw err;
-  }
-  const dfd = openSync(dir, C.O_RDONLY | C.O_DIRECTORY);
-  try { fsyncSync(dfd); } finally { closeSync(dfd); }
+  replaceFile(file, JSON.stringify({ users }, null, 2) + '\n', { mode: owner.mode, owner });
 }
 
 /** What the poller compares: a change of any of these is a change of the file. */

@@ -1,4 +1,5 @@
 // `device-agent config check`: the config and every path it names, without changing anything.
+import { errnoName } from '../errno.ts';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
@@ -9,7 +10,7 @@ function dirProblem(path: string): string | undefined {
   try {
     return statSync(path).isDirectory() ? undefined : `${path} is not a directory`;
   } catch (err) {
-    return `${path}: ${(err as NodeJS.ErrnoException).code ?? err}`;
+    return `${path}: ${errnoName(err)}`;
   }
 }
 

@@ -3,7 +3,20 @@ import { hashPassword } from '../auth/passwords.ts';
 import { newSessionVersion, newUser, readUsers, validUsername, writeUsers } from '../auth/users.ts';
 import { readNewPassword } from './password.ts';
 
-export class CliError extends Error {}
+/** A CLI failure: its message for stderr and the exit code it ends with. */
+export class CliError extends Error {
+  /** 64 (EX_USAGE) for a wrong command line, which also prints where help is; 1 for a refusal. */
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}
+
+/** A command line the CLI cannot run: exit 64 (EX_USAGE), with a pointer to --help. */
+export const usageError = (message: string) => new CliError(message, 64);
 
 function checkName(name: string | undefined): string {
   if (!name) throw new CliError('a user name is required');
@@ -54,6 +67,6 @@ export async function userCommand(sub: string | undefined, name: string | undefi
       return;
     }
     default:
-      throw new CliError(`unknown user command "${sub ?? ''}": use add, passwd, remove or list`);
+      throw usageError(`unknown user command "${sub ?? ''}": use add, passwd, remove or list`);
   }
 }

@@ -1,6 +1,6 @@
 // Building blocks of the document's responses: error answers grouped by status, with the
 // exact texts taken from the one catalogue (src/http/errors.ts), never copied.
-import { Errors, type HttpError } from '../http/errors.ts';
+import { Errors, TOKEN_REFUSALS, type HttpError, type TokenRefusal } from '../http/errors.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -10,14 +10,8 @@ export const json = (schema: Obj, extra: Obj = {}) => ({ 'application/json': { s
 
 const header = (description: string, schema: Obj = { type: 'string' }) => ({ description, schema });
 
-/** The texts of a 401: the bearer check's own (src/auth/bearer.ts, src/auth/tokens.ts). */
-export const AUTH_FAILURES = [
-  Errors.unauthorized('missing bearer token'),
-  Errors.unauthorized('malformed authorization header, expected: Bearer <token>'),
-  Errors.unauthorized('invalid token'),
-  Errors.unauthorized('token expired'),
-  Errors.unauthorized('token revoked'),
-];
+/** The texts of a 401: every reason the bearer check gives (src/http/errors.ts). */
+export const AUTH_FAILURES = (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((why) => Errors.unauthorized(why));
 
 const REASONS: Record<number, string> = {
   400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden',

@@ -1,6 +1,8 @@
 // The JSON schemas of the OpenAPI document (components.schemas): every record the API
 // sends or receives, as spec §2 and CONTRACT §3-§5 fix them. Closed (no extra fields)
 // so that a response the document does not describe fails the drift test.
+import { FORMATS } from '../audio/argv.ts';
+import { RECORDING_STATES } from '../audio/record.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -12,9 +14,6 @@ const closed = (properties: Record<string, Schema>, extra: Schema = {}): Schema 
   additionalProperties: false,
   ...extra,
 });
-
-export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
-export const AUDIO_FORMATS = ['flac', 'wav', 'mp3'] as const;
 
 const bytes = nullable('integer', { minimum: 0 });
 
@@ -80,12 +79,12 @@ export const schemas: Record<string, Schema> = {
       exclusiveMinimum: 0,
       description: 'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600)',
     },
-    fileExtension: { enum: [...AUDIO_FORMATS], description: 'audio file format' },
+    fileExtension: { enum: [...FORMATS], description: 'audio file format' },
   }),
 
   RecordingStatus: closed({
     state: { enum: [...RECORDING_STATES] },
-    fileExtension: { enum: [...AUDIO_FORMATS, null] },
+    fileExtension: { enum: [...FORMATS, null] },
     durationSeconds: nullable('number'),
     startedAt: nullable('string', { format: 'date-time' }),
     finishedAt: nullable('string', { format: 'date-time' }),

@@ -1,5 +1,6 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
+import { errnoText } from '../errno.ts';
 import { close, constants, open, readlinkSync } from 'node:fs';
 import { lstat, readlink, realpath } from '../fsp.ts';
 import { isAbsolute, posix, resolve } from 'node:path';
@@ -22,7 +23,7 @@ export async function realBase(dir: string): Promise<string> {
   try {
     return await realpath(dir);
   } catch (err) {
-    throw Errors.absPathFailed(errText(err));
+    throw Errors.absPathFailed(errnoText(err));
   }
 }
 
@@ -42,7 +43,7 @@ export async function confirmInside(fd: number, baseReal: string): Promise<void>
     where = fdLocation(fd);
   } catch (err) {
     await closeFd(fd);
-    throw Errors.absPathFailed(errText(err));
+    throw Errors.absPathFailed(errnoText(err));
   }
   if (!isWithin(baseReal, where)) {
     await closeFd(fd);
@@ -90,16 +91,6 @@ export async function leadsOutside(path: string, baseReal: string): Promise<bool
     // A link loop or an unreadable link cannot be shown to stay inside: refuse it.
     return true;
   }
-}
-
-/** "ENOENT: no such file or directory" without the path Node appends to its messages. */
-export function errText(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  if (e && typeof e.code === 'string') {
-    const m = /^[A-Z0-9_]+: ([^,]+)/.exec(e.message ?? '');
-    return m ? `${e.code}: ${m[1]}` : e.code;
-  }
-  return err instanceof Error ? err.message : String(err);
 }
 
 export const O = constants;

@@ -1,4 +1,5 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
+import { errnoText } from '../errno.ts';
 import { fstatSync, read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
@@ -7,7 +8,7 @@ import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
 import { countSentAside, type LogLine } from '../http/log.ts';
 import type { Request, Response } from '../http/types.ts';
-import { closeFd, confirmInside, errText, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
+import { closeFd, confirmInside, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 import { cannotSend, sendfileAddon, type SendfileAddon } from './sendfile.ts';
@@ -40,7 +41,7 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') throw Errors.fileNotFound(filepath);
     if (code === 'EACCES' || code === 'EPERM') throw Errors.notReadable();
     if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw Errors.notRegular(); // a socket
-    throw Errors.openFailed(errText(err));
+    throw Errors.openFailed(errnoText(err));
   }
   const fd = opened.value;
   await confirmInside(fd, baseReal);
@@ -49,7 +50,7 @@ async function openChecked(config: Config, filepath: string): Promise<{ fd: numb
     st = fstatSync(fd); // an open descriptor's inode: no disk read, no round trip
   } catch (err) {
     await closeFd(fd);
-    throw Errors.readFailed(errText(err));
+    throw Errors.readFailed(errnoText(err));
   }
   const refusal = st.isDirectory() ? Errors.isDirectory(filepath)
     : !st.isFile() ? Errors.notRegular()
@@ -182,7 +183,7 @@ async function pump(fd: number, start: number, end: number, res: Response, logEr
     await (addon ? sendRange(addon, t) : copyRange(t, start));
     if (!t.gone && !res.destroyed) res.end();
   } catch (err) {
-    logError(`download ${what}: failed to read file: ${errText(err)}`);
+    logError(`download ${what}: failed to read file: ${errnoText(err)}`);
     res.destroy();
   } finally {
     await closeFd(fd);

@@ -1,10 +1,11 @@
 // Where an upload lands: saveToPath checked lexically and through its links, its directory
 // opened and confirmed by descriptor, so the final rename cannot be redirected outside.
+import { errnoText } from '../errno.ts';
 import { stat } from '../fsp.ts';
 import { basename, dirname, join } from 'node:path';
 import { Errors } from '../http/errors.ts';
 import { isWithin } from '../paths.ts';
-import { closeFd, confirmInside, errText, lexicalPath, O, openFd, realLocation } from './confine.ts';
+import { closeFd, confirmInside, lexicalPath, O, openFd, realLocation } from './confine.ts';
 
 export interface Destination {
   /** An open descriptor of the real directory the file goes into. */
@@ -22,7 +23,7 @@ export async function openDirInside(dir: string, baseReal: string, shown: string
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw Errors.createFailed(`directory of ${shown} does not exist`);
-    throw Errors.createFailed(errText(err));
+    throw Errors.createFailed(errnoText(err));
   }
   await confirmInside(fd, baseReal);
   return fd;

@@ -1,11 +1,12 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
+import { errnoText } from '../errno.ts';
 import { copyFile, fsync, rename } from '../fsp.ts';
 import type { Config } from '../config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
-import { closeFd, errText, O, openFd, realBase } from './confine.ts';
+import { closeFd, O, openFd, realBase } from './confine.ts';
 import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
@@ -64,7 +65,7 @@ class UploadSession {
         if (!parser.done) return this.fail(Errors.formInvalid('unexpected end of multipart body'));
         ended = true;
         Promise.all(this.files.map((f) => f.temp.pending)).then(() => resolve(), (err) =>
-          reject(err instanceof HttpError ? err : Errors.createFailed(errText(err))));
+          reject(err instanceof HttpError ? err : Errors.createFailed(errnoText(err))));
       });
       // Aborted by the client, or cut by a stopping agent: reading the part failed.
       req.on('close', () => { if (!req.complete) this.fail(Errors.uploadReadFailed()); });
@@ -77,7 +78,7 @@ class UploadSession {
   private startPart(info: PartInfo): void {
     if (info.name === 'myFile' && info.filename) {
       const dir = this.dest ? this.dest.then((d) => d.dirFd) : this.rootDir();
-      const temp = new TempFile(dir, (err) => this.fail(Errors.createFailed(errText(err))), () => this.req.resume());
+      const temp = new TempFile(dir, (err) => this.fail(Errors.createFailed(errnoText(err))), () => this.req.resume());
       this.files.push({ temp, filename: info.filename });
       this.part = { kind: 'file', temp, filename: info.filename };
     } else if (info.filename) {
@@ -148,7 +149,7 @@ class UploadSession {
       touched.add(place.dirFd);
     }
     // The renames are durable only once their directories are on disk.
-    for (const fd of touched) await fsync(fd).catch((err) => { throw Errors.createFailed(errText(err)); });
+    for (const fd of touched) await fsync(fd).catch((err) => { throw Errors.createFailed(errnoText(err)); });
   }
 
   /** Removes every temp file not renamed and closes the directories. */
@@ -167,7 +168,7 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   try {
     await rename(from, to);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw Errors.createFailed(errText(err));
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw Errors.createFailed(errnoText(err));
     // A target directory on another file system (a mount point): copy next to it, then rename.
     const near = new TempFile(Promise.resolve(place.dirFd), () => {}, () => {});
     try {
@@ -178,7 +179,7 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
       await rename(inDir(place.dirFd, near.name), to);
       near.markRenamed();
     } catch (copyErr) {
-      throw Errors.createFailed(errText(copyErr));
+      throw Errors.createFailed(errnoText(copyErr));
     } finally {
       await near.discard();
     }

@@ -12,6 +12,16 @@ export class HttpError extends Error {
   }
 }
 
+/** Why a bearer token is refused (CONTRACT §3): each 401 text, named once for the check and the docs. */
+export const TOKEN_REFUSALS = {
+  missing: 'missing bearer token',
+  malformed: 'malformed authorization header, expected: Bearer <token>',
+  invalid: 'invalid token',
+  expired: 'token expired',
+  revoked: 'token revoked',
+} as const;
+export type TokenRefusal = keyof typeof TOKEN_REFUSALS;
+
 const e = (status: number, message: string, headers?: Record<string, string>) =>
   new HttpError(status, message, headers);
 
@@ -30,7 +40,7 @@ export const Errors = {
   tooManyLogins: (retryAfterSeconds: number) =>
     e(429, 'too many failed logins, try again later', { 'Retry-After': String(retryAfterSeconds) }),
   loginBusy: () => e(503, 'too many logins in progress, try again later', { 'Retry-After': '1' }),
-  unauthorized: (why: string) => e(401, why, { 'WWW-Authenticate': 'Bearer' }),
+  unauthorized: (why: TokenRefusal) => e(401, TOKEN_REFUSALS[why], { 'WWW-Authenticate': 'Bearer' }),
 
   // files (spec §7, CONTRACT §6)
   filePathRequired: () => e(400, 'file path is required, could not download file'),

@@ -1,0 +1,61 @@
+// Writing a file that readers may see at any moment: a temp file beside it, never through
+// a link someone planted (O_EXCL|O_NOFOLLOW), written whole and fsynced, then renamed over
+// the target (or linked, when the target must not exist yet) and the directory fsynced.
+// A crash leaves the old file or the new one, never half of one. Uploads keep their own
+// descriptor-relative path (src/files/tempfile.ts), which also survives a swapped directory.
+import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync, constants as C } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+export interface ReplaceOptions {
+  /** File mode, set with fchmod whatever the umask. */
+  mode: number;
+  /** Owner to give the file when running as root (e.g. the service user's state directory's). */
+  owner?: { uid: number; gid: number };
+  /** Only create: fail with EEXIST (and leave the existing file alone) when the target exists. */
+  create?: boolean;
+}
+
+let counter = 0;
+
+/** Opens a fresh temp file beside `file`; a name taken (or planted) is skipped, never opened. */
+function openTemp(file: string, mode: number): { fd: number; tmp: string } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${++counter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+    try {
+      return { fd: openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode), tmp };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw err;
+    }
+  }
+}
+
+/** fsync of a directory, so that a rename or a new name in it survives a power cut. */
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, C.O_RDONLY | C.O_DIRECTORY);
+  try { fsyncSync(fd); } finally { closeSync(fd); }
+}
+
+/** Replaces (or, with `create`, creates) `file` with `data` atomically and durably. */
+export function replaceFile(file: string, data: string | Uint8Array, opts: ReplaceOptions): void {
+  const { fd, tmp } = openTemp(file, opts.mode);
+  let placed = false;
+  try {
+    try {
+      fchmodSync(fd, opts.mode);
+      if (opts.owner && process.getuid?.() === 0) fchownSync(fd, opts.owner.uid, opts.owner.gid);
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (opts.create) linkSync(tmp, file); // EEXIST when someone made it meanwhile
+    else renameSync(tmp, file);
+    placed = !opts.create;
+  } finally {
+    if (!placed) {
+      try { unlinkSync(tmp); } catch { /* already gone: nothing to clean */ }
+    }
+  }
+  syncDir(dirname(file));
+}
