@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { embedSwaggerUi, replaceModule, writeSwaggerAssets } from './src/docs/embed-plugin.mjs';
+import { embedSwaggerUi, replaceModule, writeSwaggerAssets } from './build/embed-plugin.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -120,16 +120,9 @@ function compileAddon(arch) {
   return out;
 }
 
-/** In the executable: the SEA asset; from dist/device-agent.cjs run by node: the file beside it. */
+/** The addon's bytes from the executable's asset (build/replacements/sendfile-addon.ts). */
 function embedSendfile() {
-  return replaceModule('embed-sendfile', 'src/files/sendfile-addon.ts', `
-    const { readFileSync } = require('node:fs');
-    const { join } = require('node:path');
-    export function addonBytes() {
-      const sea = require('node:sea');
-      if (sea.isSea()) return new Uint8Array(sea.getRawAsset('sendfile.node'));
-      return readFileSync(join(__dirname, 'sea-assets', 'sendfile-' + process.arch + '.node'));
-    }`);
+  return replaceModule('embed-sendfile', 'src/files/sendfile-addon.ts', 'sendfile-addon.ts');
 }
 
 async function bundle() {
@@ -159,7 +152,7 @@ function blob(arch, node, useCodeCache, assets) {
   const out = join(dist, `sea-${arch}.blob`);
   const config = join(dist, `sea-${arch}.json`);
   writeFileSync(config, JSON.stringify({
-    main: join(root, 'src/sea/main.cjs'),
+    main: join(root, 'build/sea/main.cjs'),
     output: out,
     disableExperimentalSEAWarning: true,
     useCodeCache,
@@ -188,10 +181,10 @@ function smoke(target) {
   }
 }
 
-/** V8's code cache of the bundle after a start and a first answer (src/sea/train.cjs), by the embedded Node. */
+/** V8's code cache of the bundle after a start and a first answer (build/sea/train.cjs), by the embedded Node. */
 function trainCodeCache(node, bundleFile) {
   const out = join(dist, 'sea-assets', 'code-cache.bin');
-  const run = spawnSync(node, [join(root, 'src/sea/train.cjs'), bundleFile, out], { encoding: 'utf8' });
+  const run = spawnSync(node, [join(root, 'build/sea/train.cjs'), bundleFile, out], { encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`training the code cache failed (exit ${run.status}):\n${run.stdout}${run.stderr}`);
   return out;
 }

@@ -5,8 +5,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** What the executable is built from: the sources, the build script and the locked dependencies. */
-const INPUTS = ['src', 'build.mjs', 'package-lock.json'];
+/** What the executable is built from: the sources, the build scripts and the locked dependencies. */
+const INPUTS = ['src', 'build', 'build.mjs', 'package-lock.json'];
 
 function newest(path) {
   const st = statSync(path);

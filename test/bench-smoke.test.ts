@@ -56,8 +56,8 @@ smoke('the bench rebuilds an executable that is missing or older than any of its
   const dir = mkdtempSync(join(tmpdir(), 'da-stale-'));
   try {
     const bin = join(dir, 'dist/device-agent');
-    const deep = join(dir, 'src/sea/main.cjs');
-    mkdirSync(join(dir, 'src/sea'), { recursive: true });
+    const deep = join(dir, 'src/http/router.ts');
+    mkdirSync(join(dir, 'src/http'), { recursive: true });
     mkdirSync(join(dir, 'dist'));
     for (const f of [deep, join(dir, 'build.mjs'), join(dir, 'package-lock.json')]) writeFileSync(f, '');
     const at = (f: string, s: number) => utimesSync(f, s, s);

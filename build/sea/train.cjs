@@ -1,9 +1,9 @@
 // Build step, run by the Node binary the executable embeds (the cache is tied to its V8):
-//   node src/sea/train.cjs BUNDLE OUT_CACHE
+//   node build/sea/train.cjs BUNDLE OUT_CACHE
 // Runs the agent's start on a throwaway config, has it answer one GET /api/v1/health,
 // then writes V8's code cache of the bundle, which now holds every function that path
 // compiled. V8 takes the cache only for the same source and options: BUNDLE is the
-// asset src/sea/main.cjs compiles, with main.cjs's own compile() and codeCache().
+// asset build/sea/main.cjs compiles, with main.cjs's own compile() and codeCache().
 'use strict';
 const { randomBytes } = require('node:crypto');
 const { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');

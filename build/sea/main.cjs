@@ -1,6 +1,6 @@
 // The executable's entry point (the single-executable blob's `main`). It compiles the
 // bundle, carried as the asset `device-agent.js`, with the V8 code cache `code-cache.bin`
-// that build.mjs made by running the agent's start (src/sea/train.cjs): the functions a
+// that build.mjs made by running the agent's start (build/sea/train.cjs): the functions a
 // start runs come compiled. Node's own `useCodeCache` caches only what V8 compiles before
 // running (top-level code); measured, same build: 3-4 ms less CPU to the first answer.
 // A missing cache (a cross-built executable) or one V8 refuses: compiled from source.

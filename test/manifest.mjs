@@ -1,0 +1,26 @@
+// Which test files run in which pass, and how long each may take. The runner (run.mjs)
+// runs every *.test.ts file in test/ against the sources; those not listed in `once`
+// run a second time against the built executable (TEST_AGENT=bin).
+
+/** Files that do not depend on how the agent is run (pure units, the package, the bench harness). */
+export const once = new Set([
+  'unit-atomic.test.ts', 'unit-auth-limits.test.ts', 'unit-bundle.test.ts', 'unit-errors.test.ts',
+  'unit-logger.test.ts', 'unit-multipart.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
+  'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
+  'package-build.test.ts', 'package-install.test.ts',
+  'bench-smoke.test.ts', 'bench-soak.test.ts',
+]);
+
+/** Seconds a file may run before it is stopped and counted as failed. */
+export const DEFAULT_TIMEOUT_S = 300;
+export const timeouts = {
+  'package-build.test.ts': 900,
+  'package-install.test.ts': 900,
+  'bench-smoke.test.ts': 600,
+  'bench-soak.test.ts': 300,
+};
+
+export const passes = [
+  { name: 'sources', env: { TEST_AGENT: 'source' }, includes: () => true },
+  { name: 'built executable (dist/device-agent)', env: { TEST_AGENT: 'bin' }, includes: (file) => !once.has(file), needsBuild: true },
+];
