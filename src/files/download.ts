@@ -135,7 +135,15 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   // The headers go out first, in one write that a fresh connection's socket buffer takes
   // at once; should Node still hold any of it, the first bytes follow through Node's write.
   res.flushHeaders();
-  if (res.socket!.writableLength > 0) await viaNode();
+  const socket = res.socket!;
+  // Bytes past Node only behind a head Node took: a socket whose writing side has ended
+  // (or was destroyed) dropped the head, and a body sent without it would reach the
+  // client as a headerless answer. Nothing more goes out then: the client gets none.
+  if (!socket.writable) {
+    res.destroy();
+    return;
+  }
+  if (socket.writableLength > 0) await viaNode();
   if (t.gone || pos > end) return;
   // Node closes its descriptor when the connection ends, perhaps while a job runs; the
   // number could then name another file. The download sends on a duplicate of its own.
@@ -144,10 +152,10 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   try {
     while (pos <= end) {
       const n = await addon.sendfile(sock, fd, pos, Math.min(SEND_MAX, end - pos + 1));
+      if (n > 0) countSentAside(res, n); // sent, whether or not the client is still there
       if (t.gone) return;
       if (n > 0) {
         pos += n;
-        countSentAside(res, n);
       } else if (n === 0) {
         throw shrank(t, pos);
       } else if (n === -EAGAIN) {
