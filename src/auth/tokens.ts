@@ -5,7 +5,8 @@ import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
 import { crypto } from '../crypto.ts';
-import { LruCache, loadLru } from '../lru.ts';
+import { lazy } from '../lazy.ts';
+import { lruCache } from '../lru.ts';
 import type { User } from './users.ts';
 
 export interface TokenUser {
@@ -36,21 +37,14 @@ const MAX_TOKEN_LENGTH = 4096;
 const CLOCK_SKEW_SECONDS = 60;
 
 type JwtLib = typeof Jwt;
-let jwtLib: JwtLib | undefined;
-let jwtLoading: Promise<JwtLib> | undefined;
 
 /**
- * Loads jsonwebtoken, on the first login or token: its start-up (semver ranges compiled
- * to check the Node version) cost 13 ms of a ~100 ms start, and an idle agent needs none of it.
+ * jsonwebtoken, on the first login or token: its start-up (semver ranges compiled to check
+ * the Node version) cost 13 ms of a ~100 ms start, and an idle agent needs none of it.
+ * With lru-cache, whose cache holds what jsonwebtoken verified.
  */
-export function loadJwt(): Promise<JwtLib> {
-  // With lru-cache, whose cache holds what jsonwebtoken verified.
-  jwtLoading ??= Promise.all([import('jsonwebtoken'), loadLru()]).then(([m]) => {
-    jwtLib = ((m as { default?: JwtLib }).default ?? m) as JwtLib;
-    return jwtLib;
-  });
-  return jwtLoading;
-}
+const jwtModule = lazy('jsonwebtoken', () => Promise.all([import('jsonwebtoken'), lruCache()])
+  .then(([m]) => ((m as { default?: JwtLib }).default ?? m) as JwtLib));
 
 export interface UserLookup {
   findById(id: string): User | undefined;
@@ -62,9 +56,9 @@ export class Tokens {
   // Until then it is undefined: no token has been verified, so none is cached.
   private lru: LRUCache<string, Claims> | undefined;
 
-  /** Only once jsonwebtoken is loaded (loadJwt() loads lru-cache with it). */
+  /** Only once jsonwebtoken is loaded (jwtModule loads lru-cache with it). */
   private get cache(): LRUCache<string, Claims> {
-    this.lru ??= new (LruCache())<string, Claims>({ max: 1_000 });
+    this.lru ??= new (lruCache.now()!.LRUCache)<string, Claims>({ max: 1_000 });
     return this.lru;
   }
 
@@ -83,7 +77,7 @@ export class Tokens {
   }
 
   async issue(user: User): Promise<string> {
-    const jwt = jwtLib ?? await loadJwt();
+    const jwt = await jwtModule();
     return jwt.sign({ username: user.username, sv: user.sessionVersion }, this.key(), {
       algorithm: 'HS256',
       expiresIn: this.ttlSeconds,
@@ -100,8 +94,9 @@ export class Tokens {
   claimsOf(token: string): Claims | Promise<Claims> {
     const cached = this.lru?.get(token);
     if (cached) return cached;
-    if (jwtLib) return this.decode(jwtLib, token);
-    return loadJwt().then((jwt) => this.decode(jwt, token));
+    const jwt = jwtModule.now();
+    if (jwt) return this.decode(jwt, token);
+    return jwtModule().then((lib) => this.decode(lib, token));
   }
 
   /** The user of verified claims, checked now: not expired, user and session unchanged. */

@@ -3,12 +3,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
+import { lazy } from '../lazy.ts';
 
 // The page, the document and Swagger UI are loaded on the first request for them: most
 // agents are never browsed, and their modules cost start-up time and memory.
-const page = () => import('./page.ts');
-const openapi = () => import('./openapi.ts');
-const assets = () => import('./assets.ts');
+const page = lazy('docs page', () => import('./page.ts'));
+const openapi = lazy('openapi document', () => import('./openapi.ts'));
+const assets = lazy('swagger ui assets', () => import('./assets.ts'));
 
 const COMMON = {
   'X-Content-Type-Options': 'nosniff',

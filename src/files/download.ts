@@ -1,4 +1,5 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
+import { lazy } from '../lazy.ts';
 import { errnoText } from '../errno.ts';
 import { fstatSync, read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -14,11 +15,8 @@ import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 import { cannotSend, sendfileAddon, type SendfileAddon } from './sendfile.ts';
 
 /** mime-types parses its database (~200 KB) when loaded: on the first download, not at start. */
-let mimeLookup: Promise<(name: string) => string | false> | undefined;
-const contentType = async (name: string) => {
-  mimeLookup ??= import('mime-types').then((m) => m.lookup);
-  return (await mimeLookup)(name) || 'application/octet-stream';
-};
+const mimeTypes = lazy('mime-types', () => import('mime-types'));
+const contentType = async (name: string) => (await mimeTypes()).lookup(name) || 'application/octet-stream';
 
 /** Large reads when copying: measured, 64 KiB chunks reached only 43% of nginx's throughput. */
 const CHUNK = 1024 * 1024;

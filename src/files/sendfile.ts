@@ -5,6 +5,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { getSystemErrorName } from 'node:util';
+import { lazy } from '../lazy.ts';
 import { addonBytes } from './sendfile-addon.ts';
 
 export interface SendfileAddon {
@@ -55,8 +56,8 @@ function load(unavailable: (reason: string) => void): SendfileAddon {
   return {
     dup: addon.dup,
     sendfile: (out, fd, offset, count) => addon.sendfile(out, fd, offset, count).then((n) => {
-      if (n < 0 && REFUSED.has(-n) && loaded) {
-        loaded = null; // downloads copy from now on; the ones running now copy their rest
+      if (n < 0 && REFUSED.has(-n) && !refused) {
+        refused = true; // downloads copy from now on; the ones running now copy their rest
         unavailable(`sendfile refused: ${getSystemErrorName(n)}`);
       }
       return n;
@@ -64,21 +65,23 @@ function load(unavailable: (reason: string) => void): SendfileAddon {
   };
 }
 
-let loaded: SendfileAddon | null | undefined;
+/** Set when the kernel refused sendfile for the whole process: every later download copies. */
+let refused = false;
+
+/** Made on the first download; `unavailable` (that download's) hears why it could not be loaded. */
+const addon = lazy('sendfile addon', (unavailable: (reason: string) => void): SendfileAddon | null => {
+  try {
+    return load(unavailable);
+  } catch (err) {
+    unavailable((err as Error).message);
+    return null;
+  }
+});
 
 /**
  * The addon, or null where it cannot be loaded or the process may not call sendfile
  * (downloads then copy). Loaded on the first call; `unavailable` hears why, once.
  */
 export function sendfileAddon(unavailable: (reason: string) => void): SendfileAddon | null {
-  if (loaded === undefined) {
-    try {
-      loaded = load(unavailable);
-    } catch (err) {
-      loaded = null;
-      unavailable((err as Error).message);
-    }
-  }
-  return loaded;
+  return refused ? null : addon(unavailable);
 }
-
