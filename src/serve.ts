@@ -13,6 +13,7 @@ import { crypto } from './crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { LogLine } from './http/log.ts';
+import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
@@ -61,6 +62,7 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
 }
 
 export async function startAgent(config: Config, opts: ServeOptions): Promise<Agent> {
+  setInternalsLog(opts.log);
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
   let secret;

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
 import { countSentAside, type LogLine } from '../http/log.ts';
+import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import { closeFd, confirmInside, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
 import { contentDisposition, parseRange } from './headers.ts';
@@ -120,8 +121,8 @@ const { EAGAIN, EPIPE, ECONNRESET } = osConstants.errno;
  */
 async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   const { fd, end, res } = t;
-  const handleFd = (res.socket as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
-  if (typeof handleFd !== 'number' || handleFd < 0) return copyRange(t, t.start);
+  const handleFd = res.socket ? socketFd(res.socket) : undefined;
+  if (handleFd === undefined) return copyRange(t, t.start);
   let pos = t.start;
   const buf = Buffer.allocUnsafe(Math.min(WAIT_CHUNK, end - pos + 1));
   const viaNode = async () => {

@@ -8,6 +8,7 @@
 // the connection, stops sending and closes; then the socket is gone.
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { replaceDestroySoon } from './node-internals.ts';
 
 export const LINGER_MS = 2000;
 
@@ -17,8 +18,7 @@ export const LINGER_MS = 2000;
  * this replaces it on this one socket.
  */
 export function lingerAfterAnswer(req: IncomingMessage, ms = LINGER_MS): void {
-  const socket = req.socket as Socket & { destroySoon?: () => void };
-  socket.destroySoon = function lingeringClose(this: Socket) {
+  replaceDestroySoon(req.socket, function lingeringClose(this: Socket) {
     const cut = setTimeout(() => this.destroy(), ms);
     cut.unref();
     this.once('close', () => clearTimeout(cut));
@@ -27,5 +27,5 @@ export function lingerAfterAnswer(req: IncomingMessage, ms = LINGER_MS): void {
     req.removeAllListeners('data');
     req.resume();
     this.resume();
-  };
+  });
 }

@@ -1,0 +1,85 @@
+// The private fields of Node's that src/http/node-internals.ts reads: each fast path is
+// taken on this Node (a moved field fails here, not silently as a slower device), and a
+// fallback is taken on public API and noted once.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeFileSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { bytesSent, replaceDestroySoon, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
+import { startAgent } from './helpers/agent.ts';
+import { bearer } from './helpers/http.ts';
+
+const unit = suite('node internals, on this Node');
+
+async function socketPair(): Promise<{ client: Socket; server: Socket; close: () => void }> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const accepted = new Promise<Socket>((r) => srv.once('connection', r));
+  const client = connect((srv.address() as { port: number }).port, '127.0.0.1');
+  const server = await accepted;
+  return { client, server, close: () => { client.destroy(); server.destroy(); srv.close(); } };
+}
+
+unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to replace', async () => {
+  const notes: string[] = [];
+  setInternalsLog((l) => notes.push(l));
+  const { server, close } = await socketPair();
+  try {
+    const fd = socketFd(server);
+    assert.type(fd, 'number');
+    assert.ok(fd! > 2);
+    await new Promise<void>((r) => server.write('hello', () => r()));
+    assert.is(bytesSent(server), 5);
+    assert.is(bytesSent(server), server.bytesWritten);
+    let replaced = false;
+    replaceDestroySoon(server, () => { replaced = true; });
+    (server as Socket & { destroySoon(): void }).destroySoon();
+    assert.ok(replaced);
+    assert.equal(notes, []);
+  } finally {
+    close();
+  }
+});
+
+unit('a moved field takes the public path and notes it once', async () => {
+  const notes: string[] = [];
+  setInternalsLog((l) => notes.push(l));
+  // A socket as a Node release that renamed the fields would make it.
+  const moved = { destroyed: false, writableLength: 0, bytesWritten: 42, _handle: { descriptor: 9 } } as unknown as Socket;
+  assert.is(socketFd(moved), undefined);
+  assert.is(socketFd(moved), undefined);
+  assert.is(bytesSent(moved), 42);
+  assert.is(bytesSent(moved), 42);
+  assert.is(notes.length, 2, notes.join('\n'));
+  assert.match(notes[0]!, /^node-internals: socket _handle\.fd: is undefined/);
+  assert.match(notes[1]!, /^node-internals: socket _bytesDispatched: is undefined/);
+});
+
+const e2e = suite('node internals, in the running agent');
+
+e2e('a download by sendfile, status answers and a lingering close take no fallback', async () => {
+  const agent = await startAgent();
+  try {
+    writeFileSync(join(agent.baseDir, 'one.bin'), Buffer.alloc(2 * 1024 * 1024, 7));
+    const token = await agent.login();
+    const down = await fetch(`${agent.url}/api/download?filepath=one.bin`, { headers: bearer(token) });
+    assert.is(down.status, 200);
+    assert.is((await down.arrayBuffer()).byteLength, 2 * 1024 * 1024);
+    for (let i = 0; i < 3; i++) assert.is((await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) })).status, 200);
+    // A body refused before it is read: the answer closes the connection lingering.
+    const refused = await fetch(`${agent.url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(64 * 1024),
+    });
+    assert.is(refused.status, 413);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.not.match(agent.output(), /node-internals:/);
+    // The download went by sendfile, not copied: the copy path would have said why.
+    assert.not.match(agent.output(), /copied through user space/);
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+unit.run();
+e2e.run();
