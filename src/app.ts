@@ -8,7 +8,7 @@ import { docsRoutes } from './docs/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
-import { Errors, HttpError } from './http/errors.ts';
+import { ClientGone, Errors, HttpError } from './http/errors.ts';
 import { withAccessLog, type LogLine } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
 import { sendJson } from './http/respond.ts';
@@ -52,6 +52,10 @@ export function createApp(config: Config, deps: AppDeps): App {
   const routes = allRoutes(config, deps);
 
   const onError = (err: unknown, req: Request, res: ServerResponse) => {
+    if (err instanceof ClientGone) {
+      res.destroy(); // no answer, no error line: the access log says aborted
+      return;
+    }
     if (res.headersSent) {
       // Too late for a JSON answer: cut the connection so the client sees a failure.
       deps.logError(`${req.method} ${req.path}: failed after headers were sent: ${String((err as Error)?.stack ?? err)}`);

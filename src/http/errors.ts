@@ -22,6 +22,17 @@ export const TOKEN_REFUSALS = {
 } as const;
 export type TokenRefusal = keyof typeof TOKEN_REFUSALS;
 
+/**
+ * The client went away before its request was read to the end: nobody is left to answer,
+ * and it is no fault of the agent's. The access log's line says aborted; nothing else.
+ */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client closed the connection before the request body ended');
+    this.name = 'ClientGone';
+  }
+}
+
 const e = (status: number, message: string, headers?: Record<string, string>) =>
   new HttpError(status, message, headers);
 

@@ -3,7 +3,7 @@
 // Replaces @polka/parse, which calls next(err) once per chunk past its limit, keeps
 // reading the body, and takes a body without Content-Type as JSON.
 import type { IncomingMessage } from 'node:http';
-import { Errors } from './errors.ts';
+import { ClientGone, Errors } from './errors.ts';
 
 function isJsonType(value: string | undefined): boolean {
   if (!value) return false;
@@ -47,9 +47,10 @@ export function readJsonObject(req: IncomingMessage, limit: number): Promise<Rec
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return reject(Errors.bodyNotJson());
       resolve(value as Record<string, unknown>);
     };
-    const onError = (err: Error) => { stop(); reject(err); };
-    // A client that goes away mid-body: nobody is left to answer, but the promise must settle.
-    const onClose = () => { stop(); reject(new Error('client closed the connection before the body ended')); };
+    // A client that goes away mid-body (Node destroys the request with 'aborted', or it
+    // just closes): nobody is left to answer, but the promise must settle.
+    const onError = () => { stop(); reject(new ClientGone()); };
+    const onClose = () => { stop(); reject(new ClientGone()); };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

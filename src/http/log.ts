@@ -58,9 +58,13 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
 export function withAccessLog(log: LogLine, handler: (req: IncomingMessage, res: ServerResponse) => void) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = nowMs() - start;
-    const status = handedOver(res, socket) ? res.statusCode : `${res.statusCode}-aborted`;
+    // Gone before any answer: status 000 and no bytes (Node may have written its own 400
+    // for a cut body to the connection: not this response's, and nobody read it).
+    const answered = res.headersSent;
+    const status = handedOver(res, socket) ? res.statusCode : `${answered ? res.statusCode : '000'}-aborted`;
+    const bytes = answered ? sent(socket) - before + (sentAside.get(res) ?? 0) : 0;
     const user = (req as Request).user?.username ?? '-';
-    log(`${req.method} ${pathOf(url)} ${status} ${sent(socket) - before + (sentAside.get(res) ?? 0)} ${tenths(ms)}ms ${user}`);
+    log(`${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}`);
   };
   /**
    * The line once the response closes. An answer pipelined behind one still going out
