@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { bytesSent, replaceDestroySoon, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
+import { createServer as createHttpServer } from 'node:http';
+import { answerHalfClosedClients, bytesSent, replaceDestroySoon, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 
@@ -36,6 +37,10 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
     replaceDestroySoon(server, () => { replaced = true; });
     (server as Socket & { destroySoon(): void }).destroySoon();
     assert.ok(replaced);
+    const http = createHttpServer();
+    assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, false, 'Node\'s own default, read by socketOnEnd');
+    answerHalfClosedClients(http);
+    assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, true);
     assert.equal(notes, []);
   } finally {
     close();

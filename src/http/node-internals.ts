@@ -2,6 +2,7 @@
 // measured saving; each has a fallback on public API that logs once when taken, and a
 // test (test/node-internals.test.ts) that fails when a fast path is silently not taken,
 // so a Node release that moves a field shows in the suite, not as a slower device.
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 type LogLine = (line: string) => void;
@@ -65,4 +66,18 @@ export function replaceDestroySoon(socket: Socket, close: (this: Socket) => void
     return;
   }
   s.destroySoon = close;
+}
+
+/**
+ * Keeps a connection open after the client's FIN and ends it after the current answer
+ * (Node's undocumented `server.httpAllowHalfOpen`, read by its socketOnEnd), as nginx does:
+ * a client that shuts its sending side (`nc -N`, HTTP/1.0-style scripts) still reads, and an
+ * answer that takes a while (a login, a download) was otherwise lost, or, for a download by
+ * sendfile(2), reached the client without the head Node dropped. Fallback: none possible on
+ * public API; noted once.
+ */
+export function answerHalfClosedClients(server: Server): void {
+  const s = server as Server & { httpAllowHalfOpen?: unknown };
+  if (typeof s.httpAllowHalfOpen !== 'boolean') fallback('server httpAllowHalfOpen', `is ${typeof s.httpAllowHalfOpen}`);
+  s.httpAllowHalfOpen = true;
 }

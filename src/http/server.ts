@@ -1,6 +1,7 @@
 // The HTTP server around the app: timeouts against slow clients, and a shutdown that
 // lets running requests finish (up to a drain time) without waiting for idle sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { answerHalfClosedClients } from './node-internals.ts';
 import { AgentRequest } from './request.ts';
 
 export interface RunningServer {
@@ -28,12 +29,8 @@ export function listen(
     connectionsCheckingInterval: 1_000,
     maxHeaderSize: 16 * 1024,
   }, handler);
-  // A client that shuts its sending side after the request (shutdown(SHUT_WR): `nc -N`,
-  // HTTP/1.0-style scripts) still reads: answer it whole and end the connection after the
-  // answer, as nginx does. Node's default ends the socket at the client's FIN, so an answer
-  // that takes a while (a login, a download) was lost, and a download's sendfile(2), which
-  // writes past Node, could reach the client without the head Node then dropped.
-  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // A client that shuts its sending side after the request still reads: answer it whole.
+  answerHalfClosedClients(server);
 
   // No per-request bookkeeping: at shutdown a poll closes each connection as soon as it
   // has no request in flight; server.close() reports when the last one is gone.
