@@ -4,7 +4,7 @@ import { Errors, HttpError } from '../http/errors.ts';
 import { LOGIN_BODY_LIMIT } from '../auth/login.ts';
 import { VERSION } from '../version.ts';
 import { ASSET_NAMES } from './assets.ts';
-import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, errorResponses, json, ref } from './responses.ts';
+import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, errorResponses, json, ref } from './responses.ts';
 import { schemas } from './schemas.ts';
 
 const bearer = [{ bearerAuth: [] }];
@@ -22,10 +22,19 @@ const range = {
   description: 'one byte range, e.g. `bytes=0-1023`', schema: { type: 'string' },
 };
 
+/** Conditional requests on downloads (RFC 9110 §13), against the ETag and Last-Modified of a 200. */
+const conditions = [
+  ['If-None-Match', 'entity tags or `*`: 304 when one matches (weak comparison)'],
+  ['If-Modified-Since', 'HTTP-date: 304 when the file is not newer; ignored with `If-None-Match`'],
+  ['If-Range', 'an ETag (strong) or the exact Last-Modified: the `Range` is honoured only when it matches, else 200 with the whole file'],
+  ['If-Match', 'entity tags or `*`: 412 unless one matches (strong comparison)'],
+  ['If-Unmodified-Since', 'HTTP-date: 412 when the file is newer; ignored with `If-Match`'],
+].map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+
 const downloadErrors = errorResponses([
   Errors.filePathRequired(), ...AUTH_FAILURES,
   Errors.pathNotAllowed(), Errors.isDirectory('<path>'), Errors.notReadable(), Errors.notRegular(),
-  Errors.fileNotFound('<path>'), Errors.fileEmpty(), Errors.noFileSystem('<detail>'), Errors.fileTooLarge(),
+  Errors.fileNotFound('<path>'), Errors.fileEmpty(), Errors.preconditionFailed(), Errors.noFileSystem('<detail>'), Errors.fileTooLarge(),
   Errors.rangeNotSatisfiable(0), Errors.absPathFailed('<detail>'), Errors.openFailed('<detail>'), Errors.readFailed('<detail>'),
 ]);
 
@@ -38,10 +47,11 @@ function download(method: 'get' | 'head') {
     description: 'The file must lie inside the download base directory (symlinks are followed and confined), ' +
       'be a regular, readable, non-empty file of at most 50 MB. One `Range` is honoured.',
     security: bearer,
-    parameters: [filepath, fstype, range],
+    parameters: [filepath, fstype, range, ...conditions],
     responses: {
       200: { description: 'the whole file', headers: DOWNLOAD_HEADERS, ...body },
       206: { description: 'the requested range', headers: RANGE_HEADERS, ...body },
+      304: { description: 'not modified (`If-None-Match`, `If-Modified-Since`): no body', headers: VALIDATOR_HEADERS },
       ...downloadErrors,
     },
   };

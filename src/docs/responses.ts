@@ -56,8 +56,15 @@ export function errorResponses(errors: HttpError[], notes: Record<number, string
   return out;
 }
 
+/** The file's validators (RFC 9110 §8.8), on 200, 206 and 304 answers to a download. */
+export const VALIDATOR_HEADERS = {
+  ETag: header('strong entity tag of the file (inode, size, modification time)'),
+  'Last-Modified': header('HTTP-date of the file\'s last modification'),
+};
+
 /** The headers of a successful download (spec 4.6, CONTRACT §6). */
 export const DOWNLOAD_HEADERS = {
+  ...VALIDATOR_HEADERS,
   'Content-Disposition': header('`attachment; filename="<file_name>"`, plus `filename*=UTF-8\'\'...` for a name outside printable ASCII'),
   'Content-Type': header('the type derived from the file extension; `application/octet-stream` when none'),
   'Content-Length': header('size in bytes of the body', { type: 'integer' }),

@@ -11,6 +11,7 @@ import { countSentAside, type LogLine } from '../http/log.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import { closeFd, confirmInside, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
+import { evaluate, validators } from './conditional.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 import { cannotSend, sendfileAddon, type SendfileAddon } from './sendfile.ts';
@@ -208,7 +209,18 @@ export function downloadHandler(config: Config, logError: LogLine) {
 
     const { fd, st } = await openChecked(config, filepath);
     const name = basename(filepath);
-    const range = parseRange(req.headers['if-range'] === undefined ? req.headers.range : undefined, st.size);
+    // Preconditions (RFC 9110 §13.2.2) on validators from the fstat above: no extra call.
+    const v = validators(st);
+    const cond = evaluate(req.headers, v);
+    if (cond.status !== null) {
+      await closeFd(fd);
+      if (cond.status === 412) throw Errors.preconditionFailed();
+      // 304: the headers a 200 would carry that describe the file itself, no body (§15.4.5).
+      res.writeHead(304, { ETag: v.etag, 'Last-Modified': v.lastModified, 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    }
+    const range = parseRange(cond.range ? req.headers.range : undefined, st.size);
     if (range === 'unsatisfiable') {
       await closeFd(fd);
       throw Errors.rangeNotSatisfiable(st.size);
@@ -224,6 +236,8 @@ export function downloadHandler(config: Config, logError: LogLine) {
       'X-Content-Type-Options': 'nosniff',
       'Accept-Ranges': 'bytes',
       'Cache-Control': 'no-store',
+      ETag: v.etag,
+      'Last-Modified': v.lastModified,
     };
     if (range) headers['Content-Range'] = `bytes ${start}-${end}/${st.size}`;
     res.writeHead(range ? 206 : 200, headers);

@@ -68,6 +68,7 @@ export const Errors = {
   absPathFailed: (detail: string) => e(500, `failed to get absolute path: ${detail}`),
   openFailed: (detail: string) => e(500, `failed to open file: ${detail}`),
   readFailed: (detail: string) => e(500, `failed to read file: ${detail}`),
+  preconditionFailed: () => e(412, 'precondition failed'),
   rangeNotSatisfiable: (size: number) =>
     e(416, 'requested range not satisfiable', { 'Content-Range': `bytes */${size}` }),
   noSavePath: () => e(400, 'No save path provided'),
