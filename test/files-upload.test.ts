@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
 import { BOUNDARY, download, multipart, parseRaw, rawUpload, snapshot, upload } from './helpers/files.ts';
+import { eventually } from './helpers/proc.ts';
 
 type Ctx = { agent: TestAgent; token: string };
 const MiB = 1024 * 1024;
@@ -229,7 +230,8 @@ life('removes temp files of an upload cut by SIGTERM, and sweeps orphans of a cr
     try {
       for (let i = 0; i < 50 && existsSync(orphan); i++) await new Promise((r) => setTimeout(r, 100));
       assert.not.ok(existsSync(orphan));
-      assert.match(again.output(), /removed 1 orphaned upload temp file/);
+      // The sweep logs once its walk is done, after the unlink: wait for the line.
+      assert.ok(await eventually(() => /removed 1 orphaned upload temp file/.test(again.output()), 3000), again.output());
     } finally {
       again.child.kill('SIGKILL');
     }
