@@ -8,10 +8,12 @@ import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, erro
 import { schemas } from './schemas.ts';
 
 const bearer = [{ bearerAuth: [] }];
-const binary = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
+/** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
+const binary = { type: 'string', format: 'binary' };
+// No `default`: generators make a property with one required (openapi-typescript's defaultNonNullable).
 const fstype = {
   name: 'fstype', in: 'query', required: false,
-  description: 'filesystem layer; `OsFs` (the native filesystem) is the only one', schema: { type: 'string', default: 'OsFs' },
+  description: 'filesystem layer; `OsFs` (the native filesystem), the only one, when absent', schema: { type: 'string', examples: ['OsFs'] },
 };
 const filepath = {
   name: 'filepath', in: 'query', required: true,
@@ -39,7 +41,8 @@ const downloadErrors = errorResponses([
 ]);
 
 function download(method: 'get' | 'head') {
-  const body = method === 'get' ? { content: { 'application/octet-stream': { schema: binary } } } : {};
+  // The file's own type goes out (text/plain, audio/wav, ...; application/octet-stream when unknown).
+  const body = method === 'get' ? { content: { '*/*': { schema: binary } } } : {};
   return {
     tags: ['files'],
     operationId: method === 'get' ? 'download' : 'downloadHead',

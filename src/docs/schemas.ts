@@ -103,12 +103,14 @@ export const schemas: Record<string, Schema> = {
           'ending in `/` or naming an existing directory: each file is saved inside it under its own name',
       },
       myFile: {
-        type: 'array',
-        items: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' },
-        minItems: 1,
-        description: 'the file or files; several files go under this same field name',
+        oneOf: [
+          { type: 'string', format: 'binary' },
+          { type: 'array', items: { type: 'string', format: 'binary' }, minItems: 1 },
+        ],
+        description: 'the file, or several files under this same field name',
       },
-      fstype: { type: 'string', default: 'OsFs', description: 'filesystem layer; only `OsFs` exists' },
+      // No `default`: generators make a property with one required.
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
     },
   },
 
