@@ -2,24 +2,17 @@
 // access-log line that says aborted, with the bytes the client got (none), and nothing
 // else: no stack trace, no error line (issue 22, item 2). Under a slow-body attack each
 // such request would otherwise put six lines into the journal.
-import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { sendRaw } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 
 /** Sends a head declaring 8192 bytes and 12 of them, waits `ms`, then closes; resolves with what came back. */
 function abandon(port: number, path: string, token: string, ms: number): Promise<string> {
-  return new Promise((resolve) => {
-    const sock = connect(port, '127.0.0.1');
-    let out = '';
-    sock.on('data', (d) => { out += d.toString('latin1'); });
-    sock.on('error', () => resolve(out));
-    sock.on('close', () => resolve(out));
-    sock.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8192\r\n` +
-      `${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n{"username":`);
-    setTimeout(() => sock.destroy(), ms);
-  });
+  const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8192\r\n` +
+    `${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`;
+  return sendRaw(port, head, Buffer.from('{"username":'), ms);
 }
 
 const ab = suite<{ agent: TestAgent; token: string }>('abandoned JSON bodies');

@@ -17,9 +17,10 @@ export function rawRequest(port: number, data: string | Buffer, waitMs = 2000): 
 /**
  * Writes `head` and the whole `body` at once on a fresh connection, without waiting for
  * an answer, and resolves with all that came back when the connection ends; `cut` closes
- * it 30 ms after the body was handed to the kernel.
+ * it 30 ms (or, given a number, that many ms) after the body was handed to the kernel.
  */
-export function sendRaw(port: number, head: string, body: Buffer, cut = false): Promise<string> {
+export function sendRaw(port: number, head: string, body: Buffer, cut: boolean | number = false): Promise<string> {
+  const after = cut === true ? 30 : cut === false ? undefined : cut;
   return new Promise((resolve) => {
     const sock = connect(port, '127.0.0.1');
     let out = '';
@@ -27,7 +28,7 @@ export function sendRaw(port: number, head: string, body: Buffer, cut = false): 
     sock.on('error', () => resolve(out));
     sock.on('close', () => resolve(out));
     sock.write(head);
-    sock.write(body, () => { if (cut) setTimeout(() => sock.destroy(), 30); });
+    sock.write(body, () => { if (after !== undefined) setTimeout(() => sock.destroy(), after); });
   });
 }
 
