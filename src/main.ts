@@ -2,7 +2,7 @@
 import { checkConfig } from './cli/check.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, PRIORITY } from './logger.ts';
 import { startAgent } from './serve.ts';
 import { VERSION } from './version.ts';
 
@@ -64,26 +64,28 @@ function resolveConfig(args: Args): Config {
 }
 
 const logger = createLogger((chunk) => process.stdout.write(chunk));
-const timestamped = (line: string) => logger.line(line);
+/** Set once `serve` runs: from then on a fatal error is a log line (priority err), not CLI output. */
+let serving = false;
 
 async function serve(args: Args): Promise<void> {
   const config = resolveConfig(args);
   const agent = await startAgent(config, {
     firstRunAdmin: args.dev && !args.config && !process.env.DEVICE_AGENT_CONFIG,
-    log: timestamped,
-    announce: (text) => process.stdout.write(`\n${text}\n\n`),
+    log: logger,
+    // The first-run password, shown once in development mode: it must stand out.
+    announce: (text) => logger.warn(text),
   });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    timestamped(`${signal}: stopping, letting running requests finish (up to 10 s)`);
+    logger.info(`${signal}: stopping, letting running requests finish (up to 10 s)`);
     agent.stop(10_000).then(() => {
-      timestamped('stopped');
+      logger.info('stopped');
       logger.flush();
       process.exit(0);
     }, (err: unknown) => {
-      timestamped(`stop failed: ${String(err)}`);
+      logger.error(`stop failed: ${String(err)}`);
       logger.flush();
       process.exit(1);
     });
@@ -107,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       if (sub) throw usageError(`serve takes no argument "${sub}"`);
+      serving = true;
       await serve(args);
       return -1; // keeps running
     case 'user':
@@ -127,15 +130,17 @@ main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exitCode = code; },
   (err: unknown) => {
     logger.flush();
+    // The service's last words carry the journald priority like every other line.
+    const prefix = serving ? PRIORITY.error : '';
     if (err instanceof ConfigError) {
-      process.stderr.write(`device-agent: config error: ${err.message}\n`);
+      process.stderr.write(`${prefix}device-agent: config error: ${err.message}\n`);
       process.exit(EX_CONFIG);
     }
     if (err instanceof CliError) {
       process.stderr.write(`device-agent: ${err.message}\n${err.exitCode === EX_USAGE ? 'Try: device-agent --help\n' : ''}`);
       process.exit(err.exitCode);
     }
-    process.stderr.write(`device-agent: ${(err as Error)?.message ?? String(err)}\n`);
+    process.stderr.write(`${prefix}device-agent: ${(err as Error)?.message ?? String(err)}\n`);
     process.exit(1);
   },
 );

@@ -12,7 +12,7 @@ import { ConfigError, type Config } from './config.ts';
 import { crypto } from './crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
-import type { LogLine } from './http/log.ts';
+import type { Log } from './logger.ts';
 import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
@@ -21,7 +21,7 @@ import { StatusSampler } from './status/sampler.ts';
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
   firstRunAdmin: boolean;
-  log: LogLine;
+  log: Log;
   /** Written once to stdout on first start in development mode. */
   announce: (text: string) => void;
 }
@@ -83,7 +83,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     if (err instanceof UsersFileError) throw new ConfigError(`usersFile: ${err.message}`);
     throw err;
   }
-  if (users.size === 0) opts.log(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
+  if (users.size === 0) opts.log.warn(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
   const recorder = new Recorder({
@@ -99,7 +99,6 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     sampler,
     recorder,
     log: opts.log,
-    logError: opts.log,
   });
   let running: RunningServer;
   try {
@@ -111,7 +110,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setTimeout(() => sampler.warm(), 100).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
-  opts.log(`device-agent listening on http://${config.host}:${running.port}`);
+  opts.log.info(`device-agent listening on http://${config.host}:${running.port}`);
 
   return {
     port: running.port,
