@@ -1,7 +1,8 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
-import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
+import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
+import { loadConfig } from './config-files.ts';
 import { createLogger, PRIORITY } from './logger.ts';
 import { startAgent } from './serve.ts';
 import { VERSION } from './version.ts';
@@ -20,7 +21,9 @@ Usage:
   device-agent user remove NAME            remove a user; its tokens stop working
   device-agent user list                   list user names and ids
   device-agent config check [--config FILE]
-                                           validate the config and its paths (exit 0 or 78)
+                                           validate the config, its drop-ins (config.d/*.json
+                                           beside it) and its paths (exit 0 or 78)
+  device-agent config show [--config FILE] print the merged config, defaults filled in, as JSON
   device-agent --version                   print the version
   device-agent --help                      print this help
 
@@ -117,7 +120,11 @@ async function main(argv: string[]): Promise<number> {
       await userCommand(sub, name, resolveConfig(args).usersFile, out);
       return 0;
     case 'config':
-      if (sub !== 'check' || name) throw usageError('usage: device-agent config check [--config FILE]');
+      if ((sub !== 'check' && sub !== 'show') || name) throw usageError('usage: device-agent config check|show [--config FILE]');
+      if (sub === 'show') {
+        out(JSON.stringify(resolveConfig(args), null, 2));
+        return 0;
+      }
       for (const note of checkConfig(resolveConfig(args))) out(note);
       out('config OK');
       return 0;

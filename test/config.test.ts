@@ -67,7 +67,7 @@ start('a bad config stops the start with exit 78 and names the key', async () =>
     const r = await runCli(['serve', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 78);
     // The service's last line is an error for journald (`journalctl -p err` shows it).
-    assert.is(r.stderr, '<3>device-agent: config error: port: must be an integer\n');
+  assert.is(r.stderr, `<3>device-agent: config error: ${join(dir, 'config.json')}: port: must be an integer\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
