@@ -100,14 +100,19 @@ function fileOf(err: ConfigError, cf: ConfigFiles): string {
   return cf.files[0]!;
 }
 
-/** Validates merged files; a bad key's error starts with the file that set it. */
-export function parseConfigFiles(cf: ConfigFiles): Config {
+/** Runs `fn` on the merged files; a ConfigError about a key gets the file that set it in front. */
+export function inFiles<T>(cf: ConfigFiles, fn: () => T): T {
   try {
-    return parseConfig(cf.raw, cf.dir);
+    return fn();
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`${fileOf(err, cf)}: ${err.message}`);
     throw err;
   }
+}
+
+/** Validates merged files; a bad key's error starts with the file that set it. */
+export function parseConfigFiles(cf: ConfigFiles): Config {
+  return inFiles(cf, () => parseConfig(cf.raw, cf.dir));
 }
 
 /** Reads and validates a config file with its drop-ins. */

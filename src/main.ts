@@ -2,9 +2,9 @@
 import { checkConfig } from './cli/check.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
-import { loadConfig } from './config-files.ts';
+import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
 import { createLogger, PRIORITY } from './logger.ts';
-import { startAgent } from './serve.ts';
+import { startAgent, type Agent } from './serve.ts';
 import { VERSION } from './version.ts';
 
 /** sysexits EX_USAGE, the code of a usageError(). */
@@ -59,11 +59,37 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-function resolveConfig(args: Args): Config {
+/** The config file in use; undefined for the embedded development config. */
+function configFile(args: Args): string | undefined {
   const file = args.config ?? process.env.DEVICE_AGENT_CONFIG;
-  if (file) return loadConfig(file);
-  if (args.dev) return devConfig(process.cwd());
-  return loadConfig(DEFAULT_CONFIG_PATH);
+  if (file) return file;
+  return args.dev ? undefined : DEFAULT_CONFIG_PATH;
+}
+
+function resolveConfig(args: Args): Config {
+  const file = configFile(args);
+  return file ? loadConfig(file) : devConfig(process.cwd());
+}
+
+/**
+ * SIGHUP (`systemctl reload`): the config and its drop-ins read again and applied whole,
+ * or refused whole with an error naming file and key while the running config stays.
+ */
+function reload(agent: Agent, args: Args): void {
+  const file = configFile(args);
+  try {
+    if (!file) {
+      agent.reload(devConfig(process.cwd()));
+    } else {
+      const cf = readConfigFiles(file);
+      const config = parseConfigFiles(cf);
+      inFiles(cf, () => agent.reload(config));
+    }
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.error(`reload refused, the running config stays: ${err.message}`);
+  }
+  // TLS (CONTRACT §9: SIGHUP re-reads the TLS files too): agent.reloadTls() goes here.
 }
 
 const logger = createLogger((chunk) => process.stdout.write(chunk));
@@ -93,6 +119,7 @@ async function serve(args: Args): Promise<void> {
       process.exit(1);
     });
   };
+  process.on('SIGHUP', () => { if (!stopping) reload(agent, args); });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -95,13 +95,18 @@ export class Recorder {
   private stopping = false;
   private job: Job | undefined;
 
-  constructor(private readonly opts: RecorderOptions) {
+  constructor(private opts: RecorderOptions) {
     this.record = loadRecord(opts.stateFile, opts.log);
     // Temp files of a recording the agent did not live to finish are incomplete: remove them.
     for (const name of readdirSync(opts.recordingsDir)) {
       if (TEMP.test(name)) unlinkSync(join(opts.recordingsDir, name));
     }
     if (this.record.state !== 'idle') this.persist();
+  }
+
+  /** A config reload: the next recording uses this program and device; a running one goes on. */
+  configure(audio: Pick<RecorderOptions, 'recorder' | 'device'>): void {
+    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device };
   }
 
   get state(): RecordingState {

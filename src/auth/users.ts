@@ -109,7 +109,16 @@ export class UserStore {
   private loadedKey = '';
   private poller: NodeJS.Timeout | undefined;
 
-  constructor(private readonly file: string, private readonly log: Log) {}
+  constructor(private file: string, private readonly log: Log) {}
+
+  /** A config reload naming another users file: loaded now (a UsersFileError keeps the old one), then polled. */
+  switchTo(file: string): void {
+    const key = fileKey(file);
+    const users = readUsers(file);
+    this.file = file;
+    this.loadedKey = key;
+    this.set(users);
+  }
 
   /** First load: an unreadable or corrupt file is an error (the start fails). */
   load(): number {
