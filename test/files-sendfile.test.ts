@@ -1,4 +1,4 @@
-// Downloads by sendfile(2) (src/files/sendfile.ts, src/native/sendfile.c) and the copy
+// Downloads by sendfile(2) (src/files/sendfile.ts, src/native/addon.c) and the copy
 // they fall back to: real agents, real sockets, a real noexec tmpfs.
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

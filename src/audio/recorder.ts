@@ -30,6 +30,8 @@ export interface RecorderOptions {
   /** Where the last record is kept across restarts. */
   stateFile: string;
   log: Log;
+  /** Told after each change of the record (the systemd STATUS= line). */
+  onChange?: () => void;
   /**
    * How long a start waits, at most, for the device to open, so that a busy or missing
    * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
@@ -235,6 +237,7 @@ export class Recorder {
   }
 
   private persist(): void {
+    this.opts.onChange?.();
     try {
       saveRecord(this.opts.stateFile, this.record);
     } catch (err) {
