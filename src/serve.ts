@@ -115,11 +115,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   if (users.size === 0) opts.log.warn(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
-  let serving = false; // STATUS= lines only once READY=1 went out
+
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
-    onChange: () => { if (serving) opts.systemd?.status(statusLine()); },
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log: opts.log };
@@ -147,8 +146,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   function statusLine(): string {
     return `serving http://${config.host}:${running.port}; recording: ${recorder.state}`;
   }
-  serving = true;
   opts.systemd?.ready(statusLine());
+  // STATUS= follows the recording state (only once READY=1 went out).
+  const systemd = opts.systemd;
+  if (systemd) recorder.onChange(() => systemd.status(statusLine()));
 
   return {
     port: running.port,
