@@ -8,7 +8,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { compiledHelper, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
 import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 
@@ -203,15 +203,7 @@ noexec('temp directory mounted noexec: downloads are copied, whole; the log says
   }
 });
 
-/** test/helpers/deny-syscall.c, compiled once (gcc is a build dependency). */
-let denyBin: string | undefined;
-function denySyscall(): string {
-  if (!denyBin) {
-    denyBin = join(makeDir('da-deny-'), 'deny-syscall');
-    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', denyBin, join(ROOT, 'test/helpers/deny-syscall.c')]);
-  }
-  return denyBin;
-}
+const denySyscall = () => compiledHelper('deny-syscall');
 
 /**
  * sendfile(2) refused by a seccomp filter, as a unit's SystemCallFilter= or a container's

@@ -100,12 +100,18 @@ static napi_value Sendfile(napi_env env, napi_callback_info info) {
   return promise;
 }
 
-static napi_value Dup(napi_env env, napi_callback_info info) {
+/** The one argument of f(fd): a descriptor, >= 0. */
+static int fd_arg(napi_env env, napi_callback_info info, int32_t *fd) {
   size_t argc = 1;
-  napi_value argv[1], result;
+  napi_value argv[1];
+  return napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && argc == 1 &&
+         napi_get_value_int32(env, argv[0], fd) == napi_ok && *fd >= 0;
+}
+
+static napi_value Dup(napi_env env, napi_callback_info info) {
+  napi_value result;
   int32_t fd;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 ||
-      napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) return fail(env, "dup(fd)");
+  if (!fd_arg(env, info, &fd)) return fail(env, "dup(fd)");
   int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   napi_create_int32(env, copy < 0 ? -errno : copy, &result);
   return result;
@@ -178,11 +184,9 @@ static napi_value Notify(napi_env env, napi_callback_info info) {
 }
 
 static napi_value Listening(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
+  napi_value result;
   int32_t fd;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc != 1 ||
-      napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) return fail(env, "listening(fd)");
+  if (!fd_arg(env, info, &fd)) return fail(env, "listening(fd)");
   int type = 0, accepting = 0, r = 0;
   socklen_t len = sizeof type;
   struct sockaddr_storage ss;

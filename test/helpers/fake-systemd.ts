@@ -1,19 +1,9 @@
 // Runs the agent under test/helpers/fake-systemd.c: the service manager's side of sd_notify
 // (a unix datagram socket the test binds) and of the file-descriptor store.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { agentCommand, makeDir, ROOT } from './agent.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { agentCommand, compiledHelper } from './agent.ts';
 import { eventually } from './proc.ts';
 
-let bin: string | undefined;
-/** test/helpers/fake-systemd.c, compiled once (gcc is a build dependency). */
-function fakeSystemdBin(): string {
-  if (!bin) {
-    bin = join(makeDir('da-fake-systemd-'), 'fake-systemd');
-    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', bin, join(ROOT, 'test/helpers/fake-systemd.c')]);
-  }
-  return bin;
-}
 
 export interface Message {
   pid: number;
@@ -40,7 +30,7 @@ export interface FakeSystemd {
 /** Starts `device-agent serve --config FILE` under the helper, notify socket at `socket`. */
 export function underFakeSystemd(socket: string, configFile: string, env: Record<string, string> = {}): FakeSystemd {
   const { cmd, args } = agentCommand();
-  const child = spawn(fakeSystemdBin(), [socket, cmd, ...args, 'serve', '--config', configFile], {
+  const child = spawn(compiledHelper('fake-systemd'), [socket, cmd, ...args, 'serve', '--config', configFile], {
     env: { ...process.env, DEVICE_AGENT_CONFIG: '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
