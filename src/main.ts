@@ -88,8 +88,9 @@ function reload(agent: Agent, args: Args): void {
       inFiles(cf, () => agent.reload(config));
     }
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    logger.error(`reload refused, the running config stays: ${err.message}`);
+    // Whatever went wrong, the agent keeps serving on the running config.
+    const why = err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
+    logger.error(`reload refused, the running config stays: ${why}`);
   }
   // TLS (CONTRACT §9: SIGHUP re-reads the TLS files too): agent.reloadTls() goes here.
 }

@@ -10,7 +10,8 @@
 // the descriptor that came along (one slot), FDSTOREREMOVE=1 closes it. Commands on
 // standard input, one a line: "signal N" sends signal N to the service; "restart" stops it
 // with SIGTERM, waits, and starts it again with the store kept (systemctl restart);
-// "quit" stops it and exits. {"exit":CODE} or {"signal":N} is printed when the service ends.
+// "drop" empties the store (a unit without FileDescriptorStoreMax=: the benchmark's plain
+// restart); "quit" stops it and exits. {"exit":CODE} or {"signal":N} is printed when the service ends.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
@@ -164,6 +165,9 @@ int main(int argc, char **argv) {
       int sig;
       if (sscanf(line, "signal %d", &sig) == 1 && child > 0) {
         kill(child, sig);
+      } else if (strcmp(line, "drop") == 0 && stored >= 0) {
+        close(stored);
+        stored = -1;
       } else if (strcmp(line, "restart") == 0 || strcmp(line, "quit") == 0) {
         if (child > 0) {
           kill(child, SIGTERM);
