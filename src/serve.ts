@@ -17,6 +17,7 @@ import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { EventHub, eventSources } from './events/hub.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -91,6 +92,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
+  const events = new EventHub(eventSources(sampler, recorder));
   const app = createApp(config, {
     users,
     tokens,
@@ -98,6 +100,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     gate: new Gate(1, 64),
     sampler,
     recorder,
+    events,
     log: opts.log,
     logError: opts.log,
   });
@@ -118,6 +121,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     routes: app.routes,
     async stop(drainMs = 10_000) {
       users.stop();
+      events.close(); // open event streams end now: they must not hold the drain
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind

@@ -17,4 +17,6 @@ export class AgentRequest extends IncomingMessage {
   params: Record<string, string> = NO_FIELDS;
   /** Set by the auth check on protected routes. */
   user: TokenUser | undefined = undefined;
+  /** When the bearer token expires (ms since the epoch), set with `user`: an event stream ends then. */
+  tokenExpiresAt = 0;
 }
