@@ -11,6 +11,7 @@ import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
 import { fixWavHeader } from './wav-header.ts';
 import { isoTime } from '../time.ts';
+import type { Log } from '../logger.ts';
 
 export { RecorderUnavailable };
 
@@ -36,7 +37,7 @@ export interface RecorderOptions {
   recordingsDir: string;
   /** Where the last record is kept across restarts. */
   stateFile: string;
-  log: (line: string) => void;
+  log: Log;
   /**
    * How long a start waits, at most, for the device to open, so that a busy or missing
    * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
@@ -108,13 +109,18 @@ export class Recorder {
   private ending: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(record: RecordingRecord) => void>();
 
-  constructor(private readonly opts: RecorderOptions) {
+  constructor(private opts: RecorderOptions) {
     this.record = loadRecord(opts.stateFile, opts.log);
     // Temp files of a recording the agent did not live to finish are incomplete: remove them.
     for (const name of readdirSync(opts.recordingsDir)) {
       if (TEMP.test(name)) unlinkSync(join(opts.recordingsDir, name));
     }
     if (this.record.state !== 'idle') this.persist();
+  }
+
+  /** A config reload: the next recording uses this program and device; a running one goes on. */
+  configure(audio: Pick<RecorderOptions, 'recorder' | 'device'>): void {
+    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device };
   }
 
   get state(): RecordingState {
@@ -158,7 +164,7 @@ export class Recorder {
     const margin = watchdogMarginSeconds(duration);
     const watchdog = setTimeout(() => {
       job.hung = true;
-      opts.log(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
+      opts.log.warn(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
       pipeline.kill();
     }, (duration + margin) * 1000);
     const ended = pipeline.done.then((results) => {
@@ -171,7 +177,7 @@ export class Recorder {
       return this.finish(results, temp, final, format, startedMs, job.stopAsked ? null : duration);
     }).catch((err: unknown) => {
       // A bug here must not leave the recorder busy forever, nor crash the agent.
-      opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
+      opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
       this.job = undefined;
       this.discard(temp);
       this.fail('internal error while storing the recording');
@@ -227,7 +233,7 @@ export class Recorder {
     this.job = undefined;
     const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
-      this.opts.log(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
+      this.opts.log.error(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
       const message = bad.spawnError === 'ENOENT'
         ? notInstalled(bad.program)
         : explainFailure(bad.program, this.opts.device, bad.stderr, bad.code, bad.signal);
@@ -242,7 +248,7 @@ export class Recorder {
       if (!this.stopping && duration !== null) {
         const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(temp);
         if (seconds !== null && seconds < duration - LENGTH_TOLERANCE) {
-          this.opts.log(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
+          this.opts.log.error(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
           this.discard(temp);
           return this.fail(endedEarly(results[0]!.program, seconds, duration));
         }
@@ -288,7 +294,7 @@ export class Recorder {
       saveRecord(this.opts.stateFile, this.record);
     } catch (err) {
       // The record in memory stays right; only a restart would forget it.
-      this.opts.log(`could not save the recording state to ${this.opts.stateFile}: ${String(err)}`);
+      this.opts.log.error(`could not save the recording state to ${this.opts.stateFile}: ${String(err)}`);
     }
   }
 }

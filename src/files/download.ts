@@ -7,7 +7,8 @@ import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
-import { countSentAside, type LogLine } from '../http/log.ts';
+import { countSentAside } from '../http/log.ts';
+import type { Log } from '../logger.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import { closeFd, openConfined } from './confine.ts';
@@ -156,7 +157,7 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, logError: LogLine, unavailable: LogLine, what: string): Promise<void> {
+async function pump(fd: number, start: number, end: number, res: Response, log: Log, unavailable: (reason: string) => void, what: string): Promise<void> {
   let markGone!: () => void;
   const t: Transfer = { fd, start, end, res, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
   res.once('close', () => { t.gone = true; markGone(); });
@@ -165,15 +166,15 @@ async function pump(fd: number, start: number, end: number, res: Response, logEr
     await (addon ? sendRange(addon, t) : copyRange(t, start));
     if (!t.gone && !res.destroyed) res.end();
   } catch (err) {
-    logError(`download ${what}: failed to read file: ${errnoText(err)}`);
+    log.error(`download ${what}: failed to read file: ${errnoText(err)}`);
     res.destroy();
   } finally {
     await closeFd(fd);
   }
 }
 
-export function downloadHandler(config: Config, logError: LogLine) {
-  const unavailable = (reason: string) => logError(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
+export function downloadHandler(config: Config, log: Log) {
+  const unavailable = (reason: string) => log.warn(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(req.search);
     const filepath = query.get('filepath');
@@ -220,6 +221,6 @@ export function downloadHandler(config: Config, logError: LogLine) {
       res.end();
       return;
     }
-    await pump(fd, start, end, res, logError, unavailable, filepath);
+    await pump(fd, start, end, res, log, unavailable, filepath);
   };
 }
