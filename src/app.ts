@@ -47,7 +47,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...fileRoutes(config, deps.log),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
-    ...eventRoutes(deps.events),
+    ...eventRoutes(deps.events, deps.tokens),
   ];
 }
 

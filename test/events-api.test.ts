@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordingRecord } from '../src/audio/record.ts';
-import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { join } from 'node:path';
+import { runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { recordingStatus, startRecording } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { openEvents, type SseEvent, type SseStream } from './helpers/sse.ts';
@@ -143,6 +144,35 @@ events('a stream ends, cleanly, when its token expires', async () => {
   } finally {
     await agent.cleanup();
   }
+});
+
+events('a stream ends when its token is revoked (password changed), within a status tick of the users file change', async () => {
+  const agent = await startAgent({ users: [{ username: 'admin', password: 'correct horse battery' }, { username: 'bob', password: 'bob-password' }] });
+  try {
+    const [admin, bob] = [await agent.login(), await agent.login('bob', 'bob-password')];
+    const [a, b] = [await openEvents(agent.port, bearer(admin)), await openEvents(agent.port, bearer(bob))];
+    await b.waitFor(named('status'));
+    const r = await runCli(['user', 'passwd', 'bob', '--config', join(agent.dir, 'config.json')], { input: 'new-bob-password\n' });
+    assert.is(r.code, 0, r.stderr);
+    const t0 = Date.now();
+    assert.is(await b.ended, 'end');
+    // The users file is polled every second, the streams checked every 2 s.
+    assert.ok(Date.now() - t0 < 4500, `ended ${Date.now() - t0} ms after the change`);
+    assert.match(b.raw(), /: token revoked\n\n$/);
+    // Admin's stream goes on.
+    const seen = a.events.filter(named('status')).length;
+    await a.waitFor(named('status'), seen + 1, 3000);
+    a.close();
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+events('HEAD answers the stream\'s headers and no body, and holds no place', async ({ agent, token }) => {
+  const res = await fetch(`${agent.url}/api/v1/events`, { method: 'HEAD', headers: bearer(token) });
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'text/event-stream');
+  assert.is(await res.text(), '');
 });
 
 events('SIGTERM with open streams: they end cleanly and the agent exits at once, not after the 10 s drain', async () => {

@@ -41,8 +41,15 @@ export const frame = (event: string, json: string) => `event: ${event}\ndata: ${
 /** The longest delay setTimeout takes (about 24.8 days); a later expiry is re-armed. */
 const MAX_DELAY = 2 ** 31 - 1;
 
+/** Whose stream: its token's expiry, and whether the token still holds (not revoked). */
+export interface StreamOwner {
+  expiresAtMs: number;
+  valid: () => boolean;
+}
+
 interface Stream {
   res: Response;
+  owner: StreamOwner;
   expiry: NodeJS.Timeout | undefined;
   /** The client closed its side: it left (the server keeps half-closed connections open to answer them). */
   left: () => void;
@@ -63,7 +70,7 @@ export class EventHub {
   }
 
   /** Answers one request with a stream, or throws 503 (full, or shutting down). */
-  open(req: Request, res: Response, expiresAtMs: number): void {
+  open(req: Request, res: Response, owner: StreamOwner): void {
     if (this.closed) throw Errors.shuttingDown();
     if (this.streams.size >= this.limits.maxStreams) throw Errors.tooManyStreams(this.limits.maxStreams);
     res.writeHead(200, {
@@ -76,17 +83,17 @@ export class EventHub {
       res.end();
       return;
     }
-    const stream: Stream = { res, expiry: undefined, left: () => { this.drop(stream); res.destroy(); } };
+    const stream: Stream = { res, owner, expiry: undefined, left: () => { this.drop(stream); res.destroy(); } };
     this.streams.add(stream);
     res.once('close', () => this.drop(stream));
     // An event stream's client sends nothing more: its FIN means it is gone (a closed tab,
     // an aborted fetch), not a half-close waiting for an answer. Free its place now rather
     // than at the next write.
     req.socket.once('end', stream.left);
-    this.armExpiry(stream, expiresAtMs);
+    this.armExpiry(stream, owner.expiresAtMs);
     res.write(frame('recording', JSON.stringify(this.sources.recording())));
     this.sendStatus([stream]);
-    this.statusTimer ??= setInterval(() => this.sendStatus(this.streams), this.limits.statusMs).unref();
+    this.statusTimer ??= setInterval(() => this.tick(), this.limits.statusMs).unref();
     this.commentTimer ??= setInterval(() => this.broadcast(': keep-alive\n\n'), this.limits.commentMs).unref();
   }
 
@@ -133,6 +140,12 @@ export class EventHub {
 
   private broadcast(text: string): void {
     for (const s of this.streams) this.write(s, text);
+  }
+
+  /** Every 2 s: streams whose token was revoked end; the others get the status. */
+  private tick(): void {
+    for (const s of this.streams) if (!s.owner.valid()) this.end(s, ': token revoked\n\n');
+    this.sendStatus(this.streams);
   }
 
   /** One status refresh (the sampler's, shared with /devicestatus/get) for all the streams given. */
