@@ -54,13 +54,16 @@ events('status every 2 s, a comment line within 15 s (the contract\'s numbers, m
   const s = await openEvents(agent.port, bearer(token));
   try {
     const [comment] = await s.waitFor(named('comment'), 1, 17_000);
-    assert.ok(comment!.at <= 15_500, `first comment after ${comment!.at} ms`);
+    assert.ok(comment!.at <= 15_800, `first comment after ${comment!.at} ms`);
     assert.ok(comment!.at >= 14_000, `a comment already after ${comment!.at} ms`);
     const times = s.events.filter(named('status')).map((e) => e.at);
     assert.ok(times.length >= 8, `${times.length} status events in 15 s`);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // The first tick comes 2 s after the first stream opened, then every 2 s.
-    for (const gap of gaps) assert.ok(gap > 1700 && gap < 2400, `gaps ${JSON.stringify(gaps)}`);
+    // The first tick comes 2 s after the first stream opened, then every 2 s: each gap
+    // near 2 s (a loaded machine delays one now and then), their median at 2 s.
+    for (const gap of gaps) assert.ok(gap > 1500 && gap < 2600, `gaps ${JSON.stringify(gaps)}`);
+    const median = [...gaps].sort((x, y) => x - y)[gaps.length >> 1]!;
+    assert.ok(median > 1900 && median < 2100, `median gap ${median} ms of ${JSON.stringify(gaps)}`);
     // The figures are fresh: each tick's record has its own time.
     const stamps = new Set(s.events.filter(named('status')).map((e) => JSON.parse(e.data).time));
     assert.is(stamps.size, times.length);
