@@ -54,6 +54,7 @@ function stageTree(arch, stage) {
   put(stage, 'usr/bin/device-agent', { from: exe }, 0o755);
   put(stage, `${UNIT_DIR}/device-agent.service`, { from: join(root, 'systemd/device-agent.service') }, 0o644);
   put(stage, 'etc/device-agent/config.json', { from: src('config.json') }, 0o644);
+  put(stage, 'usr/lib/modules-load.d/device-agent.conf', { from: src('modules-load.conf') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/copyright', { from: src('copyright') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/changelog.gz', gz(src('changelog')), 0o644);
   put(stage, 'usr/share/man/man1/device-agent.1.gz', gz(src('device-agent.1')), 0o644);
