@@ -46,6 +46,11 @@ const steady = (b: Boot, key: string) => {
 
 vm.before(async () => {
   if (why) return;
+  // uvu reports a failed hook as failed cases without the reason: say it here.
+  await prepare().catch((err) => { console.error(err); throw err; });
+});
+
+async function prepare(): Promise<void> {
   const t = Date.now();
   await buildPackages();
   const built = await vmImage();
@@ -68,7 +73,7 @@ vm.before(async () => {
   for (const b of [one, two]) {
     for (const [k, v] of b.results) if (/seconds|serving|new_pid|exposure|steady|uptime|done/.test(k)) log(`${k} = ${v}`);
   }
-});
+}
 
 vm.after(() => {
   if (dir && !process.env.VM_KEEP) rmSync(dir, { recursive: true, force: true });
@@ -134,6 +139,8 @@ itOps('a hung event loop (SIGSTOP): the watchdog restarts it', () => {
 });
 
 itOps('a bad drop-in: reload is refused whole and the agent keeps serving', () => {
+  assert.match(seen(one, 'unit.reload'), /\S/);
+  assert.is(seen(one, 'reload.exit'), '0');
   assert.is(seen(one, 'reload.same_pid'), 'yes');
   assert.is(seen(one, 'reload.active'), 'active');
   assert.is(seen(one, 'reload.status'), '200');
@@ -152,6 +159,7 @@ it('a broken config at start: exit 78, failed, no restart loop', () => {
 itOps('journalctl -p err shows the config error and no request line', () => {
   assert.ok(num(one, 'journal.err_config') >= 1, seen(one, 'journal.err_first'));
   assert.is(seen(one, 'journal.err_requests'), '0');
+  assert.is(seen(one, 'journal.warning_info'), '0', 'an info line (listening on) at warning');
   assert.ok(num(one, 'journal.info_requests') > 0);
 });
 

@@ -109,7 +109,7 @@ if [ "$phase" = 1 ]; then
 	r install.version "$(dpkg-query -W -f '${Version}' device-agent)"
 	r unit.type "$(show Type)"
 	r unit.watchdog "$(show WatchdogUSec)"
-	r unit.reload "$(show ExecReload | grep -c device-agent)"
+	r unit.reload "$(show ExecReload)"
 	r unit.status_text "$(show StatusText)"
 	r unit.user "$(ps -o user= -p "$(show MainPID)")"
 	r unit.private_users "$(show PrivateUsers)"
@@ -162,7 +162,7 @@ if [ "$phase" = 1 ]; then
 	fi
 
 	# A bad drop-in on reload: rejected whole, the running config stays (only with ExecReload=).
-	if [ -n "$(show ExecReload | grep device-agent)" ]; then
+	if [ -n "$(show ExecReload)" ]; then
 		mkdir -p /etc/device-agent/config.d
 		echo '{"tokenTtlSeconds": "soon"}' >/etc/device-agent/config.d/50-bad.json
 		pid=$(show MainPID)
@@ -202,6 +202,7 @@ if [ "$phase" = 1 ]; then
 	r journal.err_config "$(grep -c colour $W/err.txt)"
 	r journal.err_requests "$(grep -cE ' (GET|POST|HEAD) /' $W/err.txt)"
 	r journal.err_first "$(head -1 $W/err.txt)"
+	r journal.warning_info "$(journalctl -u $UNIT -p warning -o cat --no-pager | grep -c 'listening on')"
 	r journal.info_requests "$(journalctl -u $UNIT -p info -o cat --no-pager | grep -cE ' (GET|POST|HEAD) /')"
 
 	r security.exposure "$(systemd-analyze security $UNIT --no-pager 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')"
