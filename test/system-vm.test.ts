@@ -50,6 +50,14 @@ const steady = (b: Boot, key: string) => {
   return { rc, requests: requests!, failed };
 };
 
+/** A 2 s recording of record() in run.sh: 202, finished without error, a 2 s file. */
+function recorded2s(b: Boot, key: string): void {
+  assert.is(seen(b, `${key}.code`), '202', seen(b, `${key}.start_error`));
+  assert.is(seen(b, `${key}.state`), 'finished', seen(b, `${key}.error`));
+  assert.is(seen(b, `${key}.error`), 'null');
+  assert.ok(Math.abs(num(b, `${key}.seconds`) - 2) < 0.05, seen(b, `${key}.seconds`));
+}
+
 vm.before(async () => {
   if (why) return;
   // uvu reports a failed hook as failed cases without the reason: say it here.
@@ -126,10 +134,7 @@ it('a microphone plugged in after the service started records 2 s under DevicePo
   // The package's postinst loaded the ALSA core before it started the service: the major is known.
   assert.is(seen(one, 'rec.alsa_major_before'), '116');
   assert.match(seen(one, 'rec.devices'), /pcmC0D0c/);
-  assert.is(seen(one, 'rec.code'), '202', seen(one, 'rec.start_error'));
-  assert.is(seen(one, 'rec.state'), 'finished', seen(one, 'rec.error'));
-  assert.is(seen(one, 'rec.error'), 'null');
-  assert.ok(Math.abs(num(one, 'rec.seconds') - 2) < 0.05, seen(one, 'rec.seconds'));
+  recorded2s(one, 'rec');
 });
 
 it('systemctl kill -s KILL: restarted once and serving again', () => {
@@ -205,9 +210,7 @@ it('next boot, no sound hardware: the alsa major exists before the service start
   assert.is(seen(two, 'boot.alsa_major'), '116');
   assert.is(seen(two, 'p2.active'), 'active');
   assert.is(seen(two, 'p2.login'), '200');
-  assert.is(seen(two, 'p2.rec.code'), '202', seen(two, 'p2.rec.start_error'));
-  assert.is(seen(two, 'p2.rec.state'), 'finished', seen(two, 'p2.rec.error'));
-  assert.ok(Math.abs(num(two, 'p2.rec.seconds') - 2) < 0.05, seen(two, 'p2.rec.seconds'));
+  recorded2s(two, 'p2.rec');
 });
 
 it('purge: stopped, and nothing of the package left', () => {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CACHE_DIR, SUITE, debianMirror } from './debian-root.ts';
+import { CACHE_DIR, SUITE, debootstrapOnce } from './debian-root.ts';
 
 const run = promisify(execFile);
 const QEMU = '/usr/bin/qemu-system-x86_64';
@@ -73,22 +73,6 @@ async function ext4Image(dir: string, image: string, spareBytes: number): Promis
   await run('mkfs.ext4', ['-q', '-F', '-L', 'vmtest', '-d', dir, image, `${mib}M`], { env: ENV });
 }
 
-async function debootstrapRoot(): Promise<void> {
-  if (existsSync(join(ROOT_DIR, 'etc/debian_version'))) return;
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const tmp = `${ROOT_DIR}.tmp-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  try {
-    await run('debootstrap', ['--variant=minbase', `--include=${INCLUDE.join(',')}`, SUITE, tmp, debianMirror()],
-      { maxBuffer: 64 << 20, env: { ...process.env, ...ENV } });
-    await run('chroot', [tmp, 'apt-get', 'clean'], { env: ENV });
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
-  renameSync(tmp, ROOT_DIR);
-}
-
 /** What the booted image needs beyond the debootstrapped root (written into a copy of it). */
 function configure(root: string): void {
   const put = (path: string, text: string) => writeFileSync(join(root, path), text);
@@ -111,7 +95,7 @@ function configure(root: string): void {
 export async function vmImage(): Promise<{ image: string; kernel: string; initrd: string; created: boolean }> {
   const made = { image: IMAGE, kernel: KERNEL, initrd: INITRD };
   if (existsSync(IMAGE) && existsSync(KERNEL) && existsSync(INITRD)) return { ...made, created: false };
-  await debootstrapRoot();
+  await debootstrapOnce(ROOT_DIR, INCLUDE);
   const tmp = `${IMAGE}.tmp-${process.pid}`;
   const copy = `${tmp}.root`;
   rmSync(copy, { recursive: true, force: true });
