@@ -14,7 +14,10 @@ import { lingerAfterAnswer } from './http/linger.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
+import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusRoutes } from './status/routes.ts';
+import type { CertInfo } from './tls/cert.ts';
+import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 
 export interface AppDeps extends LoginDeps {
@@ -25,6 +28,8 @@ export interface AppDeps extends LoginDeps {
   log: LogLine;
   /** Error details that must not reach the client. */
   logError: LogLine;
+  /** The certificate in service, with TLS on. */
+  tlsInfo?: () => CertInfo;
 }
 
 export interface App {
@@ -45,6 +50,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...fileRoutes(config, deps.logError),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...tlsRoutes(deps.tlsInfo),
   ];
 }
 
@@ -107,5 +113,8 @@ export function createApp(config: Config, deps: AppDeps): App {
       onError(err, req, res);
     }
   };
-  return { handler: withAccessLog(deps.log, dispatch as App['handler']), routes };
+  const serve = config.tls?.plainHttp === 'redirect'
+    ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
+    : dispatch;
+  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null), routes };
 }

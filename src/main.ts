@@ -1,5 +1,6 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
+import { tlsShow } from './cli/tls.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -21,6 +22,8 @@ Usage:
   device-agent user list                   list user names and ids
   device-agent config check [--config FILE]
                                            validate the config and its paths (exit 0 or 78)
+  device-agent tls show [--config FILE]    the HTTPS certificate: names, validity, SHA-256
+                                           fingerprint and SPKI pin (curl --pinnedpubkey)
   device-agent --version                   print the version
   device-agent --help                      print this help
 
@@ -90,6 +93,13 @@ async function serve(args: Args): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // --- SIGHUP (minimal, TLS only): the operations helper's SIGHUP handling (config +
+  // drop-ins + TLS) replaces this block; keep its agent.reloadTls() call. ---
+  process.on('SIGHUP', () => {
+    timestamped('SIGHUP: reloading the TLS certificate and key');
+    void agent.reloadTls();
+  });
+  // --- end SIGHUP ---
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -117,6 +127,10 @@ async function main(argv: string[]): Promise<number> {
       if (sub !== 'check' || name) throw usageError('usage: device-agent config check [--config FILE]');
       for (const note of checkConfig(resolveConfig(args))) out(note);
       out('config OK');
+      return 0;
+    case 'tls':
+      if (sub !== 'show' || name) throw usageError('usage: device-agent tls show [--config FILE]');
+      tlsShow(resolveConfig(args), out);
       return 0;
     default:
       throw usageError(`unknown command "${command}"`);

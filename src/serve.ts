@@ -17,6 +17,7 @@ import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { TlsService } from './tls/service.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -31,6 +32,8 @@ export interface Agent {
   /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
   routes: readonly Route[];
   stop(drainMs?: number): Promise<void>;
+  /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
+  reloadTls(): Promise<void>;
 }
 
 function requireDir(path: string, key: string): void {
@@ -90,6 +93,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
   });
+  // The certificate first: a missing or broken pair stops the start (exit 78) before listening.
+  const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
+  tls?.start();
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const app = createApp(config, {
     users,
@@ -100,24 +106,36 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     recorder,
     log: opts.log,
     logError: opts.log,
+    tlsInfo: tls && (() => tls.info),
   });
   let running: RunningServer;
   try {
-    running = await listen(app.handler, config.host, config.port);
+    running = await listen(app.handler, config.host, config.port, tls?.contextOptions());
   } catch (err) {
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
   users.watch();
+  if (tls && running.tls) {
+    const server = running.tls;
+    tls.onChange((options) => server.setSecureContext(options));
+    tls.watch();
+  }
   setTimeout(() => sampler.warm(), 100).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
-  opts.log(`device-agent listening on http://${config.host}:${running.port}`);
+  opts.log(`device-agent listening on http://${config.host}:${running.port}` + (tls
+    ? ` and https://${config.host}:${running.port} (certificate ${tls.info.fingerprint}, ${tls.info.spkiPin})`
+    : ''));
 
   return {
     port: running.port,
     routes: app.routes,
+    async reloadTls() {
+      tls?.reload('reload requested');
+    },
     async stop(drainMs = 10_000) {
       users.stop();
+      tls?.stop();
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
