@@ -48,7 +48,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.logError),
-    ...docsRoutes(),
+    ...docsRoutes(deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...tlsRoutes(deps.tlsInfo),
   ];
