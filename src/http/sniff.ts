@@ -36,9 +36,11 @@ export function sniffConnections(http: HttpServer, options: SecureContextOptions
     serveHttp.call(http, socket);
   });
   // A failed handshake (a refused version or suite, a record that is not TLS, a timeout):
-  // counted, and its socket closed by Node; no stack trace, a client's mistake.
-  tls.on('tlsClientError', () => {
+  // counted and closed (with a listener here Node leaves the socket open); no log line
+  // with a stack trace for a client's mistake.
+  tls.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
     tlsMetrics.failedHandshakes++;
+    socket.destroy();
   });
 
   http.on('connection', (socket: Socket) => {
