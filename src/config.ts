@@ -163,7 +163,10 @@ export function loadConfig(file: string): Config {
   return parseConfig(raw, dirname(abs));
 }
 
-/** The embedded development default used by `npm start`: loopback only, state under ./var. */
+/**
+ * The embedded development default used by `npm start`: loopback only, state under ./var,
+ * HTTPS on beside HTTP (a self-signed pair in var/tls), as on a device.
+ */
 export function devConfig(cwd: string): Config {
   return parseConfig(
     {
@@ -173,6 +176,7 @@ export function devConfig(cwd: string): Config {
       usersFile: 'var/users.json',
       jwtSecretFile: 'var/jwt.secret',
       audio: { device: 'default' },
+      tls: { certFile: 'var/tls/cert.pem', keyFile: 'var/tls/key.pem' },
     },
     cwd,
   );
