@@ -3,13 +3,13 @@
 //   node bench/https.mjs [--smoke] [--rounds N] [--mb N] [--seconds N]   prints its rows as a Markdown table
 // bench/run.mjs adds the same rows to BENCHMARKS.md through httpsRows().
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { curl, wrk } from './clients.mjs';
-import { procStats, startAgentBin } from './procs.mjs';
+import { procStats, startAgentBin, startNginx } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,42 +32,6 @@ async function startNodeHttps(cert, key, file, statusFile) {
     child.once('exit', (code) => reject(new Error(`https baseline exited ${code}`)));
   });
   return { child, url: `https://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
-}
-
-async function startNginxSsl(dir, filesDir, cert, key) {
-  mkdirSync(join(dir, 'nginx'), { recursive: true });
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const conf = join(dir, 'nginx-ssl.conf');
-  writeFileSync(conf, `
-${process.getuid() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${dir}/nginx-ssl.pid;
-error_log ${dir}/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${dir}/nginx/body;
-  proxy_temp_path ${dir}/nginx/proxy;
-  fastcgi_temp_path ${dir}/nginx/fastcgi;
-  uwsgi_temp_path ${dir}/nginx/uwsgi;
-  scgi_temp_path ${dir}/nginx/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    ssl_certificate ${cert};
-    ssl_certificate_key ${key};
-    ssl_protocols TLSv1.2 TLSv1.3;
-    ssl_session_cache off;
-    ssl_session_tickets off;
-    root ${filesDir};
-  }
-}`);
-  const child = spawn('/usr/sbin/nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = `https://127.0.0.1:${port}`;
-  for (let i = 0; i < 100; i++) {
-    try { execFileSync('curl', ['-sk', '-o', '/dev/null', `${url}/`]); return { child, url, stop: () => child.kill('SIGQUIT') }; } catch { await sleep(50); }
-  }
-  throw new Error('nginx (ssl) did not start');
 }
 
 /** `clients` HTTPS transfers at once; MB/s over the batch's wall time. */
@@ -133,11 +97,11 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
   const base = await startNodeHttps(cert, key, file, statusFile);
   // The same agent without TLS, on the same files: plain HTTP must not pay for the sniffing.
   const plain = await startAgentBin(bin, join(dir, 'agent-plain'), { baseDir: agent.filesDir });
-  const nginx = await startNginxSsl(dir, agent.filesDir, cert, key);
+  const nginx = await startNginx(dir, agent.filesDir, { cert, key });
   const https = agent.url.replace('http:', 'https:');
   const auth = ['-H', `Authorization: Bearer ${agent.token}`];
   const dl = `${https}/api/download?filepath=big.bin`;
-  const r = { dl1: [[], [], []], dl8: [[], [], []], rps: [[], []], hs: [[], []], aes: [[], []], chacha: [[], []], plainDl: [[], []], plainRps: [[], []] };
+  const r = { dl1: [[], [], []], dl8: [[], [], []], rps: [[], []], hs: [[], []], aes: [[], []], chacha: [[], []], plainDl: [[], []], plainRps: [[], []], plainCpu: [[], []] };
   const nginxPids = withChildren(nginx.child.pid);
   try {
     for (let i = 0; i < rounds; i++) {
@@ -160,14 +124,21 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
       r.rps[1].push((await wrk(`${base.url}/status`, {}, seconds)).rps);
       r.hs[0].push((await wrk(`${https}/api/v1/health`, { Connection: 'close' }, seconds, 8)).rps);
       r.hs[1].push((await wrk(`${nginx.url}/small.txt`, { Connection: 'close' }, seconds, 8)).rps);
-      r.plainRps[0].push((await wrk(`${agent.url}/api/v1/devicestatus/get`, bearer, seconds)).rps);
-      r.plainRps[1].push((await wrk(`${plain.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${plain.token}` }, seconds)).rps);
+      // Requests/s, and the agent's CPU per request: on a busy host the steadier of the two.
+      for (const [k, who, token] of [[0, agent, agent.token], [1, plain, plain.token]]) {
+        const c = procStats(who.child.pid).cpuS;
+        const { rps } = await wrk(`${who.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${token}` }, seconds);
+        r.plainRps[k].push(rps);
+        r.plainCpu[k].push(((procStats(who.child.pid).cpuS - c) / (rps * seconds)) * 1e6);
+      }
     }
   } finally {
-    plain.stop();
-    agent.stop();
-    base.stop();
-    nginx.stop();
+    // Gone before the idle figures: a process still mapping the executable keeps its pages resident.
+    await Promise.all([plain, agent, base, nginx].map((p) => {
+      const exited = p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined;
+      p.stop();
+      return exited;
+    }));
   }
   const idle = [], idleOff = [], idleBase = [];
   evictFromPageCache(bin);
@@ -194,6 +165,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
     { figure: 'idle RSS with TLS on, against TLS off', unit: 'MB', agent: idle, baseline: idleOff, baselineName: 'agent, TLS off', target: 'report', ok: true },
     { figure: `plain HTTP ${mb} MB download, 8 clients, TLS on against TLS off`, unit: 'MB/s', agent: r.plainDl[0], baseline: r.plainDl[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainDl[0], r.plainDl[1]) >= 0.95 },
     { figure: 'plain HTTP status, TLS on against TLS off', unit: 'req/s', agent: r.plainRps[0], baseline: r.plainRps[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainRps[0], r.plainRps[1]) >= 0.95, digits: 0 },
+    { figure: 'plain HTTP status, agent CPU per request, TLS on against TLS off', unit: 'µs', agent: r.plainCpu[0], baseline: r.plainCpu[1], baselineName: 'agent, TLS off', target: 'unchanged (≤ 1.05)', ok: ratio(r.plainCpu[0], r.plainCpu[1]) <= 1.05 },
   ];
 }
 

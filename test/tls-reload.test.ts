@@ -3,6 +3,7 @@
 // download runs, and a broken replacement kept out.
 import { mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { get } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -191,3 +192,38 @@ reload('a broken or mismatched replacement keeps the served pair and logs an err
 });
 
 reload.run();
+
+const stop = suite('tls graceful stop');
+
+stop('SIGTERM during an HTTPS download: it completes, an idle TLS connection closes at once, exit 0', async () => {
+  const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+  try {
+    writeFileSync(join(agent.baseDir, 'big.bin'), '');
+    truncateSync(join(agent.baseDir, 'big.bin'), SIZE);
+    const token = await agent.login();
+    // An idle keep-alive TLS connection, its handshake done.
+    const idle = await new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
+      const s = tlsConnect({ port: agent.port, host: '127.0.0.1', rejectUnauthorized: false }, () => resolve(s));
+      s.on('error', reject);
+    });
+    const idleClosed = new Promise<number>((resolve) => idle.on('close', () => resolve(Date.now())));
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      get(`https://127.0.0.1:${agent.port}/api/download?filepath=big.bin`, { rejectUnauthorized: false, headers: bearer(token) }, resolve).on('error', reject);
+    });
+    let received = 0;
+    res.on('data', (d: Buffer) => { received += d.length; });
+    res.pause();
+    const done = new Promise<void>((resolve, reject) => { res.on('end', resolve); res.on('error', reject); });
+    const t0 = Date.now();
+    const exited = agent.stop('SIGTERM');
+    assert.ok((await idleClosed) - t0 < 1000, 'the idle TLS connection closed at once');
+    res.resume();
+    await done;
+    assert.is(received, SIZE, 'the running download finished');
+    assert.equal(await exited, { code: 0, signal: null });
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+stop.run();
