@@ -201,9 +201,12 @@ stop('SIGTERM during an HTTPS download: it completes, an idle TLS connection clo
     writeFileSync(join(agent.baseDir, 'big.bin'), '');
     truncateSync(join(agent.baseDir, 'big.bin'), SIZE);
     const token = await agent.login();
-    // An idle keep-alive TLS connection, its handshake done.
+    // An idle keep-alive TLS connection: one request answered on it.
     const idle = await new Promise<import('node:tls').TLSSocket>((resolve, reject) => {
-      const s = tlsConnect({ port: agent.port, host: '127.0.0.1', rejectUnauthorized: false }, () => resolve(s));
+      const s = tlsConnect({ port: agent.port, host: '127.0.0.1', rejectUnauthorized: false }, () => {
+        s.write('GET /api/v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      });
+      s.once('data', () => resolve(s));
       s.on('error', reject);
     });
     const idleClosed = new Promise<number>((resolve) => idle.on('close', () => resolve(Date.now())));
