@@ -8,10 +8,11 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config-files.ts';
 import { startAgent as startInProcess } from '../src/serve.ts';
 import { tlsMetrics } from '../src/tls/service.ts';
 import { prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';
+import { silentLog } from './helpers/log.ts';
 import { bearer, rawRequest } from './helpers/http.ts';
 import { eventually, fdCount } from './helpers/proc.ts';
 import { httpsGet } from './helpers/tls.ts';
@@ -130,7 +131,7 @@ const metrics = suite('tls metrics');
 
 metrics('failed handshakes are counted and the certificate\'s notAfter kept, in one exported object', async () => {
   const { dir } = await prepareDir({ config: { tls: TLS } });
-  const agent = await startInProcess(loadConfig(join(dir, 'config.json')), { firstRunAdmin: false, log: () => {}, announce: () => {} });
+  const agent = await startInProcess(loadConfig(join(dir, 'config.json')), { firstRunAdmin: false, log: silentLog, announce: () => {} });
   try {
     const info = await (await fetch(`http://127.0.0.1:${agent.port}/api/v1/tls`)).json() as { notAfter: string };
     assert.is(tlsMetrics.certNotAfterSeconds, Date.parse(info.notAfter) / 1000);

@@ -178,13 +178,13 @@ reload('a broken or mismatched replacement keeps the served pair and logs an err
   const served = (await peerCert(agent.port)).fingerprint256;
   writeFileSync(certFile, '-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n');
   const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  assert.ok(await eventually(() => new RegExp(`tls: error: files changed: ${escaped(certFile)}: not a PEM certificate .*; keeping the certificate in service \\(${served}\\)`).test(agent.output()), 5000), agent.output());
+  assert.ok(await eventually(() => new RegExp(`<3>\\S+ tls: files changed: ${escaped(certFile)}: not a PEM certificate .*; keeping the certificate in service \\(${served}\\)`).test(agent.output()), 5000), agent.output());
   assert.is((await peerCert(agent.port)).fingerprint256, served);
 
   // A valid certificate whose key is another's.
   makePair(`${certFile}.other`, `${keyFile}.other`);
   certFor(certFile, `${keyFile}.other`, { subject: '/CN=mismatch' });
-  assert.ok(await eventually(() => new RegExp(`tls: error: files changed: ${escaped(keyFile)}: is not the key of the certificate in ${escaped(certFile)}`).test(agent.output()), 5000), agent.output());
+  assert.ok(await eventually(() => new RegExp(`<3>\\S+ tls: files changed: ${escaped(keyFile)}: is not the key of the certificate in ${escaped(certFile)}`).test(agent.output()), 5000), agent.output());
   assert.is((await peerCert(agent.port)).fingerprint256, served);
   const health = await fetch(`${agent.url}/api/v1/health`);
   assert.is(health.status, 200);

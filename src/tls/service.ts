@@ -4,10 +4,10 @@
 import { stat, statSync, type Stats } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { ConfigError, type TlsConfig } from '../config.ts';
+import type { Log } from '../logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
 
-type LogLine = (line: string) => void;
 
 /** What /metrics reads (another module's): one small object, updated in place. */
 export const tlsMetrics = {
@@ -43,11 +43,11 @@ export class TlsService {
   private daily: NodeJS.Timeout | undefined;
   private seen = '';
 
-  constructor(private readonly cfg: TlsConfig, private readonly log: LogLine) {}
+  constructor(private readonly cfg: TlsConfig, private readonly log: Log) {}
 
   /** Makes the pair when missing, renews it when due, loads it; a problem is a ConfigError (exit 78). */
   start(): CertInfo {
-    if (ensurePair(this.cfg)) this.log(`tls: created a self-signed certificate ${this.cfg.certFile} and key ${this.cfg.keyFile}`);
+    if (ensurePair(this.cfg)) this.log.info(`tls: created a self-signed certificate ${this.cfg.certFile} and key ${this.cfg.keyFile}`);
     try {
       this.use(loadPair(this.cfg.certFile, this.cfg.keyFile));
     } catch (err) {
@@ -91,13 +91,13 @@ export class TlsService {
     try {
       pair = loadPair(this.cfg.certFile, this.cfg.keyFile);
     } catch (err) {
-      this.log(`tls: error: ${why}: ${(err as Error).message}; keeping the certificate in service (${this.pair.info.fingerprint})`);
+      this.log.error(`tls: ${why}: ${(err as Error).message}; keeping the certificate in service (${this.pair.info.fingerprint})`);
       return false;
     }
     if (pair.info.fingerprint === this.pair.info.fingerprint && pair.key.equals(this.pair.key)) return true;
     this.use(pair);
     this.apply(this.contextOptions());
-    this.log(`tls: ${why}: now serving ${this.cfg.certFile} fingerprint ${pair.info.fingerprint} until ${pair.info.notAfter}`);
+    this.log.info(`tls: ${why}: now serving ${this.cfg.certFile} fingerprint ${pair.info.fingerprint} until ${pair.info.notAfter}`);
     return true;
   }
 
@@ -107,7 +107,7 @@ export class TlsService {
     try {
       renew(this.cfg, this.pair);
     } catch (err) {
-      this.log(`tls: error: cannot renew ${this.cfg.certFile}: ${(err as Error).message}; it expires ${this.pair.info.notAfter}`);
+      this.log.error(`tls: cannot renew ${this.cfg.certFile}: ${(err as Error).message}; it expires ${this.pair.info.notAfter}`);
       return;
     }
     this.reload('renewed with the same key');
