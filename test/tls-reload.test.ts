@@ -230,3 +230,25 @@ stop('SIGTERM during an HTTPS download: it completes, an idle TLS connection clo
 });
 
 stop.run();
+
+const check = suite('tls config check');
+
+check('config check notes the pair to be made, checks a present one, and names the file of a bad one (78)', async () => {
+  const { dir } = await prepareDir({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+  const configFile = join(dir, 'config.json');
+  const before = await runCli(['config', 'check', '--config', configFile]);
+  assert.is(before.code, 0, before.stderr);
+  assert.match(before.stdout, /tls: \S+\/tls\/cert\.pem and \S+\/tls\/key\.pem will be created at start \(self-signed\)/);
+  mkdirSync(join(dir, 'tls'));
+  makePair(join(dir, 'tls/cert.pem'), join(dir, 'tls/key.pem'), { subject: '/CN=checked' });
+  const fingerprint = new (await import('node:crypto')).X509Certificate(readFileSync(join(dir, 'tls/cert.pem'))).fingerprint256;
+  const ok = await runCli(['config', 'check', '--config', configFile]);
+  assert.is(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, new RegExp(`tls: \\S+/tls/cert\\.pem: CN=checked, fingerprint ${fingerprint}, valid until \\S+Z`));
+  writeFileSync(join(dir, 'tls/key.pem'), 'not a key\n');
+  const bad = await runCli(['config', 'check', '--config', configFile]);
+  assert.is(bad.code, 78);
+  assert.match(bad.stderr, /config error: tls\.keyFile: \S+\/tls\/key\.pem: not a PEM private key/);
+});
+
+check.run();

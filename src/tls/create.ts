@@ -47,16 +47,22 @@ export function createPair(cfg: TlsConfig): void {
 }
 
 /**
- * At start: both files missing → made (when selfSigned), one missing → the start fails
- * naming it. Returns whether the pair was made now.
+ * Whether the pair is to be made: both files missing with selfSigned. One missing, or both
+ * without selfSigned, is a ConfigError naming the file.
  */
-export function ensurePair(cfg: TlsConfig): boolean {
+export function toBeMade(cfg: TlsConfig): boolean {
   const hasCert = existsSync(cfg.certFile);
   const hasKey = existsSync(cfg.keyFile);
   if (hasCert && hasKey) return false;
   if (hasCert) throw new ConfigError(`tls.keyFile: ${cfg.keyFile} is missing (the certificate ${cfg.certFile} is there)`);
   if (hasKey) throw new ConfigError(`tls.certFile: ${cfg.certFile} is missing (the key ${cfg.keyFile} is there)`);
   if (!cfg.selfSigned) throw new ConfigError(`tls.certFile: ${cfg.certFile} is missing (and tls.selfSigned is false)`);
+  return true;
+}
+
+/** At start: the pair made when both files are missing (see toBeMade). Returns whether it was made now. */
+export function ensurePair(cfg: TlsConfig): boolean {
+  if (!toBeMade(cfg)) return false;
   createPair(cfg);
   return true;
 }

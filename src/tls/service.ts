@@ -36,6 +36,16 @@ function statOnce(file: string): Promise<string> {
   return new Promise((resolve) => stat(file, (err, st) => resolve(err ? err.code ?? 'unreadable' : statKey(st))));
 }
 
+/** The pair as the start loads it: a TlsFileError becomes a ConfigError naming the key (exit 78). */
+export function loadChecked(cfg: TlsConfig): Pair {
+  try {
+    return loadPair(cfg.certFile, cfg.keyFile);
+  } catch (err) {
+    if (err instanceof TlsFileError) throw new ConfigError(`${err.file === cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'}: ${err.message}`);
+    throw err;
+  }
+}
+
 export class TlsService {
   private pair!: Pair;
   private apply: (options: SecureContextOptions) => void = () => {};
@@ -48,14 +58,7 @@ export class TlsService {
   /** Makes the pair when missing, renews it when due, loads it; a problem is a ConfigError (exit 78). */
   start(): CertInfo {
     if (ensurePair(this.cfg)) this.log.info(`tls: created a self-signed certificate ${this.cfg.certFile} and key ${this.cfg.keyFile}`);
-    try {
-      this.use(loadPair(this.cfg.certFile, this.cfg.keyFile));
-    } catch (err) {
-      if (err instanceof TlsFileError) {
-        throw new ConfigError(`${err.file === this.cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'}: ${err.message}`);
-      }
-      throw err;
-    }
+    this.use(loadChecked(this.cfg));
     this.renewIfDue();
     return this.pair.info;
   }
