@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -72,6 +73,23 @@ bad('TLS records after the handshake carry HTTP only: a plain request inside TLS
   assert.is(res.status, 200);
   const tooBig = await httpsGet(`https://localhost:${agent.port}/api/v1/health`, cert, { 'X-Long': 'a'.repeat(20_000) });
   assert.is(tooBig.status, 431, 'headers over 16 KiB refused as over HTTP');
+});
+
+bad('a TLS client that shuts its sending side after the request still gets the whole answer', async ({ agent }) => {
+  const body = JSON.stringify({ username: 'admin', password: 'correct horse battery' });
+  const out = await new Promise<string>((resolve, reject) => {
+    const s = tlsConnect({ port: agent.port, host: '127.0.0.1', rejectUnauthorized: false, allowHalfOpen: true } as ConnectionOptions, () => {
+      s.write(`POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body}`);
+      s.end(); // close_notify and FIN before the (scrypt-slow) answer
+    });
+    let text = '';
+    s.on('data', (d) => { text += d; });
+    s.on('close', () => resolve(text));
+    s.on('error', reject);
+  });
+  assert.match(out, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(out, /"token":"[^"]+"/);
 });
 
 bad.run();
