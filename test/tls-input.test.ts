@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../src/config-files.ts';
 import { startAgent as startInProcess } from '../src/serve.ts';
-import { tlsMetrics } from '../src/tls/service.ts';
+import { tlsMetrics } from '../src/tls/metrics.ts';
 import { prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';
 import { silentLog } from './helpers/log.ts';
 import { bearer, rawRequest } from './helpers/http.ts';

@@ -5,7 +5,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { SecureContextOptions, Server as TlsServer, TLSSocket } from 'node:tls';
-import { tlsMetrics } from '../tls/service.ts';
+import { tlsMetrics } from '../tls/metrics.ts';
 
 const HANDSHAKE = 0x16;
 

@@ -7,15 +7,9 @@ import { ConfigError, type TlsConfig } from '../config.ts';
 import type { Log } from '../logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
+import { tlsMetrics } from './metrics.ts';
 
 
-/** What /metrics reads (another module's): one small object, updated in place. */
-export const tlsMetrics = {
-  /** TLS handshakes that failed (bad records, refused versions or suites, timeouts). */
-  failedHandshakes: 0,
-  /** The served certificate's notAfter, seconds since the epoch; 0 with TLS off. */
-  certNotAfterSeconds: 0,
-};
 
 /** TLS 1.2's forward-secret AEAD suites; TLS 1.3's are all of that kind. */
 const CIPHERS = [
