@@ -191,6 +191,16 @@ reload('a broken or mismatched replacement keeps the served pair and logs an err
   assert.not.match(agent.output(), /\n\s+at /, 'no stack trace');
 });
 
+reload('a config reload that changes tls keeps the running TLS set-up and says a restart is needed', async ({ agent }) => {
+  const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+  writeFileSync(agent.configFile, JSON.stringify({ ...config, tls: { ...config.tls, plainHttp: 'redirect' } }));
+  agent.child.kill('SIGHUP');
+  assert.ok(await eventually(() => /<4>\S+ reload: tls \{.*"plainHttp":"allow"\} -> \{.*"plainHttp":"redirect"\} needs a restart; keeping the running value/.test(agent.output()), 3000), agent.output());
+  const res = await fetch(`${agent.url}/api/v1/health`, { redirect: 'manual' });
+  assert.is(res.status, 200, 'plain HTTP still allowed until a restart');
+  writeFileSync(agent.configFile, JSON.stringify(config));
+});
+
 reload.run();
 
 const stop = suite('tls graceful stop');
