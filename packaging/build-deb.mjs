@@ -58,6 +58,7 @@ function stageTree(arch, stage) {
   put(stage, 'etc/device-agent/config.json', { from: src('config.json') }, 0o644);
   // Read by avahi-daemon when it is installed (Suggests:); nothing else reads it.
   put(stage, 'etc/avahi/services/device-agent.service', { from: src('avahi.service') }, 0o644);
+  put(stage, 'usr/lib/modules-load.d/device-agent.conf', { from: src('modules-load.conf') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/copyright', { from: src('copyright') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/changelog.gz', gz(src('changelog')), 0o644);
   put(stage, 'usr/share/man/man1/device-agent.1.gz', gz(src('device-agent.1')), 0o644);

@@ -20,6 +20,7 @@ import { planReload, type ReloadPlan } from './reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { EventHub, eventSources } from './events/hub.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -121,7 +122,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
-  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log: opts.log };
+  const events = new EventHub(eventSources(sampler, recorder));
+  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log };
   let current = config;
   let app = createApp(config, deps);
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -176,6 +178,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
     async stop(drainMs = 10_000) {
       users.stop();
+      events.close(); // open event streams end now: they must not hold the drain
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
