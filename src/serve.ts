@@ -161,7 +161,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     const fd = serverFd(running.server);
     if (fd !== undefined) opts.systemd.storeFd(fd, LISTENER_NAME);
   }
-  // TLS: the certificate's fingerprint joins this line when TLS is on.
+  // STATUS= (CONTRACT §9): the address, the certificate's fingerprint when TLS is on, the recording state.
   function statusLine(): string {
     const https = tls ? ` and https (certificate ${tls.info.fingerprint})` : '';
     return `serving http://${config.host}:${running.port}${https}; recording: ${recorder.state}`;
