@@ -15,6 +15,7 @@ import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
+import { uiRoutes } from './ui/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 
 export interface AppDeps extends LoginDeps {
@@ -45,6 +46,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...fileRoutes(config, deps.logError),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...uiRoutes(),
   ];
 }
 

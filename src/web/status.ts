@@ -1,0 +1,39 @@
+// "Device status": the figures with their units, and the chart, fed by the live stream.
+import { chart } from './chart.ts';
+import { fill, h } from './dom.ts';
+import { bytes, duration, percent } from './format.ts';
+import type { DeviceStatus } from './types.ts';
+
+export function statusView() {
+  const figures = h('dl', { class: 'figures' });
+  const plot = chart();
+  const legend = h('p', { class: 'legend', 'aria-hidden': 'true' },
+    h('span', { class: 'key cpu' }), 'CPU load ', h('span', { class: 'key mem' }), 'Memory');
+  const el = h('section', { 'aria-labelledby': 'h-status', class: 'card status' },
+    h('h2', { id: 'h-status' }, 'Device status'),
+    figures,
+    h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')));
+  figures.append(h('p', {}, 'Loading…'));
+
+  const row = (term: string, value: string, detail?: string) => [
+    h('dt', {}, term),
+    h('dd', {}, value, detail ? h('span', { class: 'detail' }, ` ${detail}`) : null),
+  ];
+
+  return {
+    el,
+    update(s: DeviceStatus) {
+      const memPercent = s.memory.totalBytes > 0 ? (100 * s.memory.usedBytes) / s.memory.totalBytes : 0;
+      const diskPercent = s.disk.totalBytes > 0 ? (100 * s.disk.usedBytes) / s.disk.totalBytes : 0;
+      const temp = s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(0)} °C`;
+      fill(figures,
+        ...row('Hostname', s.hostname, `(${s.distro}, ${s.arch})`),
+        ...row('CPU load', percent(s.cpu.loadPercent), `of ${s.cpu.cores} cores${temp}`),
+        ...row('Memory', `${bytes(s.memory.usedBytes)} used of ${bytes(s.memory.totalBytes)}`, `(${percent(memPercent)})`),
+        ...row('Disk', `${bytes(s.disk.availableBytes)} free of ${bytes(s.disk.totalBytes)}`, `(${percent(diskPercent)} used, ${s.disk.path})`),
+        ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`));
+      plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
+    },
+    destroy: () => plot.destroy(),
+  };
+}
