@@ -9,9 +9,10 @@ export function statusView() {
   const plot = chart();
   const legend = h('p', { class: 'legend', 'aria-hidden': 'true' },
     h('span', { class: 'key cpu' }), 'CPU load ', h('span', { class: 'key mem' }), 'Memory');
+  const updated = h('p', { class: 'note updated' });
   const el = h('section', { 'aria-labelledby': 'h-status', class: 'card status' },
     h('h2', { id: 'h-status' }, 'Device status'),
-    figures,
+    figures, updated,
     h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')));
   figures.append(h('p', {}, 'Loading…'));
 
@@ -32,6 +33,7 @@ export function statusView() {
         ...row('Memory', `${bytes(s.memory.usedBytes)} used of ${bytes(s.memory.totalBytes)}`, `(${percent(memPercent)})`),
         ...row('Disk', `${bytes(s.disk.availableBytes)} free of ${bytes(s.disk.totalBytes)}`, `(${percent(diskPercent)} used, ${s.disk.path})`),
         ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`));
+      updated.textContent = `Updated ${new Date(s.time).toLocaleTimeString()} (device clock)`;
       plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
     },
     destroy: () => plot.destroy(),

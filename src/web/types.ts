@@ -6,6 +6,7 @@ export interface DeviceStatus {
   kernel: string;
   arch: string;
   uptimeSeconds: number;
+  time: string;
   cpu: { model: string; cores: number; loadPercent: number | null; temperatureCelsius: number | null };
   memory: { totalBytes: number; usedBytes: number; availableBytes: number };
   disk: { path: string; totalBytes: number; usedBytes: number; availableBytes: number };
