@@ -1,9 +1,10 @@
-// Builds the web interface (src/web/) into its three files: index.html, app.js (the page's
-// TypeScript with uPlot, one minified script) and app.css (uPlot's sheet and the page's).
+// Builds the web interface (src/web/) into its files: index.html, app.js (the page's
+// TypeScript, minified), uplot.js (the chart library, fetched after login) and app.css
+// (uPlot's sheet and the page's).
 // build.mjs writes them precompressed into the executable's assets; from a source
 // checkout src/ui/page-files.ts calls the same function on the first request for the page.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
@@ -13,7 +14,7 @@ const web = join(dirname(fileURLToPath(import.meta.url)), '../src/web');
 export async function buildPage() {
   const { build } = await import('esbuild');
   const out = await build({
-    entryPoints: { app: join(web, 'main.ts'), style: join(web, 'style.css') },
+    entryPoints: { app: join(web, 'main.ts'), uplot: join(web, 'uplot-global.ts'), app_css: join(web, 'style.css') },
     bundle: true,
     write: false,
     outdir: '/page',
@@ -25,7 +26,7 @@ export async function buildPage() {
   });
   const files = new Map([['index.html', Buffer.from(readFileSync(join(web, 'index.html')))]]);
   for (const file of out.outputFiles) {
-    files.set(file.path.endsWith('.js') ? 'app.js' : 'app.css', Buffer.from(file.contents));
+    files.set(basename(file.path).replace('app_css.css', 'app.css'), Buffer.from(file.contents));
   }
   return files;
 }

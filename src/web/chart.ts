@@ -1,8 +1,24 @@
 // The chart of CPU load and memory use over the last 10 minutes (uPlot, ~20 KB gzipped:
 // canvas drawing, no inline styles beyond CSSOM properties, which the CSP allows).
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 
 const WINDOW_S = 600;
+
+let library: Promise<typeof uPlot> | undefined;
+
+/** uPlot from /ui/uplot.js (src/web/uplot-global.ts), fetched on first use. */
+function loadUplot(): Promise<typeof uPlot> {
+  return (library ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = '/ui/uplot.js';
+    script.onload = () => resolve((window as unknown as { uPlot: typeof uPlot }).uPlot);
+    script.onerror = () => {
+      library = undefined; // a later chart tries again
+      reject(new Error('the chart script could not be loaded'));
+    };
+    document.head.append(script);
+  }));
+}
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || 'gray';
@@ -22,12 +38,14 @@ export function chart(): Chart {
   const data: [number[], (number | null)[], number[]] = [[], [], []];
   let plot: uPlot | undefined;
   let last = 0;
+  let destroyed = false;
 
-  const make = () => {
+  let loading = false;
+  const make = (UPlot: typeof uPlot) => {
     const fg = cssVar('--muted');
     const grid = cssVar('--line');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-    plot = new uPlot({
+    plot = new UPlot({
       width: Math.max(200, el.clientWidth),
       height: 180,
       legend: { show: false },
@@ -54,10 +72,14 @@ export function chart(): Chart {
       data[1].push(cpu);
       data[2].push(mem);
       while (data[0].length > 0 && data[0][0]! < t - WINDOW_S) data.forEach((s) => s.shift());
-      if (!plot && el.isConnected) make();
-      else plot?.setData(data);
+      if (plot) plot.setData(data);
+      else if (!loading && el.isConnected) {
+        loading = true;
+        loadUplot().then((UPlot) => { if (!destroyed) make(UPlot); }, () => { loading = false; });
+      }
     },
     destroy() {
+      destroyed = true;
       resize.disconnect();
       plot?.destroy();
     },
