@@ -3,6 +3,7 @@
 import type uPlot from 'uplot';
 
 const WINDOW_S = 600;
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
 let library: Promise<typeof uPlot> | undefined;
 
@@ -51,7 +52,10 @@ export function chart(): Chart {
       legend: { show: false },
       cursor: { show: false },
       scales: { x: { time: true, range: () => [last - WINDOW_S, last] }, y: { range: [0, 100] } },
-      axes: [axis, { ...axis, size: 48, values: (_u, ticks) => ticks.map((v) => `${v} %`) }],
+      axes: [
+        { ...axis, space: 80, values: (_u, ticks) => ticks.map((t) => clock.format(t * 1000)) },
+        { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => `${v} %`) },
+      ],
       series: [
         {},
         { label: 'CPU load', stroke: cssVar('--cpu'), width: 2, spanGaps: true },
