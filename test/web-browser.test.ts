@@ -18,6 +18,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const TOKEN_KEY = 'device-agent.token';
 /** The statuses the cases provoke on purpose (Chromium logs each failed load as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (400|401|403) /;
+/** Until GET /api/v1/tls (CONTRACT §8, branch tls) is merged, the page's probe for it is a 404. */
+const NO_TLS_ROUTE = /^Failed to load resource: the server responded with a status of 404 .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/tls$/;
 const MB = 1 << 20;
 
 // Until the API of CONTRACT §11 is merged (branch webapi), the cases that need it are
@@ -30,7 +32,10 @@ const HAS = {
   stop: SOURCES.includes("'/api/v1/audiofiles/audiorecordstop'"),
   events: SOURCES.includes("'/api/v1/events'"),
 };
-const PROVOKED_NOW = HAS.list && HAS.events ? PROVOKED : /^Failed to load resource: the server responded with a status of (400|401|403|404) /;
+const TLS = SOURCES.includes("'/api/v1/tls'");
+const PROVOKED_NOW = new RegExp([
+  (HAS.list && HAS.events ? PROVOKED : /^Failed to load resource: the server responded with a status of (400|401|403|404) /).source,
+  ...(TLS ? [] : [NO_TLS_ROUTE.source])].join('|'));
 const when = (present: boolean) => (present ? web : web.skip);
 
 interface Ctx {
@@ -329,6 +334,23 @@ when(HAS.list)('works at 360 px wide in dark mode, with no horizontal scroll and
   assert.equal(await axeViolations(page), []);
   await page.screenshot({ path: join(shots, 'mobile-dark.png'), fullPage: true });
   await context.close();
+});
+
+// CONTRACT §8: an agent with HTTPS on tells its certificate; the page shows the fingerprint.
+(TLS ? web : web.skip)('shows the HTTPS certificate fingerprint of an agent with TLS on', async ({ browser, problems }) => {
+  const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+  try {
+    const info = (await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { fingerprint: string };
+    const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+    const page = await context.newPage();
+    await page.goto(`${agent.url}/`);
+    await logIn(page);
+    await page.getByText(/SHA-256 fingerprint/).waitFor();
+    assert.is(await page.locator('.tls code').innerText(), info.fingerprint);
+    await context.close();
+  } finally {
+    await agent.cleanup();
+  }
 });
 
 web('made no request to another host, no page or console error, no CSP violation, no token in a URL', async ({ problems, urls, page }) => {

@@ -1,12 +1,13 @@
 // The agent's web interface: the login form, or the three panels (status, recording, files)
 // fed by the API with the token from sessionStorage. Bundled by build/web-page.mjs.
-import { onUnauthorized, session } from './api.ts';
+import { getJson, onUnauthorized, session } from './api.ts';
 import { fill, h } from './dom.ts';
 import { filesView } from './files.ts';
 import { startLive } from './live.ts';
 import { loginView } from './login.ts';
 import { recordingView } from './recording.ts';
 import { statusView } from './status.ts';
+import type { TlsInfo } from './types.ts';
 
 const root = document.getElementById('app')!;
 let teardown: (() => void) | undefined;
@@ -45,6 +46,8 @@ function showDashboard(): void {
     document.title = 'device-agent';
   };
   void files.open('');
+  // An agent without HTTPS support answers 404: nothing to show.
+  getJson<TlsInfo>('/api/v1/tls').then(status.showTls, () => {});
 }
 
 onUnauthorized(() => showLogin('Your session has ended. Please log in again.'));

@@ -2,7 +2,7 @@
 import { chart } from './chart.ts';
 import { fill, h } from './dom.ts';
 import { bytes, duration, percent } from './format.ts';
-import type { DeviceStatus } from './types.ts';
+import type { DeviceStatus, TlsInfo } from './types.ts';
 
 export function statusView() {
   const figures = h('dl', { class: 'figures' });
@@ -10,9 +10,10 @@ export function statusView() {
   const legend = h('p', { class: 'legend', 'aria-hidden': 'true' },
     h('span', { class: 'key cpu' }), 'CPU load ', h('span', { class: 'key mem' }), 'Memory');
   const updated = h('p', { class: 'note updated' });
+  const tls = h('p', { class: 'tls', hidden: true });
   const el = h('section', { 'aria-labelledby': 'h-status', class: 'card status' },
     h('h2', { id: 'h-status' }, 'Device status'),
-    figures, updated,
+    figures, tls, updated,
     h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')));
   figures.append(h('p', {}, 'Loading…'));
 
@@ -35,6 +36,16 @@ export function statusView() {
         ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`));
       updated.textContent = `Updated ${new Date(s.time).toLocaleTimeString()} (device clock)`;
       plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
+    },
+    /** The HTTPS certificate a client should see (CONTRACT §8), when the agent tells it. */
+    showTls(info: TlsInfo) {
+      tls.hidden = false;
+      if (!info.enabled) {
+        fill(tls, 'HTTPS is off on this agent.');
+        return;
+      }
+      fill(tls, `HTTPS certificate${info.selfSigned ? ' (self-signed)' : ''}, SHA-256 fingerprint: `,
+        h('code', {}, info.fingerprint ?? ''), h('span', { class: 'detail' }, ` valid until ${new Date(info.notAfter ?? '').toLocaleDateString()}`));
     },
     destroy: () => plot.destroy(),
   };

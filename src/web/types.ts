@@ -37,3 +37,12 @@ export interface Listing {
   path: string;
   entries: Entry[];
 }
+
+/** GET /api/v1/tls (CONTRACT §8), on agents that have it. */
+export interface TlsInfo {
+  enabled: boolean;
+  fingerprint?: string;
+  spkiPin?: string;
+  notAfter?: string;
+  selfSigned?: boolean;
+}

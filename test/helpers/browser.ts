@@ -16,7 +16,8 @@ export function launchChromium(): Promise<Browser> {
 
 /**
  * A context whose pages may reach `origin` alone. `problems` gathers requests elsewhere,
- * page errors, CSP violations and (unless `allowConsole` matches them) console errors.
+ * page errors, CSP violations and console errors (unless `allowConsole` matches the text
+ * followed by a space and the URL it names).
  */
 export async function fencedContext(browser: Browser, origin: string, problems: string[],
   options: BrowserContextOptions = {}, allowConsole: RegExp = /$^/): Promise<BrowserContext> {
@@ -32,7 +33,7 @@ export async function fencedContext(browser: Browser, origin: string, problems: 
     page.on('console', (msg) => {
       const text = msg.text();
       if (/Content.Security.Policy/i.test(text)) problems.push(`CSP: ${text}`);
-      else if (msg.type() === 'error' && !allowConsole.test(text)) problems.push(`console error: ${text}`);
+      else if (msg.type() === 'error' && !allowConsole.test(`${text} ${msg.location().url}`)) problems.push(`console error: ${text} (${msg.location().url})`);
     });
   });
   return context;
