@@ -27,7 +27,7 @@ function cssVar(name: string): string {
 
 export interface Chart {
   el: HTMLElement;
-  push(timeS: number, cpuPercent: number | null, memoryPercent: number): void;
+  push(timeS: number, cpuPercent: number | null, memoryPercent: number | null): void;
   destroy(): void;
 }
 
@@ -36,7 +36,7 @@ export function chart(): Chart {
   el.className = 'chart';
   el.setAttribute('role', 'img');
   el.setAttribute('aria-label', 'Chart of CPU load and memory use, in percent, over the last 10 minutes');
-  const data: [number[], (number | null)[], number[]] = [[], [], []];
+  const data: [number[], (number | null)[], (number | null)[]] = [[], [], []];
   let plot: uPlot | undefined;
   let last = 0;
   let destroyed = false;
@@ -59,7 +59,7 @@ export function chart(): Chart {
       series: [
         {},
         { label: 'CPU load', stroke: cssVar('--cpu'), width: 2, spanGaps: true },
-        { label: 'Memory', stroke: cssVar('--mem'), width: 2 },
+        { label: 'Memory', stroke: cssVar('--mem'), width: 2, spanGaps: true },
       ],
     }, data, el);
   };

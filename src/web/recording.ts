@@ -3,9 +3,9 @@
 import { download, postJson } from './api.ts';
 import { fill, h } from './dom.ts';
 import { bytes, duration, when } from './format.ts';
+import { FORMATS } from '../audio/argv.ts'; // pure, no I/O: the bundle takes the list alone
 import type { Recording } from './types.ts';
 
-const FORMATS = ['flac', 'wav', 'mp3'] as const;
 
 function stateText(r: Recording): string {
   switch (r.state) {

@@ -4,6 +4,9 @@ import { fill, h } from './dom.ts';
 import { bytes, duration, percent } from './format.ts';
 import type { DeviceStatus, TlsInfo } from './types.ts';
 
+/** part of whole in percent, or null when either is unknown (a probe that failed). */
+const share = (part: number | null, whole: number | null) => (part === null || !whole ? null : (100 * part) / whole);
+
 export function statusView() {
   const figures = h('dl', { class: 'figures' });
   const plot = chart();
@@ -25,8 +28,8 @@ export function statusView() {
   return {
     el,
     update(s: DeviceStatus) {
-      const memPercent = s.memory.totalBytes > 0 ? (100 * s.memory.usedBytes) / s.memory.totalBytes : 0;
-      const diskPercent = s.disk.totalBytes > 0 ? (100 * s.disk.usedBytes) / s.disk.totalBytes : 0;
+      const memPercent = share(s.memory.usedBytes, s.memory.totalBytes);
+      const diskPercent = share(s.disk.usedBytes, s.disk.totalBytes);
       const temp = s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(0)} °C`;
       fill(figures,
         ...row('Hostname', s.hostname, `(${s.distro}, ${s.arch})`),

@@ -1,30 +1,8 @@
-// The API's records as CONTRACT §4, §5 and §11 fix them (only the fields the page reads).
+// The API's records as CONTRACT §4, §5, §8 and §11 fix them.
 
-export interface DeviceStatus {
-  hostname: string;
-  distro: string;
-  kernel: string;
-  arch: string;
-  uptimeSeconds: number;
-  time: string;
-  cpu: { model: string; cores: number; loadPercent: number | null; temperatureCelsius: number | null };
-  memory: { totalBytes: number; usedBytes: number; availableBytes: number };
-  disk: { path: string; totalBytes: number; usedBytes: number; availableBytes: number };
-  agent: { version: string; uptimeSeconds: number };
-}
-
-export type RecordingState = 'idle' | 'recording' | 'finished' | 'failed';
-
-export interface Recording {
-  state: RecordingState;
-  fileExtension: string | null;
-  durationSeconds: number | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  file: string | null;
-  sizeBytes: number | null;
-  error: string | null;
-}
+// One definition with the agent's code: type-only imports, erased by the bundler.
+export type { StatusRecord as DeviceStatus } from '../status/sampler.ts';
+export type { RecordingRecord as Recording, RecordingState } from '../audio/record.ts';
 
 export interface Entry {
   name: string;
