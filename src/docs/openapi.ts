@@ -5,6 +5,7 @@ import { LOGIN_BODY_LIMIT } from '../auth/login.ts';
 import { VERSION } from '../version.ts';
 import { ASSET_NAMES } from './assets.ts';
 import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, errorResponses, json, ref } from './responses.ts';
+import { morePaths, moreSchemas } from './openapi-more.ts';
 import { schemas } from './schemas.ts';
 
 const bearer = [{ bearerAuth: [] }];
@@ -158,6 +159,7 @@ export function buildDocument() {
           },
         },
       },
+      ...morePaths(),
       '/docs': {
         get: {
           tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)', security: [],
@@ -183,7 +185,7 @@ export function buildDocument() {
       },
     },
     components: {
-      schemas,
+      schemas: { ...schemas, ...moreSchemas },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
       },
