@@ -13,6 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { startVirtualMic } from './helpers/pulse.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TOKEN_KEY = 'device-agent.token';
@@ -160,24 +161,40 @@ web('records 1 s with the null device and plays it from a blob: URL', async ({ p
   await page.screenshot({ path: join(shots, 'desktop-recorded.png'), fullPage: true });
 });
 
-when(HAS.stop)('stops a longer recording: the file has the length actually recorded', async ({ page }) => {
-  const c = byName(page);
-  await c.duration.fill('30');
-  await c.format.selectOption('flac');
-  await c.start.click();
-  await stateMatching(page, /^State: Recording flac/);
-  await page.waitForTimeout(1500);
-  assert.ok(await c.start.isDisabled(), 'no second start while recording');
-  await c.stop.click();
-  const finished = await stateMatching(page, /Finished: recordings\/\S+\.flac/);
-  const seconds = Number(/, ([\d.]+) s,/.exec(finished)?.[1]);
-  assert.ok(seconds >= 1 && seconds < 10, `stopped after ${seconds} s: ${finished}`);
-  const duration = await page.locator('audio').evaluate((a: HTMLAudioElement) => new Promise<number>((resolve) => {
-    if (Number.isFinite(a.duration) && a.duration > 0) resolve(a.duration);
-    else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
-  }));
-  assert.ok(Math.abs(duration - seconds) <= 0.25, `audio ${duration} s, record ${seconds} s`);
-  assert.ok(await c.stop.isDisabled());
+// The null device is not paced (a 30 s recording ends at once): a stop needs a microphone
+// that delivers in real time, the suite's PulseAudio virtual one (test/helpers/pulse.ts).
+when(HAS.stop)('stops a longer recording: the file has the length actually recorded', async ({ browser, problems }) => {
+  const mic = startVirtualMic();
+  const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } } });
+  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 900 } }, PROVOKED_NOW);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${agent.url}/`);
+    await logIn(page);
+    const c = byName(page);
+    await c.duration.fill('30');
+    await c.format.selectOption('flac');
+    await c.start.click();
+    await stateMatching(page, /^State: Recording flac/);
+    await page.waitForTimeout(2000);
+    assert.ok(await c.start.isDisabled(), 'no second start while recording');
+    assert.ok(await c.stop.isEnabled());
+    await c.stop.click();
+    const finished = await stateMatching(page, /Finished: recordings\/\S+\.flac/);
+    const seconds = Number(/, ([\d.]+) s,/.exec(finished)?.[1]);
+    assert.ok(seconds >= 1.5 && seconds < 10, `stopped after ${seconds} s: ${finished}`);
+    const duration = await page.locator('audio').evaluate((a: HTMLAudioElement) => new Promise<number>((resolve) => {
+      if (Number.isFinite(a.duration) && a.duration > 0) resolve(a.duration);
+      else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
+    }));
+    assert.ok(Math.abs(duration - seconds) <= 0.25, `audio ${duration} s, record ${seconds} s`);
+    assert.ok(await c.stop.isDisabled());
+    assert.ok(await c.start.isEnabled());
+  } finally {
+    await context.close();
+    await agent.cleanup();
+    await mic.stop();
+  }
 });
 
 when(HAS.list)('uploads two files by the picker and one by drag and drop into the directory shown', async ({ page, agent }) => {

@@ -66,7 +66,8 @@ export function filesView() {
       caption.textContent = `Contents of ${cwd === '' ? 'the base directory' : cwd}`;
       fill(rows, ...(listing.entries.length > 0
         ? listing.entries.map(row)
-        : [h('tr', {}, h('td', { colspan: '3', class: 'empty' }, 'This directory is empty.'))]));
+        : [h('tr', {}, h('td', { colspan: '3', class: 'empty' }, 'This directory is empty.'))]),
+        listing.truncated ? h('tr', {}, h('td', { colspan: '3', class: 'empty' }, `Only the first ${listing.entries.length} entries are shown.`)) : null);
     } catch (err) {
       error.textContent = (err as Error).message;
     }

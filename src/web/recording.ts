@@ -47,7 +47,15 @@ export function recordingView() {
       h('a', { href: blobUrl, download: name, class: 'button-link' }, `Download ${name}`));
   };
 
+  // Polled records can arrive after a newer one (a poll sent before Start answers after it):
+  // records only move forward, by start time, then from recording to its end.
+  let current: Recording | undefined;
+  const isStale = (r: Recording) => current?.startedAt != null && (r.startedAt === null || r.startedAt < current.startedAt ||
+    (r.startedAt === current.startedAt && r.state === 'recording' && current.state !== 'recording'));
+
   const update = (r: Recording) => {
+    if (isStale(r)) return;
+    current = r;
     state.textContent = `State: ${stateText(r)}`;
     start.disabled = r.state === 'recording';
     stop.disabled = r.state !== 'recording';

@@ -4,17 +4,10 @@
 export type { StatusRecord as DeviceStatus } from '../status/sampler.ts';
 export type { RecordingRecord as Recording, RecordingState } from '../audio/record.ts';
 
-export interface Entry {
-  name: string;
-  type: 'file' | 'directory';
-  sizeBytes: number | null;
-  modifiedAt: string;
-}
-
-export interface Listing {
-  path: string;
-  entries: Entry[];
-}
+export type { ListEntry as Entry } from '../files/list.ts';
+import type { listDirectory } from '../files/list.ts';
+/** GET /api/v1/files/list's answer. */
+export type Listing = Awaited<ReturnType<typeof listDirectory>>;
 
 /** GET /api/v1/tls (CONTRACT §8), on agents that have it. */
 export interface TlsInfo {
