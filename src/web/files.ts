@@ -46,7 +46,7 @@ export function filesView() {
     return h('tr', {},
       h('td', {}, name),
       h('td', { class: 'num' }, e.type === 'directory' ? 'folder' : bytes(e.sizeBytes)),
-      h('td', {}, when(e.modifiedAt)));
+      h('td', {}, h('time', { datetime: e.modifiedAt, title: when(e.modifiedAt) }, when(e.modifiedAt, true))));
   };
 
   const showCrumbs = () => {

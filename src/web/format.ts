@@ -27,8 +27,12 @@ export function duration(seconds: number | null | undefined): string {
   return `${seconds < 10 ? seconds.toFixed(1) : s} s`;
 }
 
-export function when(iso: string | null | undefined): string {
+const LONG = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const SHORT = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
+
+/** A local date and time; `short` for table cells (a 360 px screen has room for little). */
+export function when(iso: string | null | undefined, short = false): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return Number.isNaN(d.getTime()) ? iso : (short ? SHORT : LONG).format(d);
 }
