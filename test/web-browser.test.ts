@@ -163,6 +163,24 @@ web('records 1 s with the null device and plays it from a blob: URL', async ({ p
 
 // The null device is not paced (a 30 s recording ends at once): a stop needs a microphone
 // that delivers in real time, the suite's PulseAudio virtual one (test/helpers/pulse.ts).
+when(HAS.events)('live figures come from the event stream, read with the bearer header, not by polling', async ({ browser, agent, problems }) => {
+  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+  const page = await context.newPage();
+  const seen: { path: string; auth: string | undefined }[] = [];
+  page.on('request', (r) => seen.push({ path: new URL(r.url()).pathname, auth: r.headers().authorization }));
+  await page.goto(`${agent.url}/`);
+  await logIn(page);
+  const updated = page.locator('.updated');
+  await updated.waitFor();
+  const first = await updated.innerText();
+  await page.waitForFunction((t) => document.querySelector('.updated')?.textContent !== t, first, { timeout: 6000 });
+  const events = seen.filter((r) => r.path === '/api/v1/events');
+  assert.is(events.length, 1, 'one stream');
+  assert.match(events[0]!.auth ?? '', /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+  assert.is(seen.filter((r) => r.path === '/api/v1/devicestatus/get').length, 0, 'no polling beside the stream');
+  await context.close();
+});
+
 when(HAS.stop)('stops a longer recording: the file has the length actually recorded', async ({ browser, problems }) => {
   const mic = startVirtualMic();
   const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } } });
