@@ -29,8 +29,9 @@ function showDashboard(): void {
     session.clear();
     showLogin();
   });
+  const title = h('h1', { tabindex: '-1' }, 'device-agent');
   fill(root,
-    h('header', { class: 'bar' }, h('h1', {}, 'device-agent'), host, logout),
+    h('header', { class: 'bar' }, title, host, logout),
     h('main', { class: 'panels' }, status.el, recording.el, files.el));
   const stop = startLive({
     status: (s) => {
@@ -45,6 +46,7 @@ function showDashboard(): void {
     status.destroy();
     document.title = 'device-agent';
   };
+  title.focus(); // a screen reader announces the new page; Tab goes on from the top
   void files.open('');
   // An agent without HTTPS support answers 404: nothing to show.
   getJson<TlsInfo>('/api/v1/tls').then(status.showTls, () => {});
