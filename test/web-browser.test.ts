@@ -118,6 +118,16 @@ web('the page loads without a token under its CSP and shows the login form; a re
   assert.is(await page.evaluate((k) => sessionStorage.getItem(k), TOKEN_KEY), null);
 });
 
+web('the login form is in the page itself: painted before (and without) the script', async ({ browser, agent }) => {
+  const context = await fencedContext(browser, agent.url, [], {});
+  await context.route('**/ui/app.js', (route) => route.abort()); // its console error is expected here: not collected
+  const page = await context.newPage();
+  await page.goto(`${agent.url}/`);
+  const c = byName(page);
+  for (const control of [c.username, c.password, c.login]) assert.ok(await control.isVisible());
+  await context.close();
+});
+
 web('logs in: the three panels, the token in sessionStorage only, the status with units, refreshed', async ({ page }) => {
   await logIn(page);
   for (const name of ['Device status', 'Recording', 'Files']) await page.getByRole('heading', { name, level: 2 }).waitFor();

@@ -13,7 +13,7 @@ web.before(async (ctx) => { ctx.agent = await startAgent(); });
 web.after(async (ctx) => { await ctx.agent?.cleanup(); });
 
 const FILES = [
-  { path: '/', type: 'text/html; charset=utf-8', holds: '<div id="app"></div>' },
+  { path: '/', type: 'text/html; charset=utf-8', holds: '<label for="login-username">Username</label>' },
   { path: '/ui/app.js', type: 'text/javascript; charset=utf-8', holds: 'device-agent.token' },
   { path: '/ui/uplot.js', type: 'text/javascript; charset=utf-8', holds: 'window.uPlot=' },
   { path: '/ui/app.css', type: 'text/css; charset=utf-8', holds: 'prefers-color-scheme:dark' },

@@ -1,19 +1,30 @@
 // The login form (CONTRACT §12: textboxes "Username" and "Password", button "Log in"); a
-// refused login shows the API's own text.
+// refused login shows the API's own text. Its markup is in index.html (painted before any
+// script runs); this wires a fresh copy of it each time it is shown.
 import { login } from './api.ts';
-import { h } from './dom.ts';
+
+// Copied as the script starts (the script is deferred: the document is parsed), before anyone types.
+const inPage = document.querySelector<HTMLElement>('main.login-page');
+const pristine = inPage?.cloneNode(true) as HTMLElement;
+let used = false;
+
+/** The page's own form the first time (what was typed into it is kept), a fresh copy after. */
+function formFromPage(): HTMLElement {
+  if (inPage && !used && inPage.isConnected) {
+    used = true;
+    return inPage;
+  }
+  return pristine.cloneNode(true) as HTMLElement;
+}
 
 export function loginView(done: () => void, note?: string): HTMLElement {
-  const username = h('input', { id: 'login-username', name: 'username', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false', autofocus: true });
-  const password = h('input', { id: 'login-password', name: 'password', type: 'password', autocomplete: 'current-password' });
-  const error = h('p', { class: 'error', role: 'alert' });
-  const button = h('button', { type: 'submit' }, 'Log in');
-  const form = h('form', { class: 'login card', novalidate: true },
-    h('h1', {}, 'device-agent'),
-    note ? h('p', { class: 'note', role: 'status' }, note) : null,
-    h('label', { for: username.id }, 'Username'), username,
-    h('label', { for: password.id }, 'Password'), password,
-    button, error);
+  const view = formFromPage();
+  const form = view.querySelector('form')!;
+  const username = form.querySelector<HTMLInputElement>('[name=username]')!;
+  const password = form.querySelector<HTMLInputElement>('[name=password]')!;
+  const button = form.querySelector('button')!;
+  const error = form.querySelector('.error')!;
+  form.querySelector('.note')!.textContent = note ?? '';
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     button.disabled = true;
@@ -24,6 +35,6 @@ export function loginView(done: () => void, note?: string): HTMLElement {
       password.select();
     });
   });
-  queueMicrotask(() => username.focus());
-  return h('main', { class: 'login-page' }, form);
+  queueMicrotask(() => { if (!view.contains(document.activeElement)) username.focus(); });
+  return view;
 }

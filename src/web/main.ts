@@ -15,7 +15,8 @@ let teardown: (() => void) | undefined;
 function showLogin(note?: string): void {
   teardown?.();
   teardown = undefined;
-  fill(root, loginView(showDashboard, note));
+  const view = loginView(showDashboard, note);
+  if (view.parentNode !== root) fill(root, view); // the page's own form stays where it is, focus and all
   performance.mark('login-form');
 }
 
