@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { ADMIN, makeDir, ROOT, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium } from './helpers/browser.ts';
 import { startVirtualMic } from './helpers/pulse.ts';
 
@@ -394,6 +394,26 @@ when(HAS.list)('works at 360 px wide in dark mode, with no horizontal scroll and
     assert.is(await page.locator('.tls code').innerText(), info.fingerprint);
     await context.close();
   } finally {
+    await agent.cleanup();
+  }
+});
+
+web('a user removed while the page is open is back at the login form within seconds', async ({ browser, problems }) => {
+  const agent = await startAgent();
+  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+  try {
+    const page = await context.newPage();
+    await page.goto(`${agent.url}/`);
+    await logIn(page);
+    await page.getByRole('heading', { name: 'Device status' }).waitFor();
+    const removed = await runCli(['user', 'remove', ADMIN.username, '--config', agent.configFile]);
+    assert.is(removed.code, 0, removed.stderr);
+    // Revocation ends the stream (CONTRACT §3: within 2 s); the page's next request is a 401.
+    await page.getByRole('status').filter({ hasText: 'Your session has ended. Please log in again.' }).waitFor({ timeout: 10_000 });
+    await byName(page).username.waitFor();
+    assert.is(await page.evaluate((k) => sessionStorage.getItem(k), TOKEN_KEY), null);
+  } finally {
+    await context.close();
     await agent.cleanup();
   }
 });
