@@ -285,6 +285,8 @@ when(HAS.list)('opens a directory by its name, shows where it is, downloads a fi
   const bytes = randomBytes(300_000);
   mkdirSync(join(agent.baseDir, 'logs'));
   writeFileSync(join(agent.baseDir, 'logs', 'data.bin'), bytes);
+  const hostile = '<img src=x onerror="document.title=1">.txt'; // a file name is text, never markup
+  writeFileSync(join(agent.baseDir, 'logs', hostile), 'x');
   mkdirSync(join(agent.baseDir, 'inbox'));
   await page.reload();
   await c.files.getByRole('link', { name: 'logs' }).click();
@@ -292,6 +294,8 @@ when(HAS.list)('opens a directory by its name, shows where it is, downloads a fi
   await crumbs.getByText('logs').and(page.locator('[aria-current]')).waitFor();
   await c.files.getByRole('link', { name: 'data.bin' }).waitFor();
   assert.not.ok(await c.files.getByRole('link', { name: 'one.txt' }).count(), 'the table shows the directory opened');
+  await c.files.getByRole('link', { name: hostile, exact: true }).waitFor();
+  assert.is(await c.files.locator('img').count(), 0, 'the name was not parsed as HTML');
   const [download] = await Promise.all([page.waitForEvent('download'), c.files.getByRole('link', { name: 'data.bin' }).click()]);
   assert.is(download.suggestedFilename(), 'data.bin');
   assert.ok(readFileSync((await download.path())!).equals(bytes), 'the downloaded bytes are the file');
