@@ -15,9 +15,7 @@ try {
   writeFileSync(join(agent.baseDir, 'config-backup.json'), JSON.stringify({ port: 5050 }, null, 2));
   writeFileSync(join(agent.baseDir, 'firmware-2.4.1.bin'), Buffer.alloc(3 * 1024 * 1024, 7));
   const problems: string[] = [];
-  // An agent without the events stream or the TLS route (older main) answers them 404: the page copes.
-  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 860 } },
-    /status of 404 .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/(events|tls)$/);
+  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 860 } });
   const page = await context.newPage();
   await page.goto(`${agent.url}/`);
   await page.getByRole('textbox', { name: 'Username' }).fill(ADMIN.username);

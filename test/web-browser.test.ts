@@ -5,13 +5,13 @@
 // alone; 360 px and dark; axe-core finds no serious or critical violation. No request
 // leaves for another host, no console error, the CSP holds, the token is never in a URL.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, makeDir, ROOT, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { ADMIN, makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium } from './helpers/browser.ts';
 import { startVirtualMic } from './helpers/pulse.ts';
 
@@ -19,25 +19,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 const TOKEN_KEY = 'device-agent.token';
 /** The statuses the cases provoke on purpose (Chromium logs each failed load as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (400|401|403) /;
-/** Until GET /api/v1/tls (CONTRACT §8, branch tls) is merged, the page's probe for it is a 404. */
-const NO_TLS_ROUTE = /^Failed to load resource: the server responded with a status of 404 .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/tls$/;
 const MB = 1 << 20;
-
-// Until the API of CONTRACT §11 is merged (branch webapi), the cases that need it are
-// skipped, visibly (the runner counts skips), and its 404s are expected in the console.
-const SOURCES = readdirSync(join(ROOT, 'src'), { withFileTypes: true, recursive: true })
-  .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.parentPath.includes('/src/web'))
-  .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8')).join('\n');
-const HAS = {
-  list: SOURCES.includes("'/api/v1/files/list'"),
-  stop: SOURCES.includes("'/api/v1/audiofiles/audiorecordstop'"),
-  events: SOURCES.includes("'/api/v1/events'"),
-};
-const TLS = SOURCES.includes("'/api/v1/tls'");
-const PROVOKED_NOW = new RegExp([
-  (HAS.list && HAS.events ? PROVOKED : /^Failed to load resource: the server responded with a status of (400|401|403|404) /).source,
-  ...(TLS ? [] : [NO_TLS_ROUTE.source])].join('|'));
-const when = (present: boolean) => (present ? web : web.skip);
 
 interface Ctx {
   agent: TestAgent;
@@ -58,7 +40,7 @@ web.before(async (ctx) => {
   // 21 MB: the 20 MB upload passes, a 20 + 2 MB one is refused with the API's text.
   ctx.agent = await startAgent({ config: { maxFileBytes: 21 * MB } });
   ctx.browser = await launchChromium();
-  ctx.context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 900 } }, PROVOKED_NOW);
+  ctx.context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 900 } }, PROVOKED);
   ctx.page = await ctx.context.newPage();
   ctx.page.on('request', (r) => ctx.urls.push(r.url()));
   console.log(`screenshots in ${ctx.shots}`);
@@ -173,8 +155,8 @@ web('records 1 s with the null device and plays it from a blob: URL', async ({ p
 
 // The null device is not paced (a 30 s recording ends at once): a stop needs a microphone
 // that delivers in real time, the suite's PulseAudio virtual one (test/helpers/pulse.ts).
-when(HAS.events)('live figures come from the event stream, read with the bearer header, not by polling', async ({ browser, agent, problems }) => {
-  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+web('live figures come from the event stream, read with the bearer header, not by polling', async ({ browser, agent, problems }) => {
+  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED);
   const page = await context.newPage();
   const seen: { path: string; auth: string | undefined }[] = [];
   page.on('request', (r) => seen.push({ path: new URL(r.url()).pathname, auth: r.headers().authorization }));
@@ -191,10 +173,10 @@ when(HAS.events)('live figures come from the event stream, read with the bearer 
   await context.close();
 });
 
-when(HAS.stop)('stops a longer recording: the file has the length actually recorded', async ({ browser, problems }) => {
+web('stops a longer recording: the file has the length actually recorded', async ({ browser, problems }) => {
   const mic = startVirtualMic();
   const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } } });
-  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 900 } }, PROVOKED_NOW);
+  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 900 } }, PROVOKED);
   try {
     const page = await context.newPage();
     await page.goto(`${agent.url}/`);
@@ -225,7 +207,7 @@ when(HAS.stop)('stops a longer recording: the file has the length actually recor
   }
 });
 
-when(HAS.list)('uploads two files by the picker and one by drag and drop into the directory shown', async ({ page, agent }) => {
+web('uploads two files by the picker and one by drag and drop into the directory shown', async ({ page, agent }) => {
   const c = byName(page);
   await c.upload.setInputFiles([
     { name: 'one.txt', mimeType: 'text/plain', buffer: Buffer.from('first file') },
@@ -280,7 +262,7 @@ web('uploads 20 MB with a progress bar, and shows the API refusal of a larger up
   assert.throws(() => readFileSync(join(agent.baseDir, 'big2.bin')), 'nothing written');
 });
 
-when(HAS.list)('opens a directory by its name, shows where it is, downloads a file and refuses a path that left the base', async ({ page, agent }) => {
+web('opens a directory by its name, shows where it is, downloads a file and refuses a path that left the base', async ({ page, agent }) => {
   const c = byName(page);
   const bytes = randomBytes(300_000);
   mkdirSync(join(agent.baseDir, 'logs'));
@@ -334,7 +316,7 @@ web('a 401 returns to the login form; Log out forgets the token', async ({ page 
 });
 
 web('logs in and out by keyboard alone', async ({ browser, agent, problems }) => {
-  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 900 } }, PROVOKED_NOW);
+  const context = await fencedContext(browser, agent.url, problems, { viewport: { width: 1280, height: 900 } }, PROVOKED);
   const page = await context.newPage();
   await page.goto(`${agent.url}/`);
   await byName(page).username.waitFor();
@@ -362,9 +344,9 @@ web('logs in and out by keyboard alone', async ({ browser, agent, problems }) =>
   await context.close();
 });
 
-when(HAS.list)('works at 360 px wide in dark mode, with no horizontal scroll and no accessibility violation', async ({ browser, agent, problems, shots }) => {
+web('works at 360 px wide in dark mode, with no horizontal scroll and no accessibility violation', async ({ browser, agent, problems, shots }) => {
   const context = await fencedContext(browser, agent.url, problems,
-    { viewport: { width: 360, height: 740 }, colorScheme: 'dark', isMobile: true, hasTouch: true }, PROVOKED_NOW);
+    { viewport: { width: 360, height: 740 }, colorScheme: 'dark', isMobile: true, hasTouch: true }, PROVOKED);
   const page = await context.newPage();
   await page.goto(`${agent.url}/`);
   await page.screenshot({ path: join(shots, 'mobile-login.png') });
@@ -386,11 +368,11 @@ when(HAS.list)('works at 360 px wide in dark mode, with no horizontal scroll and
 });
 
 // CONTRACT §8: an agent with HTTPS on tells its certificate; the page shows the fingerprint.
-(TLS ? web : web.skip)('shows the HTTPS certificate fingerprint of an agent with TLS on', async ({ browser, problems }) => {
+web('shows the HTTPS certificate fingerprint of an agent with TLS on', async ({ browser, problems }) => {
   const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   try {
     const info = (await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { fingerprint: string };
-    const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+    const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED);
     const page = await context.newPage();
     await page.goto(`${agent.url}/`);
     await logIn(page);
@@ -404,7 +386,7 @@ when(HAS.list)('works at 360 px wide in dark mode, with no horizontal scroll and
 
 web('a user removed while the page is open is back at the login form within seconds', async ({ browser, problems }) => {
   const agent = await startAgent();
-  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED_NOW);
+  const context = await fencedContext(browser, agent.url, problems, {}, PROVOKED);
   try {
     const page = await context.newPage();
     await page.goto(`${agent.url}/`);
