@@ -7,7 +7,8 @@ import { ADMIN, ROOT, startAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium } from './helpers/browser.ts';
 
 process.env.TEST_AGENT = 'bin';
-const agent = await startAgent();
+// HTTPS on (a self-signed certificate made at start): the page shows its fingerprint.
+const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
 const browser = await launchChromium();
 try {
   mkdirSync(join(agent.baseDir, 'logs'));
