@@ -80,7 +80,8 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
   const password = crypto().randomBytes(12).toString('base64url');
   writeUsers(config.usersFile, [newUser('admin', await hashPassword(password))]);
   announce(`first start: created user "admin" with password ${password}\n` +
-    `(shown once; change it with: npm start -- user passwd admin)`);
+    `(shown once; change it with: npm start -- user passwd admin)\n` +
+    `log in at http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/`);
 }
 
 /** Listens on the socket systemd passed, or binds afresh (waiting a moment for a just-dropped one's port). */

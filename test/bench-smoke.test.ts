@@ -18,8 +18,9 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
   // 18 figures with targets or reports, and the cold start's two (dd evicts the executable);
-  // 13 HTTPS figures (bench/https.mjs).
-  assert.is(rows.length, 20 + 13, md);
+  // 13 HTTPS figures (bench/https.mjs) and the web interface's four (bench/web.mjs).
+  assert.is(rows.length, 20 + 13 + 4, md);
+  assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
   assert.ok(counted, md);

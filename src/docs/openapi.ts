@@ -6,6 +6,7 @@ import { VERSION } from '../version.ts';
 import { ASSET_NAMES } from './assets.ts';
 import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, errorResponses, json, ref } from './responses.ts';
 import { morePaths, moreSchemas } from './openapi-more.ts';
+import { webPaths } from './openapi-web.ts';
 import { schemas } from './schemas.ts';
 
 const bearer = [{ bearerAuth: [] }];
@@ -90,6 +91,7 @@ export function buildDocument(tls?: TlsSummary) {
     tags: [
       { name: 'auth' }, { name: 'status' }, { name: 'audio' }, { name: 'files' },
       { name: 'docs', description: 'this page and its document' },
+      { name: 'web', description: 'the web interface (its data comes through the API above)' },
     ],
     paths: {
       '/api/v1/agentusers/loginusertoagent': {
@@ -203,6 +205,7 @@ export function buildDocument(tls?: TlsSummary) {
           },
         },
       },
+      ...webPaths(),
     },
     components: {
       schemas: { ...schemas, ...moreSchemas },
