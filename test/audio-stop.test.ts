@@ -91,7 +91,10 @@ stops('409 "no recording is in progress" before any recording, and without a tok
   });
 });
 
-for (const [recorder, ext] of [['sox', 'flac'], ['sox', 'wav'], ['sox', 'mp3'], ['arecord', 'wav'], ['arecord', 'flac']] as const) {
+// Not arecord wav: unpaced and unencoded, it writes the whole hour (345 MB) in ~0.17 s on a
+// quiet machine, before the stop is sent (it failed so in a full run); the paced microphone
+// below covers arecord wav.
+for (const [recorder, ext] of [['sox', 'flac'], ['sox', 'wav'], ['sox', 'mp3'], ['arecord', 'flac']] as const) {
   stops(`${recorder} ${ext} from the null device: stopped now, the file complete, its own length recorded`, async () => {
     await withAgent({ device: 'null', recorder }, {}, async (agent, token) => {
       await stopAndCheck(agent, token, ext, 200);
