@@ -11,13 +11,15 @@ import { fileRoutes } from './files/routes.ts';
 import { ClientGone, Errors, HttpError } from './http/errors.ts';
 import { withAccessLog, type LogLine } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
+import type { AgentMetrics } from './metrics/agent.ts';
+import { metricsRoutes } from './metrics/route.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 
-export interface AppDeps extends LoginDeps {
+export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;
   sampler: StatusSampler;
   recorder: Recorder;
@@ -25,6 +27,9 @@ export interface AppDeps extends LoginDeps {
   log: LogLine;
   /** Error details that must not reach the client. */
   logError: LogLine;
+  metrics: AgentMetrics;
+  /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
+  metricsToken: Buffer | undefined;
 }
 
 export interface App {
@@ -40,16 +45,18 @@ function hasUnreadBody(req: Request): boolean {
 
 function allRoutes(config: Config, deps: AppDeps): Route[] {
   return [
-    ...loginRoutes(deps),
+    ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusRoutes(deps.sampler),
-    ...fileRoutes(config, deps.logError),
+    ...fileRoutes(config, deps.logError, deps.metrics),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];
 }
 
 export function createApp(config: Config, deps: AppDeps): App {
   const routes = allRoutes(config, deps);
+  deps.metrics.http.declare(routes.map((r) => r.path));
 
   const onError = (err: unknown, req: Request, res: ServerResponse) => {
     if (err instanceof ClientGone) {
@@ -83,6 +90,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     // Not async: a promise layer per request would only cost; dispatch() turns a throw
     // or a rejection into onError.
     ? (req, res) => {
+      if (route.credential?.(req)) return route.handler(req, res);
       const pending = authenticate(deps.tokens, req);
       return pending ? pending.then(() => route.handler(req, res)) : route.handler(req, res);
     }
@@ -100,6 +108,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       return;
     }
     req.params = found.params;
+    req.route = found.route.path;
     try {
       const done = found.handler(req, res);
       if (done instanceof Promise) done.catch((err: unknown) => onError(err, req, res));
@@ -107,5 +116,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       onError(err, req, res);
     }
   };
-  return { handler: withAccessLog(deps.log, dispatch as App['handler']), routes };
+  const http = deps.metricsToken ? deps.metrics.http : undefined;
+  const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
+  return { handler: withAccessLog(deps.log, dispatch as App['handler'], observe), routes };
 }

@@ -16,6 +16,7 @@ import type { LogLine } from './http/log.ts';
 import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
+import { AgentMetrics } from './metrics/agent.ts';
 import { StatusSampler } from './status/sampler.ts';
 
 export interface ServeOptions {
@@ -31,6 +32,16 @@ export interface Agent {
   /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
   routes: readonly Route[];
   stop(drainMs?: number): Promise<void>;
+}
+
+/** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
+function secretOf(file: string, key: string, what?: string): Buffer {
+  try {
+    return loadSecret(file, what).secret;
+  } catch (err) {
+    if (err instanceof SecretError) throw new ConfigError(`${key}: ${err.message}`);
+    throw err;
+  }
 }
 
 function requireDir(path: string, key: string): void {
@@ -65,13 +76,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setInternalsLog(opts.log);
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
-  let secret;
-  try {
-    secret = loadSecret(config.jwtSecretFile).secret;
-  } catch (err) {
-    if (err instanceof SecretError) throw new ConfigError(`jwtSecretFile: ${err.message}`);
-    throw err;
-  }
+  const secret = secretOf(config.jwtSecretFile, 'jwtSecretFile');
+  const metricsToken = config.metrics.enabled ? secretOf(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file') : undefined;
+  const metrics = new AgentMetrics();
   const users = new UserStore(config.usersFile, opts.log);
   try {
     users.load();
@@ -89,6 +96,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
+    onEnded: (result) => { metrics.recordings[result].value++; },
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const app = createApp(config, {
@@ -100,6 +108,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     recorder,
     log: opts.log,
     logError: opts.log,
+    metrics,
+    metricsToken,
   });
   let running: RunningServer;
   try {

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { createApp } from '../src/app.ts';
+import { AgentMetrics } from '../src/metrics/agent.ts';
 import { Recorder } from '../src/audio/recorder.ts';
 import { LoginLimiter } from '../src/auth/limiter.ts';
 import { Gate } from '../src/auth/passwords.ts';
@@ -37,7 +38,8 @@ errors.before(async (ctx) => {
     baseDir: config.baseDir,
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
-  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log, logError: log });
+  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log, logError: log,
+    metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
 });
