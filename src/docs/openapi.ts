@@ -158,6 +158,18 @@ export function buildDocument() {
           },
         },
       },
+      '/metrics': {
+        get: {
+          tags: ['status'], operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)',
+          description: 'For a scraper: the bearer token of a login, or the text of `metrics.tokenFile` ' +
+            '(which opens this route and no other). Absent (404) when `metrics.enabled` is false.',
+          security: [...bearer, { metricsToken: [] }],
+          responses: {
+            200: { description: 'the metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+            ...errorResponses(AUTH_FAILURES),
+          },
+        },
+      },
       '/docs': {
         get: {
           tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)', security: [],
@@ -186,6 +198,7 @@ export function buildDocument() {
       schemas,
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },
       },
     },
   };
