@@ -30,7 +30,7 @@ export class AgentMetrics {
 
   constructor() {
     const r = this.registry;
-    r.add(new Counter('device_agent_build_info', 'Always 1; the agent version as a label', ['version'])).cell(VERSION).value = 1;
+    r.add(new Sampled('device_agent_build_info', 'Always 1; the agent version as a label', ['version'], () => [[[VERSION], 1]]));
     this.http = new HttpMetrics(r);
     this.loginFailures = r.add(new Counter('device_agent_login_failures_total',
       'Logins refused for a wrong password or an unknown user')).cell();
