@@ -59,12 +59,13 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
   }
 }
 
-export async function startAgentBin(bin, dir) {
+/** `extra`: config keys over the bench's (bench/metrics.mjs turns metrics off). */
+export async function startAgentBin(bin, dir, extra = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({
     host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret',
-    audio: { device: 'null' },
+    audio: { device: 'null' }, ...extra,
   }));
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });

@@ -32,10 +32,11 @@ text('a counter exports its cells, zero or not, each once', () => {
 });
 
 text('a histogram is cumulative, bounds inclusive, with +Inf, _sum and _count', () => {
-  const h = new Histogram('d_seconds', 'Durations', ['route'], [0.1, 1]);
+  const r = new Registry();
+  const h = r.add(new Histogram('d_seconds', 'Durations', ['route'], [0.1, 1]));
   const cell = h.cell('/r');
   for (const v of [0.05, 0.1, 0.5, 2, 3]) cell.observe(v);
-  assert.is(h.render(), [
+  assert.is(r.render(), [
     '# HELP d_seconds Durations',
     '# TYPE d_seconds histogram',
     'd_seconds_bucket{route="/r",le="0.1"} 2',

@@ -30,7 +30,7 @@ export class AgentMetrics {
 
   constructor() {
     const r = this.registry;
-    r.add(new Sampled('device_agent_build_info', 'Always 1; the agent version as a label', ['version'], () => [[[VERSION], 1]]));
+    r.add(new Sampled('device_agent_build_info', 'Always 1; the agent version as a label', ['version'], [VERSION], () => 1));
     this.http = new HttpMetrics(r);
     this.loginFailures = r.add(new Counter('device_agent_login_failures_total',
       'Logins refused for a wrong password or an unknown user')).cell();
@@ -44,10 +44,10 @@ export class AgentMetrics {
     this.files = { download: files.cell('download'), upload: files.cell('upload') };
     const recordings = r.add(new Counter('device_agent_recordings_total', 'Recordings ended, by result', ['result']));
     this.recordings = { finished: recordings.cell('finished'), failed: recordings.cell('failed') };
-    r.add(new Sampled('device_agent_tls_handshake_failures_total', 'TLS handshakes that failed', [],
-      () => [[[], this.tls?.handshakeFailures()]], 'counter'));
+    r.add(new Sampled('device_agent_tls_handshake_failures_total', 'TLS handshakes that failed', [], [],
+      () => this.tls?.handshakeFailures(), 'counter'));
     r.add(new Sampled('device_agent_tls_certificate_expiry_timestamp_seconds',
-      'notAfter of the certificate served, seconds since the epoch', [], () => [[[], this.tls?.certExpirySeconds()]]));
+      'notAfter of the certificate served, seconds since the epoch', [], [], () => this.tls?.certExpirySeconds()));
     processMetrics(r);
   }
 

@@ -17,7 +17,7 @@ function openFds(): number | undefined {
 export function processMetrics(registry: Registry): void {
   const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
   const add = (name: string, help: string, read: () => number | undefined, type: 'gauge' | 'counter' = 'gauge') =>
-    registry.add(new Sampled(name, help, [], () => [[[], read()]], type));
+    registry.add(new Sampled(name, help, [], [], read, type));
   // libuv reads the resident set from /proc/self/stat; getrusage gives user and system CPU.
   add('process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss());
   add('process_cpu_seconds_total', 'Total user and system CPU time spent in seconds', () => {
