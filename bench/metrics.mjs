@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrk } from './clients.mjs';
-import { procStats, startAgentBin } from './procs.mjs';
-import { median, pairRatio, table } from './report.mjs';
+import { instructionsPerRequest } from './instructions.mjs';
+import { AGENT_LISTENING, procStats, startAgentBin } from './procs.mjs';
+import { pairRatio, table } from './report.mjs';
 
 /** CPU seconds of the main (JavaScript) thread alone: the event loop's time. */
 function mainThreadCpu(pid) {
@@ -24,11 +25,20 @@ async function scrapes(agent, token, n) {
   }
 }
 
+/** Main-thread instructions per status request of each agent, both under callgrind at once. */
+function instructions(bin, agents, dir, [warm, n]) {
+  return Promise.all(agents.map((a, i) => instructionsPerRequest({
+    argv: [bin, 'serve', '--config', a.config], dir: join(dir, `cg-${i}`), listening: AGENT_LISTENING,
+    path: '/api/v1/devicestatus/get', headers: { Authorization: `Bearer ${a.token}` }, warm, n,
+  })));
+}
+
 /**
  * The rows for BENCHMARKS.md. `pairs` status-rate pairs of `seconds` each (on, off; then
- * off, on), then `n` scrapes of the metrics-on agent.
+ * off, on), then `n` scrapes of the metrics-on agent (after that load: an agent in
+ * service), then instructions per status request on and off (`callgrind`: [warm, n]).
  */
-export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, log = () => {} }) {
+export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, callgrind = [20_000, 10_000], log = () => {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'da-bench-metrics-'));
   const on = await startAgentBin(bin, join(dir, 'on'));
   const off = await startAgentBin(bin, join(dir, 'off'), { metrics: { enabled: false } });
@@ -56,7 +66,12 @@ export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, log
     await new Promise((r) => setTimeout(r, 1000));
     const rssAfter = procStats(pid).rssKb / 1024;
     const ratio = pairRatio(rps[0], rps[1]);
+    on.stop();
+    off.stop();
+    log('instructions per status request, metrics on and off (callgrind)');
+    const [insOn, insOff] = await instructions(bin, [on, off], dir, callgrind);
     return [
+      { figure: 'instructions per status request, metrics on (callgrind, main thread)', unit: 'k', agent: [insOn / 1000], baseline: [insOff / 1000], baselineName: 'metrics off', target: 'report', ok: true },
       { figure: 'authenticated device status, metrics on', unit: 'req/s', agent: rps[0], baseline: rps[1], baselineName: 'metrics off', target: '≥ 0.97 × off', ok: ratio >= 0.97, digits: 0 },
       { figure: 'one /metrics scrape, main-thread CPU (event-loop time)', unit: 'ms', agent: [perScrapeMs], target: '≤ 2 ms', ok: perScrapeMs <= 2, digits: 3 },
       { figure: `RSS after ${n} scrapes (before: ${rssBefore.toFixed(1)} MB)`, unit: 'MB', agent: [rssAfter - rssBefore], target: '≤ +2 MB', ok: rssAfter - rssBefore <= 2, digits: 2 },
@@ -77,5 +92,4 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist/device-agent');
   const rows = await metricsRows({ bin, pairs: arg('pairs', 4), seconds: arg('seconds', 5), n: arg('scrapes', 10_000), log: (s) => console.error(`bench: ${s}`) });
   console.log(table(rows));
-  console.log(`\nmedian on/off: ${median(rows[0].agent).toFixed(0)} / ${median(rows[0].baseline).toFixed(0)} req/s`);
 }

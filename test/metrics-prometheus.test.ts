@@ -3,13 +3,13 @@
 // must show the agent up and the counts of the requests this test made. promtool checks
 // the exposition.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { scrapeText } from './helpers/metrics.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
@@ -119,6 +119,25 @@ prom('promtool check metrics passes on a scrape', async ({ agent }) => {
   const text = await scrapeText(agent);
   const r = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8' });
   assert.is(r.status, 0, `promtool: ${r.stdout}${r.stderr}`);
+});
+
+prom('every query of the Grafana dashboard (docs/) is valid PromQL on series the agent exports', async (ctx) => {
+  const dashboard = JSON.parse(readFileSync(join(ROOT, 'docs/grafana-dashboard.json'), 'utf8'));
+  const exported = new Set([...(await scrapeText(ctx.agent)).matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!));
+  // TLS series appear once a TLS listener reports them; the plain agent here has none.
+  const later = new Set(['device_agent_tls_handshake_failures_total', 'device_agent_tls_certificate_expiry_timestamp_seconds']);
+  const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr));
+  assert.ok(exprs.length >= 10);
+  for (const expr of exprs) {
+    for (const [name] of expr.matchAll(/\b(?:device_agent|process)_\w+/g)) {
+      const family = name.replace(/_(bucket|sum|count)$/, '');
+      assert.ok(exported.has(family) || later.has(family) || name === 'up', `${expr}: ${name} is not exported`);
+    }
+    const query = expr.replaceAll('$instance', '.*').replaceAll('$job', '.*').replaceAll('$__rate_interval', '1m');
+    const res = await fetch(`${ctx.promUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
+    const body = (await res.json()) as any;
+    assert.is(body.status, 'success', `${query}: ${JSON.stringify(body)}`);
+  }
 });
 
 prom.run();
