@@ -1,10 +1,10 @@
 // GET /metrics as a client sees it (CONTRACT §10): who may scrape, what is counted,
 // and that no client can grow the set of series.
-import { statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download, upload } from './helpers/files.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { metricsToken, samples, scrape, scrapeText } from './helpers/metrics.ts';
@@ -196,6 +196,26 @@ config('metrics.enabled false: no /metrics and no token file', async () => {
     assert.throws(() => statSync(join(agent.dir, 'metrics.token')));
   } finally {
     await agent.cleanup();
+  }
+});
+
+config('a token file readable by others or too short stops the start and fails config check (exit 78)', async () => {
+  const cases: Array<[string, number, RegExp]> = [
+    ['a'.repeat(64), 0o604, /metrics\.tokenFile: metrics token file \S+ is accessible by others \(mode 604\): chmod 600 it$/m],
+    ['short', 0o600, /metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes$/m],
+  ];
+  for (const [text, mode, message] of cases) {
+    const { dir } = await prepareDir();
+    try {
+      writeFileSync(join(dir, 'metrics.token'), text, { mode });
+      for (const args of [['serve'], ['config', 'check']]) {
+        const r = await runCli([...args, '--config', join(dir, 'config.json')]);
+        assert.is(r.code, 78, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, message);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 });
 
