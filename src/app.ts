@@ -9,7 +9,7 @@ import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
 import { ClientGone, Errors, HttpError } from './http/errors.ts';
-import { withAccessLog, type LogLine } from './http/log.ts';
+import { withAccessLog } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
 import type { AgentMetrics } from './metrics/agent.ts';
 import { metricsRoutes } from './metrics/route.ts';
@@ -18,15 +18,14 @@ import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { statusRoutes } from './status/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
+import type { Log } from './logger.ts';
 
 export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;
   sampler: StatusSampler;
   recorder: Recorder;
-  /** Access-log lines (stdout in production). */
-  log: LogLine;
-  /** Error details that must not reach the client. */
-  logError: LogLine;
+  /** Access-log lines, and error details that must not reach the client (stdout in production). */
+  log: Log;
   metrics: AgentMetrics;
   /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
   metricsToken: Buffer | undefined;
@@ -47,7 +46,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
   return [
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusRoutes(deps.sampler),
-    ...fileRoutes(config, deps.logError, deps.metrics),
+    ...fileRoutes(config, deps.log, deps.metrics),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
@@ -65,7 +64,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     }
     if (res.headersSent) {
       // Too late for a JSON answer: cut the connection so the client sees a failure.
-      deps.logError(`${req.method} ${req.path}: failed after headers were sent: ${String((err as Error)?.stack ?? err)}`);
+      deps.log.error(`${req.method} ${req.path}: failed after headers were sent: ${String((err as Error)?.stack ?? err)}`);
       res.destroy();
       return;
     }
@@ -75,7 +74,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     if (err instanceof HttpError) {
       ({ status, message, headers } = err);
     } else {
-      deps.logError(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
+      deps.log.error(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
     }
     // A body left unread (too large, or refused before reading) is not read to its end:
     // the connection closes after the answer, lingering so that the client can read it.

@@ -1,6 +1,4 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
-import { errnoName } from './errno.ts';
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from './paths.ts';
 
@@ -135,24 +133,6 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     maxFileBytes, audio: { recorder, device, maxDurationSeconds },
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
   };
-}
-
-/** Reads and validates a config file. */
-export function loadConfig(file: string): Config {
-  const abs = resolveFrom(process.cwd(), file);
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    throw new ConfigError(`config: cannot read ${abs}: ${errnoName(err)}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError(`config: ${abs} is not valid JSON: ${(err as Error).message}`);
-  }
-  return parseConfig(raw, dirname(abs));
 }
 
 /** The embedded development default used by `npm start`: loopback only, state under ./var. */

@@ -1,9 +1,10 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
-import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, loadConfig, type Config } from './config.ts';
-import { createLogger } from './logger.ts';
-import { startAgent } from './serve.ts';
+import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
+import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
+import { createLogger, PRIORITY } from './logger.ts';
+import { startAgent, type Agent } from './serve.ts';
 import { VERSION } from './version.ts';
 
 /** sysexits EX_USAGE, the code of a usageError(). */
@@ -20,7 +21,9 @@ Usage:
   device-agent user remove NAME            remove a user; its tokens stop working
   device-agent user list                   list user names and ids
   device-agent config check [--config FILE]
-                                           validate the config and its paths (exit 0 or 78)
+                                           validate the config, its drop-ins (config.d/*.json
+                                           beside it) and its paths (exit 0 or 78)
+  device-agent config show [--config FILE] print the merged config, defaults filled in, as JSON
   device-agent --version                   print the version
   device-agent --help                      print this help
 
@@ -56,38 +59,67 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
-function resolveConfig(args: Args): Config {
+/** The config file in use; undefined for the embedded development config. */
+function configFile(args: Args): string | undefined {
   const file = args.config ?? process.env.DEVICE_AGENT_CONFIG;
-  if (file) return loadConfig(file);
-  if (args.dev) return devConfig(process.cwd());
-  return loadConfig(DEFAULT_CONFIG_PATH);
+  if (file) return file;
+  return args.dev ? undefined : DEFAULT_CONFIG_PATH;
+}
+
+function resolveConfig(args: Args): Config {
+  const file = configFile(args);
+  return file ? loadConfig(file) : devConfig(process.cwd());
+}
+
+/**
+ * SIGHUP (`systemctl reload`): the config and its drop-ins read again and applied whole,
+ * or refused whole with an error naming file and key while the running config stays.
+ */
+function reload(agent: Agent, args: Args): void {
+  const file = configFile(args);
+  try {
+    if (!file) {
+      agent.reload(devConfig(process.cwd()));
+    } else {
+      const cf = readConfigFiles(file);
+      const config = parseConfigFiles(cf);
+      inFiles(cf, () => agent.reload(config));
+    }
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.error(`reload refused, the running config stays: ${err.message}`);
+  }
+  // TLS (CONTRACT §9: SIGHUP re-reads the TLS files too): agent.reloadTls() goes here.
 }
 
 const logger = createLogger((chunk) => process.stdout.write(chunk));
-const timestamped = (line: string) => logger.line(line);
+/** Set once `serve` runs: from then on a fatal error is a log line (priority err), not CLI output. */
+let serving = false;
 
 async function serve(args: Args): Promise<void> {
   const config = resolveConfig(args);
   const agent = await startAgent(config, {
     firstRunAdmin: args.dev && !args.config && !process.env.DEVICE_AGENT_CONFIG,
-    log: timestamped,
-    announce: (text) => process.stdout.write(`\n${text}\n\n`),
+    log: logger,
+    // The first-run password, shown once in development mode: it must stand out.
+    announce: (text) => logger.warn(text),
   });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    timestamped(`${signal}: stopping, letting running requests finish (up to 10 s)`);
+    logger.info(`${signal}: stopping, letting running requests finish (up to 10 s)`);
     agent.stop(10_000).then(() => {
-      timestamped('stopped');
+      logger.info('stopped');
       logger.flush();
       process.exit(0);
     }, (err: unknown) => {
-      timestamped(`stop failed: ${String(err)}`);
+      logger.error(`stop failed: ${String(err)}`);
       logger.flush();
       process.exit(1);
     });
   };
+  process.on('SIGHUP', () => { if (!stopping) reload(agent, args); });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
@@ -107,6 +139,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       if (sub) throw usageError(`serve takes no argument "${sub}"`);
+      serving = true;
       await serve(args);
       return -1; // keeps running
     case 'user':
@@ -114,7 +147,11 @@ async function main(argv: string[]): Promise<number> {
       await userCommand(sub, name, resolveConfig(args).usersFile, out);
       return 0;
     case 'config':
-      if (sub !== 'check' || name) throw usageError('usage: device-agent config check [--config FILE]');
+      if ((sub !== 'check' && sub !== 'show') || name) throw usageError('usage: device-agent config check|show [--config FILE]');
+      if (sub === 'show') {
+        out(JSON.stringify(resolveConfig(args), null, 2));
+        return 0;
+      }
       for (const note of checkConfig(resolveConfig(args))) out(note);
       out('config OK');
       return 0;
@@ -127,15 +164,17 @@ main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exitCode = code; },
   (err: unknown) => {
     logger.flush();
+    // The service's last words carry the journald priority like every other line.
+    const prefix = serving ? PRIORITY.error : '';
     if (err instanceof ConfigError) {
-      process.stderr.write(`device-agent: config error: ${err.message}\n`);
+      process.stderr.write(`${prefix}device-agent: config error: ${err.message}\n`);
       process.exit(EX_CONFIG);
     }
     if (err instanceof CliError) {
       process.stderr.write(`device-agent: ${err.message}\n${err.exitCode === EX_USAGE ? 'Try: device-agent --help\n' : ''}`);
       process.exit(err.exitCode);
     }
-    process.stderr.write(`device-agent: ${(err as Error)?.message ?? String(err)}\n`);
+    process.stderr.write(`${prefix}device-agent: ${(err as Error)?.message ?? String(err)}\n`);
     process.exit(1);
   },
 );

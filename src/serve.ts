@@ -12,17 +12,18 @@ import { ConfigError, type Config } from './config.ts';
 import { crypto } from './crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
-import type { LogLine } from './http/log.ts';
+import type { Log } from './logger.ts';
 import { setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { AgentMetrics } from './metrics/agent.ts';
+import { planReload, type ReloadPlan } from './reload.ts';
 import { StatusSampler } from './status/sampler.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
   firstRunAdmin: boolean;
-  log: LogLine;
+  log: Log;
   /** Written once to stdout on first start in development mode. */
   announce: (text: string) => void;
 }
@@ -31,6 +32,14 @@ export interface Agent {
   port: number;
   /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
   routes: readonly Route[];
+  /** The config the agent runs on (restart keys as started). */
+  readonly config: Config;
+  /**
+   * Applies a new, validated config to new requests (src/reload.ts says which keys wait
+   * for a restart; each is logged at warning). Throws a ConfigError, changing nothing, when
+   * it cannot apply (a new users file that does not load).
+   */
+  reload(config: Config): ReloadPlan;
   stop(drainMs?: number): Promise<void>;
 }
 
@@ -42,6 +51,11 @@ function secretOf(file: string, key: string, what?: string): Buffer {
     if (err instanceof SecretError) throw new ConfigError(`${key}: ${err.message}`);
     throw err;
   }
+}
+
+/** The metrics scrape token (created when absent); undefined when metrics are off. */
+function metricsTokenOf(config: Config): Buffer | undefined {
+  return config.metrics.enabled ? secretOf(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file') : undefined;
 }
 
 function requireDir(path: string, key: string): void {
@@ -77,7 +91,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
   const secret = secretOf(config.jwtSecretFile, 'jwtSecretFile');
-  const metricsToken = config.metrics.enabled ? secretOf(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file') : undefined;
+  // Counts live as long as the process: a reload's new app counts into the same cells.
   const metrics = new AgentMetrics();
   const users = new UserStore(config.usersFile, opts.log);
   try {
@@ -90,7 +104,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     if (err instanceof UsersFileError) throw new ConfigError(`usersFile: ${err.message}`);
     throw err;
   }
-  if (users.size === 0) opts.log(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
+  if (users.size === 0) opts.log.warn(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
   const recorder = new Recorder({
@@ -99,21 +113,14 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     onEnded: (result) => { metrics.recordings[result].value++; },
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
-  const app = createApp(config, {
-    users,
-    tokens,
-    limiter: new LoginLimiter(),
-    gate: new Gate(1, 64),
-    sampler,
-    recorder,
-    log: opts.log,
-    logError: opts.log,
-    metrics,
-    metricsToken,
-  });
+  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log: opts.log, metrics };
+  let current = config;
+  let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
+  // A reload builds a new app; requests already running finish on the one they started on.
+  const handler: typeof app.handler = (req, res) => app.handler(req, res);
   let running: RunningServer;
   try {
-    running = await listen(app.handler, config.host, config.port);
+    running = await listen(handler, config.host, config.port);
   } catch (err) {
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
@@ -121,11 +128,31 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setTimeout(() => sampler.warm(), 100).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
-  opts.log(`device-agent listening on http://${config.host}:${running.port}`);
+  opts.log.info(`device-agent listening on http://${config.host}:${running.port}`);
 
   return {
     port: running.port,
-    routes: app.routes,
+    get routes() { return app.routes; },
+    get config() { return current; },
+    reload(next: Config): ReloadPlan {
+      const plan = planReload(current, next);
+      if (plan.config.usersFile !== current.usersFile) {
+        try {
+          users.switchTo(plan.config.usersFile);
+        } catch (err) {
+          if (err instanceof UsersFileError) throw new ConfigError(`usersFile: ${err.message}`);
+          throw err;
+        }
+      }
+      for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
+      tokens.setTtl(plan.config.tokenTtlSeconds);
+      recorder.configure(plan.config.audio);
+      // The metrics token is read again (rotated by writing the file and reloading).
+      app = createApp(plan.config, { ...deps, metricsToken: metricsTokenOf(plan.config) });
+      current = plan.config;
+      opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
+      return plan;
+    },
     async stop(drainMs = 10_000) {
       users.stop();
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).

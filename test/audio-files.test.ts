@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord } from '../src/audio/record.ts';
 import { fixWavHeader } from '../src/audio/wav-header.ts';
 import { makeDir } from './helpers/agent.ts';
+import { collectLog, silentLog } from './helpers/log.ts';
 
 const soxiDuration = (file: string) => Number(execFileSync('soxi', ['-D', file], { encoding: 'utf8' }));
 
@@ -52,22 +53,22 @@ const finished: RecordingRecord = {
 store('keeps a finished record across a save and a load', ({ dir }) => {
   const file = join(dir, 'last.json');
   saveRecord(file, finished);
-  assert.equal(loadRecord(file, () => {}), finished);
+  assert.equal(loadRecord(file, silentLog), finished);
 });
 
 store('is idle without a file, and idle with a line in the log for a broken one', ({ dir }) => {
   const logs: string[] = [];
-  assert.equal(loadRecord(join(dir, 'none.json'), (l) => logs.push(l)), IDLE);
+  assert.equal(loadRecord(join(dir, 'none.json'), collectLog(logs)), IDLE);
   assert.equal(logs, []);
   writeFileSync(join(dir, 'bad.json'), '{"state": "dancing"}');
-  assert.equal(loadRecord(join(dir, 'bad.json'), (l) => logs.push(l)), IDLE);
-  assert.is(logs.length, 1);
+  assert.equal(loadRecord(join(dir, 'bad.json'), collectLog(logs)), IDLE);
+  assert.equal(logs, [`<4>ignoring recording state ${join(dir, 'bad.json')}: not a status record`]);
 });
 
 store('turns a record left "recording" by a killed agent into a failure that says so', ({ dir }) => {
   const file = join(dir, 'killed.json');
   saveRecord(file, { ...finished, state: 'recording', finishedAt: null, file: null, sizeBytes: null });
-  const r = loadRecord(file, () => {});
+  const r = loadRecord(file, silentLog);
   assert.is(r.state, 'failed');
   assert.is(r.file, null);
   assert.is(r.error, 'the agent stopped during the recording (killed or powered off); nothing was kept');

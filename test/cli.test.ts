@@ -17,7 +17,7 @@ basics('--version prints the package.json version', async () => {
 basics('--help prints usage naming every command', async () => {
   const r = await runCli(['--help']);
   assert.is(r.code, 0);
-  for (const c of ['serve', 'user add', 'user passwd', 'user remove', 'user list', 'config check', '--config']) {
+  for (const c of ['serve', 'user add', 'user passwd', 'user remove', 'user list', 'config check', 'config show', '--config']) {
     assert.ok(r.stdout.includes(c), `usage lacks ${c}`);
   }
 });

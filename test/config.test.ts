@@ -80,7 +80,8 @@ start('a bad config stops the start with exit 78 and names the key', async () =>
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 'x' }));
     const r = await runCli(['serve', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 78);
-    assert.match(r.stderr, /port: must be an integer/);
+    // The service's last line is an error for journald (`journalctl -p err` shows it).
+  assert.is(r.stderr, `<3>device-agent: config error: ${join(dir, 'config.json')}: port: must be an integer\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -108,6 +109,7 @@ start('DEVICE_AGENT_CONFIG is used when --config is absent', async () => {
   const r = await runCli(['config', 'check'], { env: { DEVICE_AGENT_CONFIG: '/nonexistent/env.json' } });
   assert.is(r.code, 78);
   assert.match(r.stderr, /\/nonexistent\/env\.json/);
+  assert.match(r.stderr, /^device-agent: config error: /, 'a command\'s message for a person carries no priority');
 });
 
 const check = suite('config check');

@@ -4,9 +4,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config-files.ts';
 import { startAgent, type Agent } from '../src/serve.ts';
 import { prepareDir } from './helpers/agent.ts';
+import { silentLog } from './helpers/log.ts';
 
 const drift = suite<{ dir: string; agent: Agent; routes: Map<string, boolean>; doc: Map<string, boolean> }>('docs drift');
 
@@ -19,7 +20,7 @@ drift.before(async (ctx) => {
   // In-process, so the routes are the very ones the app was built with.
   ctx.dir = (await prepareDir()).dir;
   ctx.agent = await startAgent(loadConfig(join(ctx.dir, 'config.json')), {
-    firstRunAdmin: false, log: () => {}, announce: () => {},
+    firstRunAdmin: false, log: silentLog, announce: () => {},
   });
   ctx.routes = new Map(ctx.agent.routes.map((r) => [`${r.method} ${openApiPath(r.path)}`, r.auth]));
   const doc = (await (await fetch(`http://127.0.0.1:${ctx.agent.port}/docs/openapi.json`)).json()) as any;

@@ -35,7 +35,7 @@ for (const [path, who] of [['/api/v1/agentusers/loginusertoagent', '-'], ['/api/
     }
     assert.ok(await eventually(() => lines().length >= 3, 3000), agent.output());
     await new Promise((r) => setTimeout(r, 300)); // anything logged late shows up too
-    const line = new RegExp(`^\\S+Z POST ${path.replace(/\//g, '\\/')} 000-aborted 0 [\\d.]+ms ${who}$`);
+    const line = new RegExp(`^<6>\\S+Z POST ${path.replace(/\//g, '\\/')} 000-aborted 0 [\\d.]+ms ${who}$`);
     assert.is(lines().length, 3, lines().join('\n'));
     for (const l of lines()) assert.ok(line.test(l), l);
     // The agent still answers on that route.

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer, jsonPost, rawRequest } from './helpers/http.ts';
+import { logLines, unprefixed } from './helpers/log.ts';
 
 const LOGIN = '/api/v1/agentusers/loginusertoagent';
 
@@ -85,7 +86,7 @@ routing('the logged bytes are the bytes the client received, headers included; t
   assert.match(raw, /^HTTP\/1\.1 200/);
   await new Promise((r) => setTimeout(r, 100));
   const line = agent.output().split('\n').filter((l) => / GET \/api\/v1\/health 200 /.test(l)).pop()!;
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) GET \/api\/v1\/health 200 (\d+) [\d.]+ms -$/.exec(line);
+  const m = /^<6>(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) GET \/api\/v1\/health 200 (\d+) [\d.]+ms -$/.exec(line);
   assert.ok(m, line);
   assert.is(Number(m![2]), Buffer.byteLength(raw, 'latin1'));
   const at = Date.parse(m![1]!);
@@ -126,6 +127,20 @@ routing('a pipelined request whose client leaves while the answer before it is s
   assert.match(out, /GET \/api\/download 200-aborted \d+ [\d.]+ms admin\n/);
   assert.match(out, /GET \/queued-behind-download 404-aborted 0 [\d.]+ms -\n/);
   assert.is(out.split('\n').filter((l) => l.includes('GET /queued-behind-download')).length, 1);
+});
+
+routing('every line the agent writes carries its journald priority: request lines below 500 are info', async ({ agent }) => {
+  await fetch(`${agent.url}/priority-probe`);
+  await jsonPost(agent.url + LOGIN, { username: 'nobody', password: 'wrong' });
+  await new Promise((r) => setTimeout(r, 100));
+  const out = agent.output();
+  assert.equal(unprefixed(out), [], 'lines without a priority');
+  const lines = logLines(out);
+  assert.ok(lines.length >= 3, out);
+  const priorityOf = (re: RegExp) => lines.filter((l) => re.test(l.text)).map((l) => l.priority);
+  assert.equal(priorityOf(/^device-agent listening on /), [6]);
+  assert.equal(priorityOf(/^GET \/priority-probe 404 /), [6]);
+  assert.ok(priorityOf(/^POST \/api\/v1\/agentusers\/loginusertoagent 401 /).every((p) => p === 6));
 });
 
 routing('control characters in a path cannot forge log lines', async ({ agent }) => {

@@ -1,6 +1,6 @@
 // GET /metrics as a client sees it (CONTRACT §10): who may scrape, what is counted,
 // and that no client can grow the set of series.
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -8,7 +8,7 @@ import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.
 import { download, upload } from './helpers/files.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { metricsToken, samples, scrape, scrapeText } from './helpers/metrics.ts';
-import { fdCount } from './helpers/proc.ts';
+import { eventually, fdCount } from './helpers/proc.ts';
 
 type Ctx = { agent: TestAgent; token: string };
 const api = suite<Ctx>('metrics endpoint');
@@ -181,6 +181,30 @@ config('a token file the operator wrote is used, surrounding whitespace trimmed'
     } finally {
       await again.cleanup();
     }
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+config('a reload (SIGHUP) reads the token file again and applies metrics.enabled', async () => {
+  const agent = await startAgent();
+  const reloaded = async (n: number) => {
+    agent.child.kill('SIGHUP');
+    assert.ok(await eventually(() => (agent.output().match(/config reloaded/g) ?? []).length >= n, 5000), agent.output());
+  };
+  try {
+    const old = metricsToken(agent);
+    const next = 'rotated-scrape-token-0123456789abcdef0123456789';
+    writeFileSync(join(agent.dir, 'metrics.token'), `${next}\n`, { mode: 0o600 });
+    await reloaded(1);
+    assert.match(agent.output(), /config reloaded: no change/);
+    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(next) })).status, 200);
+    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(old) })).status, 401);
+    // Counts survive the reload: the new app counts into the same series.
+    assert.ok((await scrape(agent)).get(requests('/metrics', 'GET', 200))! >= 1);
+    writeFileSync(agent.configFile, JSON.stringify({ ...JSON.parse(readFileSync(agent.configFile, 'utf8')), metrics: { enabled: false } }));
+    await reloaded(2);
+    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(next) })).status, 404);
   } finally {
     await agent.cleanup();
   }

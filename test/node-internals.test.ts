@@ -10,6 +10,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { answerHalfClosedClients, bytesSent, replaceDestroySoon, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
+import { collectLog } from './helpers/log.ts';
 
 const unit = suite('node internals, on this Node');
 
@@ -24,7 +25,7 @@ async function socketPair(): Promise<{ client: Socket; server: Socket; close: ()
 
 unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to replace', async () => {
   const notes: string[] = [];
-  setInternalsLog((l) => notes.push(l));
+  setInternalsLog(collectLog(notes));
   const { server, close } = await socketPair();
   try {
     const fd = socketFd(server);
@@ -49,7 +50,7 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
 
 unit('a moved field takes the public path and notes it once', async () => {
   const notes: string[] = [];
-  setInternalsLog((l) => notes.push(l));
+  setInternalsLog(collectLog(notes));
   // A socket as a Node release that renamed the fields would make it.
   const moved = { destroyed: false, writableLength: 0, bytesWritten: 42, _handle: { descriptor: 9 } } as unknown as Socket;
   assert.is(socketFd(moved), undefined);
@@ -57,8 +58,8 @@ unit('a moved field takes the public path and notes it once', async () => {
   assert.is(bytesSent(moved), 42);
   assert.is(bytesSent(moved), 42);
   assert.is(notes.length, 2, notes.join('\n'));
-  assert.match(notes[0]!, /^node-internals: socket _handle\.fd: is undefined/);
-  assert.match(notes[1]!, /^node-internals: socket _bytesDispatched: is undefined/);
+  assert.match(notes[0]!, /^<4>node-internals: socket _handle\.fd: is undefined/);
+  assert.match(notes[1]!, /^<4>node-internals: socket _bytesDispatched: is undefined/);
 });
 
 const e2e = suite('node internals, in the running agent');

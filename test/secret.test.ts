@@ -7,6 +7,7 @@ import { readUsers } from '../src/auth/users.ts';
 import { startAgent as startInProcess } from '../src/serve.ts';
 import { makeDir, prepareDir, runCli, startAgent } from './helpers/agent.ts';
 import { jsonPost } from './helpers/http.ts';
+import { silentLog } from './helpers/log.ts';
 
 const secret = suite('secret and users file at start');
 
@@ -80,7 +81,7 @@ firstRun('creates user admin with a random password, printed once', async () => 
   const dir = makeDir();
   const lines: string[] = [];
   const config = parseConfig({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }, dir);
-  const agent = await startInProcess(config, { firstRunAdmin: true, log: () => {}, announce: (t) => lines.push(t) });
+  const agent = await startInProcess(config, { firstRunAdmin: true, log: silentLog, announce: (t) => lines.push(t) });
   try {
     assert.is(lines.length, 1);
     const password = /password (\S+)/.exec(lines[0]!)![1]!;
@@ -92,7 +93,7 @@ firstRun('creates user admin with a random password, printed once', async () => 
     await agent.stop(100);
   }
   // a second start finds the user and prints nothing
-  const again = await startInProcess(config, { firstRunAdmin: true, log: () => {}, announce: (t) => lines.push(t) });
+  const again = await startInProcess(config, { firstRunAdmin: true, log: silentLog, announce: (t) => lines.push(t) });
   await again.stop(100);
   assert.is(lines.length, 1);
   rmSync(dir, { recursive: true, force: true });

@@ -19,6 +19,8 @@ import { prepare } from '../src/serve.ts';
 import { StatusSampler } from '../src/status/sampler.ts';
 import { ADMIN, prepareDir } from './helpers/agent.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
+import { collectLog } from './helpers/log.ts';
+import { eventually } from './helpers/proc.ts';
 
 type Ctx = { dir: string; server: RunningServer; url: string; logged: string[] };
 const errors = suite<Ctx>('unexpected failures');
@@ -28,7 +30,7 @@ errors.before(async (ctx) => {
   const config = parseConfig({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret', audio: { device: 'null' } }, ctx.dir);
   prepare(config);
   ctx.logged = [];
-  const log = (line: string) => { ctx.logged.push(line); };
+  const log = collectLog(ctx.logged);
   const users = new UserStore(config.usersFile, log);
   users.load();
   const tokens = new Tokens(loadSecret(config.jwtSecretFile).secret, config.tokenTtlSeconds, users);
@@ -38,7 +40,7 @@ errors.before(async (ctx) => {
     baseDir: config.baseDir,
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
-  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log, logError: log,
+  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log,
     metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
@@ -59,7 +61,12 @@ errors('a failure nobody expected answers 500 internal error, the detail only in
   assert.not.ok(text.includes('exploded') || text.includes(' at '), 'detail or stack leaked to the client');
   const line = logged.find((l) => l.includes('recorder state exploded'));
   assert.ok(line, 'the detail is logged');
-  assert.match(line!, /^GET \/api\/v1\/devicestatus\/get: Error: recorder state exploded\n\s+at /);
+  assert.match(line!, /^<3>GET \/api\/v1\/devicestatus\/get: Error: recorder state exploded\n\s+at /);
+  // The request line of a 5xx has priority err too (CONTRACT §9); a 200 has info.
+  const requestLine = () => logged.find((l) => / \/api\/v1\/devicestatus\/get 500 /.test(l));
+  assert.ok(await eventually(() => requestLine() !== undefined, 2000), logged.join('\n'));
+  assert.match(requestLine()!, /^<3>GET \/api\/v1\/devicestatus\/get 500 \d+ [\d.]+ms admin$/);
+  assert.match(logged.find((l) => l.includes('/loginusertoagent 200 '))!, /^<6>POST /);
 });
 
 errors('the agent goes on serving after it', async ({ url }) => {

@@ -1,4 +1,5 @@
-// The log writer: each line stamped with its own millisecond, one write per event-loop turn.
+// The log writer: each line stamped with its own millisecond and prefixed with its journald
+// priority, one write per event-loop turn.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../src/logger.ts';
@@ -11,8 +12,8 @@ t('lines of one turn go out in one write, each with the time it was logged', asy
   const writes: string[] = [];
   const logger = createLogger((c) => writes.push(c));
   const before = Date.now();
-  logger.line('a');
-  logger.line('b');
+  logger.info('a');
+  logger.info('b');
   assert.is(writes.length, 0, 'nothing written before the turn ends');
   await turn();
   assert.is(writes.length, 1);
@@ -20,7 +21,7 @@ t('lines of one turn go out in one write, each with the time it was logged', asy
   assert.is(lines.length, 3);
   assert.is(lines[2], '');
   for (const [i, text] of ['a', 'b'].entries()) {
-    const m = /^(\S+) (.*)$/.exec(lines[i]!)!;
+    const m = /^<6>(\S+) (.*)$/.exec(lines[i]!)!;
     assert.is(m[2], text);
     const at = Date.parse(m[1]!);
     assert.is(new Date(at).toISOString(), m[1]);
@@ -29,22 +30,40 @@ t('lines of one turn go out in one write, each with the time it was logged', asy
   // A later line gets a later stamp, not the cached one.
   await new Promise((r) => setTimeout(r, 5));
   const later = Date.now();
-  logger.line('c');
+  logger.info('c');
   await turn();
-  assert.ok(Date.parse(writes[1]!.split(' ')[0]!) >= later);
+  assert.ok(Date.parse(writes[1]!.slice(3).split(' ')[0]!) >= later);
 });
 
 t('a full batch is written at once; flush() writes what is pending', () => {
   const writes: string[] = [];
   const logger = createLogger((c) => writes.push(c), 100);
-  for (let i = 0; i < 5; i++) logger.line('x'.repeat(30));
+  for (let i = 0; i < 5; i++) logger.info('x'.repeat(30));
   assert.ok(writes.length >= 1, 'written when the batch passed its size');
-  logger.line('tail');
+  logger.warn('tail');
   logger.flush();
   assert.ok(writes.at(-1)!.endsWith(' tail\n'));
   const n = writes.length;
   logger.flush();
   assert.is(writes.length, n, 'an empty flush writes nothing');
+});
+
+t('each line starts with its priority: <3> error, <4> warning, <6> info; a multi-line text carries it on every line', async () => {
+  const writes: string[] = [];
+  const logger = createLogger((c) => writes.push(c));
+  logger.error('broken');
+  logger.warn('degraded');
+  logger.info('fine');
+  logger.error('Error: boom\n    at f (x.ts:1:2)\n    at g (y.ts:3:4)');
+  await turn();
+  const lines = writes.join('').split('\n').slice(0, -1);
+  const stamp = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
+  const expected = [
+    `^<3>${stamp} broken$`, `^<4>${stamp} degraded$`, `^<6>${stamp} fine$`,
+    `^<3>${stamp} Error: boom$`, '^<3>        at f \\(x\\.ts:1:2\\)$', '^<3>        at g \\(y\\.ts:3:4\\)$',
+  ];
+  assert.is(lines.length, expected.length, lines.join('\n'));
+  for (const [i, re] of expected.entries()) assert.match(lines[i]!, new RegExp(re));
 });
 
 t('a log path never carries spaces, quotes, control characters or the query', () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { UserStore, newUser, writeUsers } from '../src/auth/users.ts';
 import { DUMMY_HASH } from '../src/auth/passwords.ts';
 import { eventually } from './helpers/proc.ts';
+import { collectLog } from './helpers/log.ts';
 
 const t = suite('users file poller');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,7 +17,7 @@ t('a change between load() and the first poll, later changes, and none after sto
   const dir = mkdtempSync(join(tmpdir(), 'da-poller-'));
   const file = join(dir, 'users.json');
   const lines: string[] = [];
-  const store = new UserStore(file, (l) => lines.push(l));
+  const store = new UserStore(file, collectLog(lines));
   try {
     writeUsers(file, [newUser('admin', DUMMY_HASH)]);
     assert.is(store.load(), 1);
@@ -24,7 +25,7 @@ t('a change between load() and the first poll, later changes, and none after sto
     writeUsers(file, []);
     store.watch(50);
     assert.ok(await eventually(() => store.findByName('admin') === undefined, 2000), 'the removal was not seen');
-    assert.is(lines.length, 1, lines.join('\n'));
+    assert.equal(lines, [`<6>users file ${file} reloaded: 0 user(s)`]);
     // Nothing changed: no reload.
     await sleep(200);
     assert.is(lines.length, 1, lines.join('\n'));

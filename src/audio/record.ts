@@ -2,6 +2,7 @@
 import { replaceFile } from '../atomic.ts';
 import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
+import type { Log } from '../logger.ts';
 
 /** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
@@ -30,17 +31,17 @@ const STATES = new Set<string>(RECORDING_STATES);
  * The stored record, or IDLE when there is none or it is unreadable (logged). A record
  * still "recording" means the agent died mid-recording (SIGKILL, power loss): it failed.
  */
-export function loadRecord(file: string, log: (line: string) => void): RecordingRecord {
+export function loadRecord(file: string, log: Log): RecordingRecord {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`ignoring unreadable recording state ${file}: ${String(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`ignoring unreadable recording state ${file}: ${String(err)}`);
     return IDLE;
   }
   const r = raw as RecordingRecord;
   if (typeof r !== 'object' || r === null || !STATES.has(r.state)) {
-    log(`ignoring recording state ${file}: not a status record`);
+    log.warn(`ignoring recording state ${file}: not a status record`);
     return IDLE;
   }
   const record = { ...IDLE, ...r };

@@ -11,8 +11,17 @@ import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
 import { fixWavHeader } from './wav-header.ts';
 import { isoTime } from '../time.ts';
+import type { Log } from '../logger.ts';
 
 export { RecorderUnavailable };
+
+/** A stop asked while nothing records (CONTRACT §11: 409). */
+export class NotRecording extends Error {
+  constructor() {
+    super('no recording is in progress');
+    this.name = 'NotRecording';
+  }
+}
 
 export class RecorderBusy extends Error {
   constructor() {
@@ -28,7 +37,7 @@ export interface RecorderOptions {
   recordingsDir: string;
   /** Where the last record is kept across restarts. */
   stateFile: string;
-  log: (line: string) => void;
+  log: Log;
   /**
    * How long a start waits, at most, for the device to open, so that a busy or missing
    * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
@@ -88,6 +97,8 @@ interface Job {
   ended: Promise<void>;
   /** Set when the watchdog killed the pipeline. */
   hung: boolean;
+  /** Set when a client asked to stop it now (audiorecordstop): its length is what was recorded. */
+  stopAsked: boolean;
 }
 
 export class Recorder {
@@ -95,14 +106,23 @@ export class Recorder {
   private busy = false;
   private stopping = false;
   private job: Job | undefined;
+  /** The start in progress (device check, spawn), and the end of the last recording spawned. */
+  private starting: Promise<unknown> = Promise.resolve();
+  private ending: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(record: RecordingRecord) => void>();
 
-  constructor(private readonly opts: RecorderOptions) {
+  constructor(private opts: RecorderOptions) {
     this.record = loadRecord(opts.stateFile, opts.log);
     // Temp files of a recording the agent did not live to finish are incomplete: remove them.
     for (const name of readdirSync(opts.recordingsDir)) {
       if (TEMP.test(name)) unlinkSync(join(opts.recordingsDir, name));
     }
     if (this.record.state !== 'idle') this.persist();
+  }
+
+  /** A config reload: the next recording uses this program and device; a running one goes on. */
+  configure(audio: Pick<RecorderOptions, 'recorder' | 'device'>): void {
+    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device };
   }
 
   get state(): RecordingState {
@@ -117,9 +137,15 @@ export class Recorder {
    * Starts a recording and answers once it runs (or has already ended). Throws
    * RecorderBusy while one runs, RecorderUnavailable when it could not start.
    */
-  async start(format: AudioFormat, duration: number): Promise<RecordingRecord> {
-    if (this.busy) throw new RecorderBusy();
+  start(format: AudioFormat, duration: number): Promise<RecordingRecord> {
+    if (this.busy) return Promise.reject(new RecorderBusy());
     this.busy = true;
+    const begun = this.begin(format, duration);
+    this.starting = begun.catch(() => {});
+    return begun;
+  }
+
+  private async begin(format: AudioFormat, duration: number): Promise<RecordingRecord> {
     const { opts } = this;
     const startedMs = Date.now();
     const started = isoTime(startedMs);
@@ -140,7 +166,7 @@ export class Recorder {
     const margin = watchdogMarginSeconds(duration);
     const watchdog = setTimeout(() => {
       job.hung = true;
-      opts.log(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
+      opts.log.warn(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
       pipeline.kill();
     }, (duration + margin) * 1000);
     const ended = pipeline.done.then((results) => {
@@ -150,16 +176,17 @@ export class Recorder {
         this.discard(temp);
         return this.fail(hung(stages[0]!.program, duration, margin));
       }
-      return this.finish(results, temp, final, format, startedMs, duration);
+      return this.finish(results, temp, final, format, startedMs, job.stopAsked ? null : duration);
     }).catch((err: unknown) => {
       // A bug here must not leave the recorder busy forever, nor crash the agent.
-      opts.log(`recording: ${String((err as Error)?.stack ?? err)}`);
+      opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
       this.job = undefined;
       this.discard(temp);
       this.fail('internal error while storing the recording');
     });
-    const job: Job = { pipeline, ended, hung: false };
+    const job: Job = { pipeline, ended, hung: false, stopAsked: false };
     this.job = job;
+    this.ending = ended;
     // sox and arecord open their output file only once the device is open; an encoder
     // stage creates its file at once, so there the first sound through the pipe counts.
     let timer: NodeJS.Timeout | undefined;
@@ -170,19 +197,45 @@ export class Recorder {
     return this.status();
   }
 
+  /**
+   * Ends the running recording now (audiorecordstop): the program finalizes its file on
+   * SIGINT, as at shutdown, and the record gets the length actually recorded. Resolves
+   * with the stored record; NotRecording when nothing records.
+   */
+  async stop(): Promise<RecordingRecord> {
+    if (!this.busy) throw new NotRecording();
+    await this.starting; // a start still checking the device: stop what it spawned
+    if (!this.busy) throw new NotRecording(); // that start failed
+    const job = this.job;
+    if (job && !job.stopAsked) {
+      job.stopAsked = true; // a second SIGINT within a second makes sox abort without finalizing
+      job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
+    }
+    await this.ending;
+    return this.status();
+  }
+
+  /** Calls `listener` with the record at every state change; returns the unsubscribe. */
+  onChange(listener: (record: RecordingRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Stops a running recording so its file is kept complete; resolves when it is stored. */
   async shutdown(): Promise<void> {
     this.stopping = true;
     if (!this.job) return;
-    this.job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
+    // A client's stop already signalled it (a second SIGINT would make sox abort): wait for it.
+    if (!this.job.stopAsked) this.job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
     await this.job.ended;
   }
 
-  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number): Promise<void> {
+  /** `duration`: the length asked, or null when a client stopped it (the file's own length counts). */
+  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number | null): Promise<void> {
     this.job = undefined;
     const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
-      this.opts.log(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
+      this.opts.log.error(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
       const message = bad.spawnError === 'ENOENT'
         ? notInstalled(bad.program)
         : explainFailure(bad.program, this.opts.device, bad.stderr, bad.code, bad.signal);
@@ -190,13 +243,14 @@ export class Recorder {
       return this.fail(message);
     }
     let sizeBytes: number;
+    let recorded = duration;
     try {
       const arecordWav = results.length === 1 && results[0]!.program === 'arecord';
       const dataBytes = arecordWav ? fixWavHeader(temp) : 0;
-      if (!this.stopping) {
+      if (!this.stopping && duration !== null) {
         const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(temp);
         if (seconds !== null && seconds < duration - LENGTH_TOLERANCE) {
-          this.opts.log(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
+          this.opts.log.error(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
           this.discard(temp);
           return this.fail(endedEarly(results[0]!.program, seconds, duration));
         }
@@ -205,15 +259,21 @@ export class Recorder {
       renameSync(temp, final);
       syncFile(dirname(final));
       sizeBytes = statSync(final).size;
+      if (duration === null) {
+        // Stopped by a client: the length is the file's own (read under its final name,
+        // whose extension tells sox an mp3), else the time it ran.
+        const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(final);
+        recorded = Math.round((seconds ?? (Date.now() - startedMs) / 1000) * 1000) / 1000;
+      }
     } catch (err) {
       this.discard(temp);
       return this.fail(`could not keep the recording: ${(err as Error).message}`);
     }
-    const early = this.stopping
+    const early = this.stopping && duration !== null
       ? `stopped early after ${((Date.now() - startedMs) / 1000).toFixed(1)} s because the agent shut down`
       : null;
     this.record = {
-      ...this.record, state: 'finished', fileExtension: format, finishedAt: isoTime(),
+      ...this.record, state: 'finished', fileExtension: format, durationSeconds: recorded, finishedAt: isoTime(),
       file: relative(this.opts.baseDir, final).split(sep).join('/'), sizeBytes, error: early,
     };
     this.busy = false;
@@ -233,11 +293,12 @@ export class Recorder {
   }
 
   private persist(): void {
+    for (const listener of this.listeners) listener(this.status());
     try {
       saveRecord(this.opts.stateFile, this.record);
     } catch (err) {
       // The record in memory stays right; only a restart would forget it.
-      this.opts.log(`could not save the recording state to ${this.opts.stateFile}: ${String(err)}`);
+      this.opts.log.error(`could not save the recording state to ${this.opts.stateFile}: ${String(err)}`);
     }
   }
 }

@@ -1,10 +1,10 @@
-// POST /api/v1/audiofiles/audiorecordstart and GET /api/v1/audiofiles/audiorecordstatus
+// POST /api/v1/audiofiles/audiorecordstart, GET .../audiorecordstatus, POST .../audiorecordstop (CONTRACT §5, §11)
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import { FORMATS, type AudioFormat } from './argv.ts';
-import { RecorderBusy, RecorderUnavailable, type Recorder } from './recorder.ts';
+import { NotRecording, RecorderBusy, RecorderUnavailable, type Recorder } from './recorder.ts';
 
 const BODY_LIMIT = 16 * 1024;
 
@@ -44,6 +44,24 @@ export function audioRoutes(recorder: Recorder, maxDurationSeconds: number): Rou
       path: '/api/v1/audiofiles/audiorecordstatus',
       auth: true,
       handler: (_req, res) => sendJson(res, 200, recorder.status()),
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/audiofiles/audiorecordstop',
+      auth: true,
+      handler: async (req, res) => {
+        req.resume(); // a body, if any, means nothing here
+        let record;
+        try {
+          record = await recorder.stop();
+        } catch (err) {
+          if (err instanceof NotRecording) throw Errors.noRecording();
+          throw err;
+        }
+        // The capture failed while finalizing: the record says why (state failed).
+        if (record.state === 'failed') throw Errors.stopFailed(record.error ?? 'recording failed');
+        sendJson(res, 200, record);
+      },
     },
   ];
 }

@@ -66,9 +66,14 @@ export class Tokens {
 
   constructor(
     private readonly secret: Buffer,
-    private readonly ttlSeconds: number,
+    private ttlSeconds: number,
     private readonly users: UserLookup,
   ) {}
+
+  /** A config reload: tokens issued from now on live this long; issued ones keep theirs. */
+  setTtl(seconds: number): void {
+    this.ttlSeconds = seconds;
+  }
 
   /** HS256 key as a KeyObject (jsonwebtoken then skips trying a string as a public key). */
   private key(): KeyObject {

@@ -5,6 +5,7 @@ import { errnoName } from '../errno.ts';
 import { crypto } from '../crypto.ts';
 import { readFileSync, stat, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Log } from '../logger.ts';
 
 export interface User {
   id: string;
@@ -108,7 +109,16 @@ export class UserStore {
   private loadedKey = '';
   private poller: NodeJS.Timeout | undefined;
 
-  constructor(private readonly file: string, private readonly log: (line: string) => void) {}
+  constructor(private file: string, private readonly log: Log) {}
+
+  /** A config reload naming another users file: loaded now (a UsersFileError keeps the old one), then polled. */
+  switchTo(file: string): void {
+    const key = fileKey(file);
+    const users = readUsers(file);
+    this.file = file;
+    this.loadedKey = key;
+    this.set(users);
+  }
 
   /** First load: an unreadable or corrupt file is an error (the start fails). */
   load(): number {
@@ -147,11 +157,11 @@ export class UserStore {
   reload(): void {
     try {
       this.set(readUsers(this.file));
-      this.log(`users file ${this.file} reloaded: ${this.byName.size} user(s)`);
+      this.log.info(`users file ${this.file} reloaded: ${this.byName.size} user(s)`);
     } catch (err) {
       // Keeping the last good users is safe: a broken file must not lock everybody out,
       // and removals that did not land cannot be known from a file we cannot read.
-      this.log(`${(err as Error).message}; keeping the last good users (${this.byName.size})`);
+      this.log.error(`${(err as Error).message}; keeping the last good users (${this.byName.size})`);
     }
   }
 

@@ -5,7 +5,9 @@ import { LOGIN_BODY_LIMIT } from '../auth/login.ts';
 import { VERSION } from '../version.ts';
 import { ASSET_NAMES } from './assets.ts';
 import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, errorResponses, json, ref } from './responses.ts';
+import { morePaths, moreSchemas } from './openapi-more.ts';
 import { schemas } from './schemas.ts';
+import { METRICS_SCHEME, metricsPaths } from './openapi-metrics.ts';
 
 const bearer = [{ bearerAuth: [] }];
 /** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
@@ -158,18 +160,8 @@ export function buildDocument() {
           },
         },
       },
-      '/metrics': {
-        get: {
-          tags: ['status'], operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)',
-          description: 'For a scraper: the bearer token of a login, or the text of `metrics.tokenFile` ' +
-            '(which opens this route and no other). Absent (404) when `metrics.enabled` is false.',
-          security: [...bearer, { metricsToken: [] }],
-          responses: {
-            200: { description: 'the metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
-            ...errorResponses(AUTH_FAILURES),
-          },
-        },
-      },
+      ...morePaths(),
+      ...metricsPaths(),
       '/docs': {
         get: {
           tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)', security: [],
@@ -195,10 +187,10 @@ export function buildDocument() {
       },
     },
     components: {
-      schemas,
+      schemas: { ...schemas, ...moreSchemas },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
-        metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },
+        metricsToken: METRICS_SCHEME,
       },
     },
   };

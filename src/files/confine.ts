@@ -1,7 +1,7 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
 import { errnoText } from '../errno.ts';
-import { close, constants, open, readlinkSync } from 'node:fs';
+import { close, constants, fstatSync, open, readlinkSync, type Stats } from 'node:fs';
 import { lstat, readlink, realpath } from '../fsp.ts';
 import { isAbsolute, posix, resolve } from 'node:path';
 import { isWithin } from '../paths.ts';
@@ -94,3 +94,45 @@ export async function leadsOutside(path: string, baseReal: string): Promise<bool
 }
 
 export const O = constants;
+
+/** A client's path opened inside the base: the descriptor (the caller's to close) and its fstat. */
+export interface Opened {
+  fd: number;
+  st: Stats;
+  baseReal: string;
+}
+
+/**
+ * Opens what a client path names under `base` (download and list) and confirms by
+ * descriptor that it lies inside; every refusal is the download's (CONTRACT §6): 403 for a
+ * way out (lexical, or through links), 404 for a missing one, 403 for an unreadable one.
+ * O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal stays free.
+ */
+export async function openConfined(base: string, clientPath: string): Promise<Opened> {
+  const abs = lexicalPath(base, clientPath);
+  // The base's real path and the open run side by side: each is a thread-pool round trip,
+  // queued behind running transfers.
+  const [real, opened] = await Promise.allSettled([realBase(base), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
+  if (real.status === 'rejected') {
+    if (opened.status === 'fulfilled') await closeFd(opened.value);
+    throw real.reason;
+  }
+  const baseReal = real.value;
+  if (opened.status === 'rejected') {
+    const err: unknown = opened.reason;
+    if (await leadsOutside(abs, baseReal)) throw Errors.pathNotAllowed();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') throw Errors.fileNotFound(clientPath);
+    if (code === 'EACCES' || code === 'EPERM') throw Errors.notReadable();
+    if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw Errors.notRegular(); // a socket
+    throw Errors.openFailed(errnoText(err));
+  }
+  const fd = opened.value;
+  await confirmInside(fd, baseReal);
+  try {
+    return { fd, st: fstatSync(fd), baseReal }; // an open descriptor's inode: no disk read, no round trip
+  } catch (err) {
+    await closeFd(fd);
+    throw Errors.readFailed(errnoText(err));
+  }
+}

@@ -1,17 +1,18 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
 import { lazy } from '../lazy.ts';
 import { errnoText } from '../errno.ts';
-import { fstatSync, read, type Stats } from 'node:fs';
+import { read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
 import type { Config } from '../config.ts';
 import { Errors } from '../http/errors.ts';
-import { countSentAside, type LogLine } from '../http/log.ts';
+import { countSentAside } from '../http/log.ts';
+import type { Log } from '../logger.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
-import { closeFd, confirmInside, leadsOutside, lexicalPath, O, openFd, realBase } from './confine.ts';
+import { closeFd, openConfined } from './confine.ts';
 import { evaluate, validators } from './conditional.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
@@ -26,33 +27,7 @@ const CHUNK = 1024 * 1024;
 
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
 async function openChecked(config: Config, filepath: string): Promise<{ fd: number; st: Stats }> {
-  const abs = lexicalPath(config.baseDir, filepath);
-  // The base's real path and the open run side by side: each is a thread-pool round trip,
-  // queued behind running transfers. O_NONBLOCK: opening a FIFO must not wait for a writer.
-  const [base, opened] = await Promise.allSettled([realBase(config.baseDir), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
-  if (base.status === 'rejected') {
-    if (opened.status === 'fulfilled') await closeFd(opened.value);
-    throw base.reason;
-  }
-  const baseReal = base.value;
-  if (opened.status === 'rejected') {
-    const err: unknown = opened.reason;
-    if (await leadsOutside(abs, baseReal)) throw Errors.pathNotAllowed();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG') throw Errors.fileNotFound(filepath);
-    if (code === 'EACCES' || code === 'EPERM') throw Errors.notReadable();
-    if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw Errors.notRegular(); // a socket
-    throw Errors.openFailed(errnoText(err));
-  }
-  const fd = opened.value;
-  await confirmInside(fd, baseReal);
-  let st: Stats;
-  try {
-    st = fstatSync(fd); // an open descriptor's inode: no disk read, no round trip
-  } catch (err) {
-    await closeFd(fd);
-    throw Errors.readFailed(errnoText(err));
-  }
+  const { fd, st } = await openConfined(config.baseDir, filepath);
   const refusal = st.isDirectory() ? Errors.isDirectory(filepath)
     : !st.isFile() ? Errors.notRegular()
     : st.size === 0 ? Errors.fileEmpty()
@@ -196,7 +171,7 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, logError: LogLine, unavailable: LogLine, what: string): Promise<void> {
+async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, log: Log, unavailable: (reason: string) => void, what: string): Promise<void> {
   let markGone!: () => void;
   const t: Transfer = { fd, start, end, res, counted, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
   res.once('close', () => { t.gone = true; markGone(); });
@@ -208,15 +183,15 @@ async function pump(fd: number, start: number, end: number, res: Response, count
       counted.files.value++;
     }
   } catch (err) {
-    logError(`download ${what}: failed to read file: ${errnoText(err)}`);
+    log.error(`download ${what}: failed to read file: ${errnoText(err)}`);
     res.destroy();
   } finally {
     await closeFd(fd);
   }
 }
 
-export function downloadHandler(config: Config, logError: LogLine, counted: Counted) {
-  const unavailable = (reason: string) => logError(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
+export function downloadHandler(config: Config, log: Log, counted: Counted) {
+  const unavailable = (reason: string) => log.warn(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(req.search);
     const filepath = query.get('filepath');
@@ -263,6 +238,6 @@ export function downloadHandler(config: Config, logError: LogLine, counted: Coun
       res.end();
       return;
     }
-    await pump(fd, start, end, res, counted, logError, unavailable, filepath);
+    await pump(fd, start, end, res, counted, log, unavailable, filepath);
   };
 }

@@ -1,6 +1,6 @@
 // At start: remove upload temp files orphaned by a crash or a kill during an upload.
 import { lstat, readdir, unlink } from '../fsp.ts';
-import type { LogLine } from '../http/log.ts';
+import type { Log } from '../logger.ts';
 import { joinName as join } from '../paths.ts';
 import { TEMP_PATTERN } from './tempfile.ts';
 
@@ -13,7 +13,7 @@ const MAX_DEPTH = 16;
  * Walks `dir` without following links and removes temp files older than `before`
  * (a newer one belongs to an upload running now). Runs in the background; logs what it did.
  */
-export async function sweepTempFiles(dir: string, log: LogLine, before = Date.now()): Promise<number> {
+export async function sweepTempFiles(dir: string, log: Log, before = Date.now()): Promise<number> {
   let removed = 0;
   let visited = 0;
   const walk = async (path: string, depth: number): Promise<void> => {
@@ -30,6 +30,6 @@ export async function sweepTempFiles(dir: string, log: LogLine, before = Date.no
     }
   };
   await walk(dir, 0);
-  if (removed > 0) log(`removed ${removed} orphaned upload temp file(s) under ${dir}`);
+  if (removed > 0) log.info(`removed ${removed} orphaned upload temp file(s) under ${dir}`);
   return removed;
 }

@@ -57,6 +57,7 @@ export const Errors = {
   filePathRequired: () => e(400, 'file path is required, could not download file'),
   pathNotAllowed: () => e(403, 'file path is not allowed'),
   isDirectory: (path: string) => e(403, `${path} is a directory and not a file`),
+  notDirectory: (path: string) => e(400, `${path} is not a directory`),
   notReadable: () => e(403, 'file is not readable'),
   notRegular: () => e(403, 'file is not a regular file'),
   fileNotFound: (path: string) => e(404, `file not found at ${path}`),
@@ -83,5 +84,7 @@ export const Errors = {
 
   // recording (CONTRACT §5)
   recordingInProgress: () => e(409, 'a recording is already in progress'),
+  noRecording: () => e(409, 'no recording is in progress'),
+  stopFailed: (detail: string) => e(500, `the recording failed while stopping: ${detail}`),
   recorderUnavailable: (detail: string) => e(503, detail),
 } as const;

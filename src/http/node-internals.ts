@@ -5,20 +5,20 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
-type LogLine = (line: string) => void;
+import type { Log } from '../logger.ts';
 
-let log: LogLine = () => {};
+let log: Log | undefined;
 const noted = new Set<string>();
 
 /** Where the once-per-process fallback notes go (the agent's log); set at start. */
-export function setInternalsLog(line: LogLine): void {
-  log = line;
+export function setInternalsLog(to: Log): void {
+  log = to;
 }
 
 function fallback(what: string, why: string): void {
   if (noted.has(what)) return;
   noted.add(what);
-  log(`node-internals: ${what}: ${why} (Node ${process.version}); using the slower public path`);
+  log?.warn(`node-internals: ${what}: ${why} (Node ${process.version}); using the slower public path`);
 }
 
 /**

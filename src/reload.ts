@@ -1,0 +1,38 @@
+// What a config reload (SIGHUP, CONTRACT §9) may change in a running agent. The listening
+// socket and the directories are set up at start: a change of those waits for a restart.
+// jwtSecretFile too: the secret is read once at start, and a new one would end every
+// token at once, which is a restart's business. Everything else applies to new requests.
+import type { Config } from './config.ts';
+
+/** Keys a reload keeps at their running value (with a warning when the file changed them). */
+export const RESTART_KEYS = ['host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'jwtSecretFile'] as const;
+
+export interface ReloadPlan {
+  /** The config to run on: the new one, with the restart keys at their running value. */
+  config: Config;
+  /** Restart keys the new config changes: `port 5050 -> 8080`. */
+  needRestart: string[];
+  /** Keys (dotted) that change now. */
+  changed: string[];
+}
+
+const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, v]);
+const flat = (c: Config): Record<string, unknown> => {
+  const { audio, metrics, ...top } = c;
+  return { ...top, ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics)]) };
+};
+
+export function planReload(running: Config, next: Config): ReloadPlan {
+  const config: Config = { ...next, audio: { ...next.audio } };
+  const needRestart: string[] = [];
+  for (const key of RESTART_KEYS) {
+    if (next[key] !== running[key]) {
+      needRestart.push(`${key} ${String(running[key])} -> ${String(next[key])}`);
+      (config as unknown as Record<string, unknown>)[key] = running[key];
+    }
+  }
+  const before = flat(running);
+  const after = flat(config);
+  const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
+  return { config, needRestart, changed };
+}
