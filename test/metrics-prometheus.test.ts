@@ -29,7 +29,7 @@ function freePort(): Promise<number> {
 }
 
 /** Polls a PromQL query until `ok` holds for its result; returns the last result. */
-async function until(ctx: Ctx, query: string, ok: (result: any[]) => boolean, ms = 20_000): Promise<any[]> {
+async function until(ctx: Ctx, query: string, ok: (result: any[]) => boolean, ms = 40_000): Promise<any[]> {
   const deadline = Date.now() + ms;
   let result: any[] = [];
   for (;;) {
