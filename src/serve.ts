@@ -136,6 +136,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     get config() { return current; },
     reload(next: Config): ReloadPlan {
       const plan = planReload(current, next);
+      // Read before anything changes: a bad token file refuses the reload whole.
+      const metricsToken = metricsTokenOf(plan.config);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);
@@ -147,8 +149,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
       tokens.setTtl(plan.config.tokenTtlSeconds);
       recorder.configure(plan.config.audio);
-      // The metrics token is read again (rotated by writing the file and reloading).
-      app = createApp(plan.config, { ...deps, metricsToken: metricsTokenOf(plan.config) });
+      app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       return plan;

@@ -194,6 +194,11 @@ config('a reload (SIGHUP) reads the token file again and applies metrics.enabled
   };
   try {
     const old = metricsToken(agent);
+    // A token file that does not load refuses the reload whole: the running token stays.
+    writeFileSync(join(agent.dir, 'metrics.token'), 'short\n', { mode: 0o600 });
+    agent.child.kill('SIGHUP');
+    assert.ok(await eventually(() => /reload refused.*metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes/.test(agent.output()), 5000), agent.output());
+    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(old) })).status, 200);
     const next = 'rotated-scrape-token-0123456789abcdef0123456789';
     writeFileSync(join(agent.dir, 'metrics.token'), `${next}\n`, { mode: 0o600 });
     await reloaded(1);
