@@ -1,4 +1,5 @@
 // The hand-written exposition format (src/metrics/): escaping, histograms, bounded labels.
+import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { escapeHelp, escapeLabel, formatValue, labelText } from '../src/metrics/exposition.ts';
@@ -46,6 +47,15 @@ text('a histogram is cumulative, bounds inclusive, with +Inf, _sum and _count', 
     'd_seconds_count{route="/r"} 5',
     '',
   ].join('\n'));
+});
+
+text('promtool reads escaped label values and HELP texts back', () => {
+  const r = new Registry();
+  r.add(new Counter('odd_total', 'Help with \\ and\na second line', ['v'])).cell('quote " backslash \\ newline \n end').value = 1;
+  const h = r.add(new Histogram('odd_seconds', 'Durations', ['route'], [0.001, 1]));
+  h.cell('/a"b').observe(0.5);
+  const out = spawnSync('/usr/bin/promtool', ['check', 'metrics'], { input: r.render(), encoding: 'utf8' });
+  assert.is(out.status, 0, `${out.stdout}${out.stderr}\n${r.render()}`);
 });
 
 text.run();
