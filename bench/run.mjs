@@ -12,10 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
+import { eventsRows } from './events.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
 import { metricsRows } from './metrics.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
+import { opsRows } from './ops.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -304,9 +306,12 @@ async function main() {
 
   log('startup and idle memory');
   const start = await startupFigures(smoke ? 1 : 5);
+  const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? [300, 300] : [20_000, 10_000], log });
+  log('restarts and reloads under a stand-in for systemd');
+  const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
 
   const ratio = ([a, b]) => pairRatio(a, b);
   const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
@@ -330,8 +335,10 @@ async function main() {
     ] : []),
     { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, aim: true, digits: 2 },
     { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
+    ...events.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
     ...metrics,
+    ...ops,
   ];
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },

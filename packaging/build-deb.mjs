@@ -19,7 +19,9 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 /** Debian architecture → Node's name for it. */
 export const ARCHES = { amd64: 'x64', arm64: 'arm64' };
 export const MAINTAINER = 'device-agent maintainers <device-agent@example.org>';
-export const UNIT_DIR = 'lib/systemd/system'; // Debian 12: units live in /lib (merged /usr moves them later)
+export const UNIT_DIR = 'lib/systemd/system';
+/** Files in /etc: the admin's edits survive upgrades (site settings belong in config.d/ instead). */
+export const CONFFILES = ['/etc/device-agent/config.json', '/etc/avahi/services/device-agent.service']; // Debian 12: units live in /lib (merged /usr moves them later)
 
 export function debFile(arch) {
   return join(dist, `device-agent_${pkg.version}_${arch}.deb`);
@@ -54,6 +56,9 @@ function stageTree(arch, stage) {
   put(stage, 'usr/bin/device-agent', { from: exe }, 0o755);
   put(stage, `${UNIT_DIR}/device-agent.service`, { from: join(root, 'systemd/device-agent.service') }, 0o644);
   put(stage, 'etc/device-agent/config.json', { from: src('config.json') }, 0o644);
+  // Read by avahi-daemon when it is installed (Suggests:); nothing else reads it.
+  put(stage, 'etc/avahi/services/device-agent.service', { from: src('avahi.service') }, 0o644);
+  put(stage, 'usr/lib/modules-load.d/device-agent.conf', { from: src('modules-load.conf') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/copyright', { from: src('copyright') }, 0o644);
   put(stage, 'usr/share/doc/device-agent/changelog.gz', gz(src('changelog')), 0o644);
   put(stage, 'usr/share/man/man1/device-agent.1.gz', gz(src('device-agent.1')), 0o644);
@@ -71,7 +76,7 @@ function control(arch, stage) {
   const md5sums = files.map((f) => `${createHash('md5').update(readFileSync(f)).digest('hex')}  ${relative(stage, f)}\n`).join('');
   put(stage, 'DEBIAN/control', text, 0o644);
   put(stage, 'DEBIAN/md5sums', md5sums, 0o644);
-  put(stage, 'DEBIAN/conffiles', '/etc/device-agent/config.json\n', 0o644);
+  put(stage, 'DEBIAN/conffiles', CONFFILES.map((f) => `${f}\n`).join(''), 0o644);
   for (const script of ['postinst', 'prerm', 'postrm']) put(stage, `DEBIAN/${script}`, { from: join(here, script) }, 0o755);
 }
 

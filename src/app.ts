@@ -5,6 +5,8 @@ import { audioRoutes } from './audio/routes.ts';
 import { authenticate } from './auth/bearer.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
 import { docsRoutes } from './docs/routes.ts';
+import type { EventHub } from './events/hub.ts';
+import { eventRoutes } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { fileRoutes } from './files/routes.ts';
@@ -24,6 +26,7 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;
   sampler: StatusSampler;
   recorder: Recorder;
+  events: EventHub;
   /** Access-log lines, and error details that must not reach the client (stdout in production). */
   log: Log;
   metrics: AgentMetrics;
@@ -49,6 +52,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...fileRoutes(config, deps.log, deps.metrics),
     ...docsRoutes(),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...eventRoutes(deps.events, deps.tokens),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];
 }

@@ -5,6 +5,8 @@ import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } f
 import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
 import { createLogger, PRIORITY } from './logger.ts';
 import { startAgent, type Agent } from './serve.ts';
+import { passedFds } from './systemd/listen-fds.ts';
+import { systemdNotifier } from './systemd/notify.ts';
 import { VERSION } from './version.ts';
 
 /** sysexits EX_USAGE, the code of a usageError(). */
@@ -86,8 +88,9 @@ function reload(agent: Agent, args: Args): void {
       inFiles(cf, () => agent.reload(config));
     }
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    logger.error(`reload refused, the running config stays: ${err.message}`);
+    // Whatever went wrong, the agent keeps serving on the running config.
+    const why = err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
+    logger.error(`reload refused, the running config stays: ${why}`);
   }
   // TLS (CONTRACT §9: SIGHUP re-reads the TLS files too): agent.reloadTls() goes here.
 }
@@ -97,8 +100,13 @@ const logger = createLogger((chunk) => process.stdout.write(chunk));
 let serving = false;
 
 async function serve(args: Args): Promise<void> {
+  // Read (and removed from the environment) before anything can fail or spawn.
+  const passed = passedFds();
+  const systemd = systemdNotifier(logger);
   const config = resolveConfig(args);
   const agent = await startAgent(config, {
+    systemd,
+    passed,
     firstRunAdmin: args.dev && !args.config && !process.env.DEVICE_AGENT_CONFIG,
     log: logger,
     // The first-run password, shown once in development mode: it must stand out.
@@ -108,6 +116,7 @@ async function serve(args: Args): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    systemd?.stopping();
     logger.info(`${signal}: stopping, letting running requests finish (up to 10 s)`);
     agent.stop(10_000).then(() => {
       logger.info('stopped');
@@ -119,7 +128,12 @@ async function serve(args: Args): Promise<void> {
       process.exit(1);
     });
   };
-  process.on('SIGHUP', () => { if (!stopping) reload(agent, args); });
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    systemd?.reloading();
+    reload(agent, args);
+    systemd?.ready(agent.statusLine());
+  });
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }

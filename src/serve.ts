@@ -13,12 +13,15 @@ import { crypto } from './crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { Log } from './logger.ts';
-import { setInternalsLog } from './http/node-internals.ts';
+import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './reload.ts';
+import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
+import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { EventHub, eventSources } from './events/hub.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -26,6 +29,10 @@ export interface ServeOptions {
   log: Log;
   /** Written once to stdout on first start in development mode. */
   announce: (text: string) => void;
+  /** Under systemd (Type=notify): READY=1, STATUS=, the listening socket into the store. */
+  systemd?: Notifier;
+  /** Descriptors systemd passed (LISTEN_FDS): the stored listening socket of the last run. */
+  passed?: PassedFd[];
 }
 
 export interface Agent {
@@ -34,6 +41,8 @@ export interface Agent {
   routes: readonly Route[];
   /** The config the agent runs on (restart keys as started). */
   readonly config: Config;
+  /** The STATUS= line for systemd: address and recording state. */
+  statusLine(): string;
   /**
    * Applies a new, validated config to new requests (src/reload.ts says which keys wait
    * for a restart; each is logged at warning). Throws a ConfigError, changing nothing, when
@@ -86,6 +95,18 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
     `(shown once; change it with: npm start -- user passwd admin)`);
 }
 
+/** Listens on the socket systemd passed, or binds afresh (waiting a moment for a just-dropped one's port). */
+async function listenOn(handler: Parameters<typeof listen>[0], config: Config, taken: Taken): Promise<RunningServer> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await listen(handler, config.host, config.port, taken.fd);
+    } catch (err) {
+      if (!taken.dropped || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 export async function startAgent(config: Config, opts: ServeOptions): Promise<Agent> {
   setInternalsLog(opts.log);
   prepare(config);
@@ -107,20 +128,23 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   if (users.size === 0) opts.log.warn(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
+
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
     onEnded: (result) => { metrics.recordings[result].value++; },
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
-  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log: opts.log, metrics };
+  const events = new EventHub(eventSources(sampler, recorder));
+  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics };
   let current = config;
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
+  const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
   let running: RunningServer;
   try {
-    running = await listen(handler, config.host, config.port);
+    running = await listenOn(handler, config, taken);
   } catch (err) {
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
@@ -129,11 +153,24 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
   opts.log.info(`device-agent listening on http://${config.host}:${running.port}`);
+  if (opts.systemd && taken.fd === undefined) {
+    const fd = serverFd(running.server);
+    if (fd !== undefined) opts.systemd.storeFd(fd, LISTENER_NAME);
+  }
+  // TLS: the certificate's fingerprint joins this line when TLS is on.
+  function statusLine(): string {
+    return `serving http://${config.host}:${running.port}; recording: ${recorder.state}`;
+  }
+  opts.systemd?.ready(statusLine());
+  // STATUS= follows the recording state (only once READY=1 went out).
+  const systemd = opts.systemd;
+  if (systemd) recorder.onChange(() => systemd.status(statusLine()));
 
   return {
     port: running.port,
     get routes() { return app.routes; },
     get config() { return current; },
+    statusLine,
     reload(next: Config): ReloadPlan {
       const plan = planReload(current, next);
       // Read before anything changes: a bad token file refuses the reload whole.
@@ -156,6 +193,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
     async stop(drainMs = 10_000) {
       users.stop();
+      events.close(); // open event streams end now: they must not hold the drain
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind

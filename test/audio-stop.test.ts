@@ -126,4 +126,22 @@ stops('two stops at once both answer the one finished record; a new start works 
   });
 });
 
+stops('a stop sent while the start still waits for the device stops what that start spawned', async ({ mic }) => {
+  await withAgent({ device: 'pulse' }, mic.env, async (agent, token) => {
+    let answered = false;
+    const start = startRecording(agent, token, { duration: 60, fileExtension: 'flac' }).finally(() => { answered = true; });
+    await sleep(30); // the start is checking and opening the device (it answers once sound flows)
+    assert.not.ok(answered, 'the start answered before the stop was sent: nothing tested');
+    const stopped = await stop(agent, token);
+    const started = await start;
+    assert.is(started.status, 202);
+    const record = (await stopped.json()) as RecordingRecord;
+    assert.is(stopped.status, 200, JSON.stringify(record));
+    assert.is(record.state, 'finished');
+    assert.ok(record.durationSeconds! < 5, String(record.durationSeconds));
+    assert.ok(Math.abs(soxi(join(agent.baseDir, record.file!)).seconds - record.durationSeconds!) < 0.01);
+    await expect409(agent, token);
+  });
+});
+
 stops.run();

@@ -17,9 +17,9 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  // 16 figures with targets or reports, the cold start's two (dd evicts the executable),
+  // 18 figures with targets or reports, the cold start's two (dd evicts the executable),
   // and bench/metrics.mjs's four (status req/s and instructions on/off, a scrape, RSS).
-  assert.is(rows.length, 22, md);
+  assert.is(rows.length, 24, md);
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 2, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
@@ -34,7 +34,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   }
   // The figures name the code they measured.
   assert.match(md, /dist\/device-agent \(code of [0-9a-f]{7,}( \+ uncommitted changes)?; Node v\d+/);
-  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(metrics off)']) assert.ok(md.includes(who), who);
+  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)', '(metrics off)']) assert.ok(md.includes(who), who);
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
   assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars

@@ -1,4 +1,4 @@
-// Downloads by sendfile(2) (src/files/sendfile.ts, src/native/sendfile.c) and the copy
+// Downloads by sendfile(2) (src/files/sendfile.ts, src/native/addon.c) and the copy
 // they fall back to: real agents, real sockets, a real noexec tmpfs.
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { compiledHelper, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
 import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 
@@ -203,15 +203,7 @@ noexec('temp directory mounted noexec: downloads are copied, whole; the log says
   }
 });
 
-/** test/helpers/deny-syscall.c, compiled once (gcc is a build dependency). */
-let denyBin: string | undefined;
-function denySyscall(): string {
-  if (!denyBin) {
-    denyBin = join(makeDir('da-deny-'), 'deny-syscall');
-    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', denyBin, join(ROOT, 'test/helpers/deny-syscall.c')]);
-  }
-  return denyBin;
-}
+const denySyscall = () => compiledHelper('deny-syscall');
 
 /**
  * sendfile(2) refused by a seccomp filter, as a unit's SystemCallFilter= or a container's

@@ -4,11 +4,11 @@
 
 /** Files that do not depend on how the agent is run (pure units, the package, the bench harness). */
 export const once = new Set([
-  'unit-atomic.test.ts', 'unit-auth-limits.test.ts', 'unit-bundle.test.ts', 'unit-errors.test.ts',
+  'events-hub.test.ts', 'unit-atomic.test.ts', 'unit-auth-limits.test.ts', 'unit-bundle.test.ts', 'unit-errors.test.ts',
   'unit-logger.test.ts', 'unit-metrics.test.ts', 'unit-multipart.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
   'package-build.test.ts', 'package-install.test.ts',
-  'bench-smoke.test.ts', 'bench-soak.test.ts',
+  'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
@@ -18,6 +18,8 @@ export const timeouts = {
   'package-install.test.ts': 900,
   'bench-smoke.test.ts': 600,
   'bench-soak.test.ts': 300,
+  // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
+  'system-vm.test.ts': 3600,
 };
 
 export const passes = [

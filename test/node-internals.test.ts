@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
-import { answerHalfClosedClients, bytesSent, replaceDestroySoon, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
+import { answerHalfClosedClients, bytesSent, replaceDestroySoon, serverFd, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { collectLog } from './helpers/log.ts';
@@ -42,6 +42,11 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
     assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, false, 'Node\'s own default, read by socketOnEnd');
     answerHalfClosedClients(http);
     assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, true);
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+    const listening = serverFd(http);
+    http.close();
+    assert.type(listening, 'number');
+    assert.ok(listening! > 2);
     assert.equal(notes, []);
   } finally {
     close();

@@ -71,7 +71,7 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 });
 
 /** Every name given to lazy() in src/. */
-const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'sendfile addon', 'docs page', 'openapi document', 'swagger ui assets'];
+const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'native addon', 'sendfile', 'docs page', 'openapi document', 'swagger ui assets'];
 
 t('a start to its first answer loads neither node:perf_hooks nor the fs watchers nor any lazy module', async () => {
   // Each costs about a millisecond of every start (docs/performance.md). The embedded Node

@@ -19,6 +19,7 @@ import { prepare } from '../src/serve.ts';
 import { StatusSampler } from '../src/status/sampler.ts';
 import { ADMIN, prepareDir } from './helpers/agent.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
+import { EventHub, eventSources } from '../src/events/hub.ts';
 import { collectLog } from './helpers/log.ts';
 import { eventually } from './helpers/proc.ts';
 
@@ -40,8 +41,8 @@ errors.before(async (ctx) => {
     baseDir: config.baseDir,
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
-  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, log,
-    metrics: new AgentMetrics(), metricsToken: undefined });
+  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
+    events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
 });

@@ -48,11 +48,13 @@ export function authenticate(tokens: Tokens, req: Request): void | Promise<void>
         return verified.then((c) => {
           memo.claims = c;
           req.user = tokens.check(c);
+          req.claims = c;
         }).catch(refuse);
       }
       claims = memo.claims = verified;
     }
     req.user = tokens.check(claims);
+    req.claims = claims;
   } catch (err) {
     refuse(err);
   }

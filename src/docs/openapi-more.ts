@@ -1,6 +1,7 @@
 // The document's part for CONTRACT §11 (the API the web interface uses): directory
 // listing, stopping a recording, and the events stream.
 import { Errors } from '../http/errors.ts';
+import { EVENT_LIMITS } from '../events/hub.ts';
 import { MAX_ENTRIES } from '../files/list.ts';
 import { AUTH_FAILURES, errorResponses, json, ref } from './responses.ts';
 
@@ -44,6 +45,25 @@ export function morePaths() {
           200: { description: 'the recording ended and its file is kept', content: json(ref('RecordingStatus')) },
           ...errorResponses([...AUTH_FAILURES, Errors.noRecording(), Errors.stopFailed('<reason>')],
             { 500: 'The capture program failed while finalizing (the record is `failed`); or an unexpected failure' }),
+        },
+      },
+    },
+    '/api/v1/events': {
+      get: {
+        tags: ['status'], operationId: 'events', summary: 'Server-Sent Events: status and recording as they change', security: bearer,
+        description: 'A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus ' +
+          `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
+          `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
+          `${EVENT_LIMITS.commentMs / 1000} s. Each event is \`event: <name>\` and one \`data: <JSON>\` line. At most ` +
+          `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its token expires, and when the agent ` +
+          'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
+        responses: {
+          200: {
+            description: 'the stream: `event: recording`, `event: status`, `: keep-alive` comments',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errorResponses([...AUTH_FAILURES, Errors.tooManyStreams(EVENT_LIMITS.maxStreams), Errors.shuttingDown()],
+            { 503: 'Too many open streams, or the agent is stopping' }),
         },
       },
     },

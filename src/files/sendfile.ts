@@ -1,12 +1,11 @@
-// Downloads without copying each byte through user space: sendfile(2), from a Node-API
-// addon of 100 lines (src/native/sendfile.c), since Node has no zero-copy send. Measured:
+// Downloads without copying each byte through user space: sendfile(2), from the Node-API
+// addon (src/native/addon.c), since Node has no zero-copy send. Measured:
 // copying reached 0.66–0.75 × nginx with 8 clients on 2 cores, sendfile 0.98–1.00 ×
 // (docs/performance.md). Loaded on the first download, not at start.
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-import { constants as osConstants, tmpdir } from 'node:os';
+import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { lazy } from '../lazy.ts';
-import { addonBytes } from './sendfile-addon.ts';
+import { nativeAddon, type NativeAddon } from '../native/addon.ts';
 
 export interface SendfileAddon {
   /** A descriptor of the same connection, owned by the caller (close it with fs.close), or -errno. */
@@ -30,29 +29,8 @@ export function cannotSend(n: number): boolean {
   return n === -EINVAL || n === -EOPNOTSUPP || REFUSED.has(-n);
 }
 
-/** open(2)'s O_TMPFILE (Node has no constant for it): a file without a name. */
-const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
-
-/**
- * The addon is written to a file without a name in the temp directory and loaded through
- * /proc/self/fd: no other process can open, replace or even see it between the write and
- * dlopen(3), and nothing is left behind. A temp directory mounted noexec refuses the
- * mapping: downloads then copy.
- */
-function load(unavailable: (reason: string) => void): SendfileAddon {
-  const bytes = addonBytes();
-  const module = { exports: {} as SendfileAddon };
-  const fd = openSync(tmpdir(), O_TMPFILE | constants.O_RDWR, 0o500);
-  try {
-    writeSync(fd, bytes);
-    process.dlopen(module, `/proc/self/fd/${fd}`);
-  } finally {
-    closeSync(fd);
-  }
-  const addon = module.exports;
-  if (typeof addon.sendfile !== 'function' || typeof addon.dup !== 'function') {
-    throw new Error('the addon does not export sendfile() and dup()');
-  }
+/** Wraps the addon's sendfile: a refusal for the whole process is noted, once. */
+function wrap(addon: NativeAddon, unavailable: (reason: string) => void): SendfileAddon {
   return {
     dup: addon.dup,
     sendfile: (out, fd, offset, count) => addon.sendfile(out, fd, offset, count).then((n) => {
@@ -69,13 +47,13 @@ function load(unavailable: (reason: string) => void): SendfileAddon {
 let refused = false;
 
 /** Made on the first download; `unavailable` (that download's) hears why it could not be loaded. */
-const addon = lazy('sendfile addon', (unavailable: (reason: string) => void): SendfileAddon | null => {
-  try {
-    return load(unavailable);
-  } catch (err) {
-    unavailable((err as Error).message);
+const addon = lazy('sendfile', (unavailable: (reason: string) => void): SendfileAddon | null => {
+  const native = nativeAddon();
+  if (native instanceof Error) {
+    unavailable(native.message);
     return null;
   }
+  return wrap(native, unavailable);
 });
 
 /**

@@ -82,6 +82,10 @@ export const Errors = {
   formInvalid: (detail: string) => e(400, `Failed to parse form: ${detail}`),
   badFileName: (name: string) => e(400, `file name not allowed: ${JSON.stringify(name)}`),
 
+  // events (CONTRACT §11)
+  tooManyStreams: (max: number) => e(503, `too many open event streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
+  shuttingDown: () => e(503, 'the agent is shutting down'),
+
   // recording (CONTRACT §5)
   recordingInProgress: () => e(409, 'a recording is already in progress'),
   noRecording: () => e(409, 'no recording is in progress'),

@@ -81,3 +81,16 @@ export function answerHalfClosedClients(server: Server): void {
   if (typeof s.httpAllowHalfOpen !== 'boolean') fallback('server httpAllowHalfOpen', `is ${typeof s.httpAllowHalfOpen}`);
   s.httpAllowHalfOpen = true;
 }
+
+/**
+ * The listening socket's file descriptor (`server._handle.fd`), for systemd's descriptor
+ * store (src/systemd/listen-fds.ts): Node exposes none. Fallback: undefined, and the
+ * socket is not stored, so a restart refuses connections for the moment between the two
+ * processes, as without systemd.
+ */
+export function serverFd(server: Server): number | undefined {
+  const fd = (server as Server & { _handle?: { fd?: unknown } | null })._handle?.fd;
+  if (typeof fd === 'number' && fd >= 0) return fd;
+  fallback('server _handle.fd', `is ${typeof fd === 'number' ? fd : typeof fd}`);
+  return undefined;
+}

@@ -3,7 +3,7 @@
 // per-request hidden-class transitions and no growing of an out-of-object property store
 // as path, search, params and user are set one by one.
 import { IncomingMessage } from 'node:http';
-import type { TokenUser } from '../auth/tokens.ts';
+import type { Claims, TokenUser } from '../auth/tokens.ts';
 
 /** Shared by requests whose route takes no parameters; never written. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -19,4 +19,6 @@ export class AgentRequest extends IncomingMessage {
   route: string | undefined = undefined;
   /** Set by the auth check on protected routes. */
   user: TokenUser | undefined = undefined;
+  /** The bearer token's verified claims, set with `user`: an event stream re-checks them while it runs. */
+  claims: Claims | undefined = undefined;
 }

@@ -15,6 +15,8 @@ export function listen(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   host: string,
   port: number,
+  /** A listening socket to serve on instead of binding host:port (systemd's, src/systemd/listen-fds.ts). */
+  fd?: number,
 ): Promise<RunningServer> {
   const server = createServer({
     // Requests of one shape from the start (see request.ts).
@@ -51,7 +53,7 @@ export function listen(
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen(fd === undefined ? { port, host } : { fd }, () => {
       server.removeListener('error', reject);
       const addr = server.address();
       resolve({ server, port: typeof addr === 'object' && addr ? addr.port : port, close });

@@ -1,6 +1,6 @@
 // Starts a real agent process (from source, or the built executable when
 // TEST_AGENT=bin) with its own temp directory, config, users and secret, on port 0.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,6 +55,18 @@ export interface AgentOptions {
 
 export function makeDir(prefix = 'da-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+const compiled = new Map<string, string>();
+/** test/helpers/NAME.c compiled once per run (gcc is a build dependency); the executable's path. */
+export function compiledHelper(name: string): string {
+  let bin = compiled.get(name);
+  if (!bin) {
+    bin = join(makeDir(`da-${name}-`), name);
+    execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', bin, join(ROOT, `test/helpers/${name}.c`)]);
+    compiled.set(name, bin);
+  }
+  return bin;
 }
 
 /** Writes config.json, files/, users.json (hashes cached per password) and returns the directory. */

@@ -36,15 +36,17 @@ export function debianMirror(): string {
   return 'http://deb.debian.org/debian';
 }
 
-/** The cached pristine root, made by debootstrap on first use (atomically, by rename). */
-export async function cachedRoot(): Promise<{ path: string; created: boolean }> {
-  const path = join(CACHE_DIR, ROOT_NAME);
-  if (existsSync(join(path, 'etc/debian_version'))) return { path, created: false };
+/**
+ * A debootstrapped root at `path` (minbase plus `include`), made on first use atomically
+ * (in a temp directory, then renamed). Returns whether it was made now.
+ */
+export async function debootstrapOnce(path: string, include: string[]): Promise<boolean> {
+  if (existsSync(join(path, 'etc/debian_version'))) return false;
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   try {
-    await run('debootstrap', ['--variant=minbase', `--include=${INCLUDE.join(',')}`, SUITE, tmp, debianMirror()],
+    await run('debootstrap', ['--variant=minbase', `--include=${include.join(',')}`, SUITE, tmp, debianMirror()],
       { maxBuffer: 64 << 20, env: { ...process.env, ...ENV } });
     await run('chroot', [tmp, 'apt-get', 'clean'], { env: ENV });
   } catch (err) {
@@ -52,7 +54,13 @@ export async function cachedRoot(): Promise<{ path: string; created: boolean }> 
     throw err;
   }
   renameSync(tmp, path);
-  return { path, created: true };
+  return true;
+}
+
+/** The cached pristine root for chroot installs. */
+export async function cachedRoot(): Promise<{ path: string; created: boolean }> {
+  const path = join(CACHE_DIR, ROOT_NAME);
+  return { path, created: await debootstrapOnce(path, INCLUDE) };
 }
 
 export interface DebianRoot {
