@@ -18,9 +18,10 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
   // 18 figures with targets or reports, the cold start's two (dd evicts the executable),
-  // and bench/metrics.mjs's four (status req/s and instructions on/off, a scrape, RSS).
-  assert.is(rows.length, 24, md);
-  assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 2, md);
+  // and bench/metrics.mjs's three (status req/s on/off, a scrape, RSS; its callgrind
+  // on/off is left to the full run: a third server under callgrind passed the time limit).
+  assert.is(rows.length, 23, md);
+  assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
   assert.ok(counted, md);
