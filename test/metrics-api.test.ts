@@ -1,14 +1,14 @@
 // GET /metrics as a client sees it (CONTRACT §10): who may scrape, what is counted,
 // and that no client can grow the set of series.
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { download, upload } from './helpers/files.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { metricsToken, samples, scrape, scrapeText } from './helpers/metrics.ts';
-import { eventually, fdCount } from './helpers/proc.ts';
+import { fdCount } from './helpers/proc.ts';
 
 type Ctx = { agent: TestAgent; token: string };
 const api = suite<Ctx>('metrics endpoint');
@@ -164,88 +164,3 @@ api('process figures come from the kernel', async ({ agent }) => {
 });
 
 api.run();
-
-const config = suite('metrics config');
-
-config('a token file the operator wrote is used, surrounding whitespace trimmed', async () => {
-  const token = 'fleet-scrape-token-0123456789abcdef0123456789';
-  const agent = await startAgent({ config: { metrics: { tokenFile: 'scrape.token' } } });
-  try {
-    // The agent created it at start; the operator replaces it and restarts.
-    await agent.stop();
-    writeFileSync(join(agent.dir, 'scrape.token'), `  ${token}\n\n`, { mode: 0o600 });
-    const again = await startAgent({ dir: agent.dir, config: { metrics: { tokenFile: 'scrape.token' } } });
-    try {
-      const res = await fetch(`${again.url}/metrics`, { headers: bearer(token) });
-      assert.is(res.status, 200);
-    } finally {
-      await again.cleanup();
-    }
-  } finally {
-    await agent.cleanup();
-  }
-});
-
-config('a reload (SIGHUP) reads the token file again and applies metrics.enabled', async () => {
-  const agent = await startAgent();
-  const reloaded = async (n: number) => {
-    agent.child.kill('SIGHUP');
-    assert.ok(await eventually(() => (agent.output().match(/config reloaded/g) ?? []).length >= n, 5000), agent.output());
-  };
-  try {
-    const old = metricsToken(agent);
-    // A token file that does not load refuses the reload whole: the running token stays.
-    writeFileSync(join(agent.dir, 'metrics.token'), 'short\n', { mode: 0o600 });
-    agent.child.kill('SIGHUP');
-    assert.ok(await eventually(() => /reload refused.*metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes/.test(agent.output()), 5000), agent.output());
-    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(old) })).status, 200);
-    const next = 'rotated-scrape-token-0123456789abcdef0123456789';
-    writeFileSync(join(agent.dir, 'metrics.token'), `${next}\n`, { mode: 0o600 });
-    await reloaded(1);
-    assert.match(agent.output(), /config reloaded: no change/);
-    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(next) })).status, 200);
-    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(old) })).status, 401);
-    // Counts survive the reload: the new app counts into the same series.
-    assert.ok((await scrape(agent)).get(requests('/metrics', 'GET', 200))! >= 1);
-    writeFileSync(agent.configFile, JSON.stringify({ ...JSON.parse(readFileSync(agent.configFile, 'utf8')), metrics: { enabled: false } }));
-    await reloaded(2);
-    assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(next) })).status, 404);
-  } finally {
-    await agent.cleanup();
-  }
-});
-
-config('metrics.enabled false: no /metrics and no token file', async () => {
-  const agent = await startAgent({ config: { metrics: { enabled: false } } });
-  try {
-    const token = await agent.login();
-    const res = await fetch(`${agent.url}/metrics`, { headers: bearer(token) });
-    assert.is(res.status, 404);
-    assert.equal(await res.json(), { error: 'not found' });
-    assert.throws(() => statSync(join(agent.dir, 'metrics.token')));
-  } finally {
-    await agent.cleanup();
-  }
-});
-
-config('a token file readable by others or too short stops the start and fails config check (exit 78)', async () => {
-  const cases: Array<[string, number, RegExp]> = [
-    ['a'.repeat(64), 0o604, /metrics\.tokenFile: metrics token file \S+ is accessible by others \(mode 604\): chmod 600 it$/m],
-    ['short', 0o600, /metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes$/m],
-  ];
-  for (const [text, mode, message] of cases) {
-    const { dir } = await prepareDir();
-    try {
-      writeFileSync(join(dir, 'metrics.token'), text, { mode });
-      for (const args of [['serve'], ['config', 'check']]) {
-        const r = await runCli([...args, '--config', join(dir, 'config.json')]);
-        assert.is(r.code, 78, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-        assert.match(r.stderr, message);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-});
-
-config.run();
