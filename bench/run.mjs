@@ -19,6 +19,7 @@ import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBi
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
+import { httpsRows } from './https.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -309,6 +310,8 @@ async function main() {
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
+  log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
+  const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https') });
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
@@ -337,6 +340,7 @@ async function main() {
     { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
     ...events.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
+    ...https,
     ...metrics,
     ...ops,
   ];

@@ -18,7 +18,10 @@ import { metricsRoutes } from './metrics/route.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
+import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusRoutes } from './status/routes.ts';
+import type { CertInfo } from './tls/cert.ts';
+import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 import type { Log } from './logger.ts';
 
@@ -29,6 +32,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   events: EventHub;
   /** Access-log lines, and error details that must not reach the client (stdout in production). */
   log: Log;
+  /** The certificate in service, with TLS on. */
+  tlsInfo?: () => CertInfo;
   metrics: AgentMetrics;
   /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
   metricsToken: Buffer | undefined;
@@ -50,9 +55,10 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.log, deps.metrics),
-    ...docsRoutes(),
+    ...docsRoutes(deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...eventRoutes(deps.events, deps.tokens),
+    ...tlsRoutes(deps.tlsInfo),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];
 }
@@ -119,7 +125,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       onError(err, req, res);
     }
   };
+  const serve = config.tls?.plainHttp === 'redirect'
+    ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
+    : dispatch;
   const http = deps.metricsToken ? deps.metrics.http : undefined;
   const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
-  return { handler: withAccessLog(deps.log, dispatch as App['handler'], observe), routes };
+  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes };
 }

@@ -17,10 +17,11 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  // 18 figures with targets or reports, the cold start's two (dd evicts the executable),
-  // and bench/metrics.mjs's three (status req/s on/off, a scrape, RSS; its callgrind
-  // on/off is left to the full run: a third server under callgrind passed the time limit).
-  assert.is(rows.length, 23, md);
+  // 18 figures with targets or reports, and the cold start's two (dd evicts the executable);
+  // 13 HTTPS figures (bench/https.mjs); bench/metrics.mjs's three (status req/s on/off, a
+  // scrape, RSS; its callgrind on/off is left to the full run: a third server under
+  // callgrind passed the time limit).
+  assert.is(rows.length, 20 + 13 + 3, md);
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
@@ -35,7 +36,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   }
   // The figures name the code they measured.
   assert.match(md, /dist\/device-agent \(code of [0-9a-f]{7,}( \+ uncommitted changes)?; Node v\d+/);
-  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)', '(metrics off)']) assert.ok(md.includes(who), who);
+  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)', '(Node https)', '(nginx ssl, 1 worker)', '(metrics off)']) assert.ok(md.includes(who), who);
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
   assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars

@@ -95,4 +95,14 @@ config('a token file readable by others or too short stops the start and fails c
   }
 });
 
+config('with TLS off the TLS series are left out, not 0', async () => {
+  const agent = await startAgent();
+  try {
+    const names = [...(await scrape(agent)).keys()];
+    assert.not.ok(names.some((n) => n.startsWith('device_agent_tls_')), names.join('\n'));
+  } finally {
+    await agent.cleanup();
+  }
+});
+
 config.run();
