@@ -95,6 +95,18 @@ config('a token file readable by others or too short stops the start and fails c
   }
 });
 
+config('with TLS on: the certificate\'s notAfter and handshake failures', async () => {
+  const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+  try {
+    const before = await scrape(agent);
+    const notAfter = (await (await fetch(`${agent.url}/api/v1/tls`)).json() as { notAfter: string }).notAfter;
+    assert.is(before.get('device_agent_tls_certificate_expiry_timestamp_seconds'), Date.parse(notAfter) / 1000);
+    assert.is(before.get('device_agent_tls_handshake_failures_total'), 0);
+  } finally {
+    await agent.cleanup();
+  }
+});
+
 config('with TLS off the TLS series are left out, not 0', async () => {
   const agent = await startAgent();
   try {
