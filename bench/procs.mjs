@@ -59,7 +59,7 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
   }
 }
 
-/** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`). */
+/** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`, `{ metrics: { enabled: false } }`). */
 export async function startAgentBin(bin, dir, extra = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');

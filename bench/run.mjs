@@ -14,6 +14,7 @@ import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
 import { instructionsPerRequest } from './instructions.mjs';
+import { metricsRows } from './metrics.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
@@ -312,6 +313,7 @@ async function main() {
   const loop = loopDelay(smoke ? 1 : 10);
   log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
   const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https') });
+  const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
 
@@ -340,6 +342,7 @@ async function main() {
     ...events.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
     ...https,
+    ...metrics,
     ...ops,
   ];
   log('web interface: page weight, idle memory, first paint');

@@ -13,6 +13,8 @@ import { fileRoutes } from './files/routes.ts';
 import { ClientGone, Errors, HttpError } from './http/errors.ts';
 import { withAccessLog } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
+import type { AgentMetrics } from './metrics/agent.ts';
+import { metricsRoutes } from './metrics/route.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
@@ -24,7 +26,7 @@ import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 import type { Log } from './logger.ts';
 
-export interface AppDeps extends LoginDeps {
+export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;
   sampler: StatusSampler;
   recorder: Recorder;
@@ -33,6 +35,9 @@ export interface AppDeps extends LoginDeps {
   log: Log;
   /** The certificate in service, with TLS on. */
   tlsInfo?: () => CertInfo;
+  metrics: AgentMetrics;
+  /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
+  metricsToken: Buffer | undefined;
 }
 
 export interface App {
@@ -48,19 +53,21 @@ function hasUnreadBody(req: Request): boolean {
 
 function allRoutes(config: Config, deps: AppDeps): Route[] {
   return [
-    ...loginRoutes(deps),
+    ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusRoutes(deps.sampler),
-    ...fileRoutes(config, deps.log),
+    ...fileRoutes(config, deps.log, deps.metrics),
     ...docsRoutes(deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...eventRoutes(deps.events, deps.tokens),
     ...tlsRoutes(deps.tlsInfo),
     ...uiRoutes(),
+    ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];
 }
 
 export function createApp(config: Config, deps: AppDeps): App {
   const routes = allRoutes(config, deps);
+  deps.metrics.http.declare(routes.map((r) => r.path));
 
   const onError = (err: unknown, req: Request, res: ServerResponse) => {
     if (err instanceof ClientGone) {
@@ -94,6 +101,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     // Not async: a promise layer per request would only cost; dispatch() turns a throw
     // or a rejection into onError.
     ? (req, res) => {
+      if (route.credential?.(req)) return route.handler(req, res);
       const pending = authenticate(deps.tokens, req);
       return pending ? pending.then(() => route.handler(req, res)) : route.handler(req, res);
     }
@@ -111,6 +119,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       return;
     }
     req.params = found.params;
+    req.route = found.route.path;
     try {
       const done = found.handler(req, res);
       if (done instanceof Promise) done.catch((err: unknown) => onError(err, req, res));
@@ -121,5 +130,7 @@ export function createApp(config: Config, deps: AppDeps): App {
   const serve = config.tls?.plainHttp === 'redirect'
     ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
     : dispatch;
-  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null), routes };
+  const http = deps.metricsToken ? deps.metrics.http : undefined;
+  const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
+  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes };
 }

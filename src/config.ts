@@ -1,10 +1,18 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
+import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from './paths.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
   device: string;
   maxDurationSeconds: number;
+}
+
+export interface MetricsConfig {
+  /** Counting and GET /metrics; false serves no /metrics and counts nothing (the bench's "off"). */
+  enabled: boolean;
+  /** The static scrape credential (CONTRACT §10), created 0600 when absent. */
+  tokenFile: string;
 }
 
 export interface Config {
@@ -18,6 +26,7 @@ export interface Config {
   tokenTtlSeconds: number;
   maxFileBytes: number;
   audio: AudioConfig;
+  metrics: MetricsConfig;
   /** HTTPS on the same port (CONTRACT §8); null: plain HTTP only. */
   tls: TlsConfig | null;
 }
@@ -47,9 +56,10 @@ type Raw = Record<string, unknown>;
 
 const TOP_KEYS = new Set([
   'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'jwtSecretFile',
-  'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls',
+  'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls', 'metrics',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds']);
+const METRICS_KEYS = new Set(['enabled', 'tokenFile']);
 
 function isObject(v: unknown): v is Raw {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,6 +79,21 @@ function int(raw: Raw, key: string, name: string, fallback: number, min: number,
   if (typeof v !== 'number' || !Number.isInteger(v)) throw new ConfigError(`${name}: must be an integer`);
   if (v < min || v > max) throw new ConfigError(`${name}: must be between ${min} and ${max}, got ${v}`);
   return v;
+}
+
+/** `metrics`: the token file defaults to metrics.token beside the JWT secret (CONTRACT §10). */
+function parseMetrics(value: unknown, baseForPaths: string, jwtSecretFile: string): MetricsConfig {
+  const raw = value === undefined ? {} : value;
+  if (!isObject(raw)) throw new ConfigError('metrics: must be an object');
+  for (const key of Object.keys(raw)) {
+    if (!METRICS_KEYS.has(key)) throw new ConfigError(`metrics.${key}: unknown key`);
+  }
+  if (raw.enabled !== undefined && typeof raw.enabled !== 'boolean') throw new ConfigError('metrics.enabled: must be true or false');
+  const fallback = joinName(dirname(jwtSecretFile), 'metrics.token');
+  return {
+    enabled: raw.enabled ?? true,
+    tokenFile: resolveFrom(baseForPaths, str(raw, 'tokenFile', 'metrics.tokenFile', fallback)),
+  };
 }
 
 /**
@@ -119,6 +144,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   return {
     host, port, baseDir, uploadDir, recordingsDir, usersFile, jwtSecretFile, tokenTtlSeconds,
     maxFileBytes, audio: { recorder, device, maxDurationSeconds }, tls,
+    metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
   };
 }
 

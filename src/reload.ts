@@ -22,9 +22,10 @@ export interface ReloadPlan {
   changed: string[];
 }
 
+const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, v]);
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, tls, ...top } = c;
-  return { ...top, tls: shown(tls), ...Object.fromEntries(Object.entries(audio).map(([k, v]) => [`audio.${k}`, v])) };
+  const { audio, tls, metrics, ...top } = c;
+  return { ...top, tls: shown(tls), ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics)]) };
 };
 
 export function planReload(running: Config, next: Config): ReloadPlan {

@@ -16,11 +16,13 @@ import type { Log } from './logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
+import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
 import type { SecureContextOptions } from 'node:tls';
+import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 
@@ -53,6 +55,21 @@ export interface Agent {
   stop(drainMs?: number): Promise<void>;
   /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
   reloadTls(): Promise<void>;
+}
+
+/** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
+function secretOf(file: string, key: string, what?: string): Buffer {
+  try {
+    return loadSecret(file, what).secret;
+  } catch (err) {
+    if (err instanceof SecretError) throw new ConfigError(`${key}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The metrics scrape token (created when absent); undefined when metrics are off. */
+function metricsTokenOf(config: Config): Buffer | undefined {
+  return config.metrics.enabled ? secretOf(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file') : undefined;
 }
 
 function requireDir(path: string, key: string): void {
@@ -100,13 +117,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setInternalsLog(opts.log);
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
-  let secret;
-  try {
-    secret = loadSecret(config.jwtSecretFile).secret;
-  } catch (err) {
-    if (err instanceof SecretError) throw new ConfigError(`jwtSecretFile: ${err.message}`);
-    throw err;
-  }
+  const secret = secretOf(config.jwtSecretFile, 'jwtSecretFile');
+  // Counts live as long as the process: a reload's new app counts into the same cells.
+  const metrics = new AgentMetrics();
   const users = new UserStore(config.usersFile, opts.log);
   try {
     users.load();
@@ -125,18 +138,21 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
+    onEnded: (result) => { metrics.recordings[result].value++; },
   });
   // The certificate first: a missing or broken pair stops the start (exit 78) before listening.
   const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
   tls?.start();
+  // With TLS on, /metrics shows its handshake failures and the served certificate's end.
+  if (tls) metrics.watchTls({ handshakeFailures: () => tlsMetrics.failedHandshakes, certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder));
   const deps = {
-    users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log,
+    users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics,
     tlsInfo: tls && (() => tls.info),
   };
   let current = config;
-  let app = createApp(config, deps);
+  let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
@@ -179,6 +195,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     statusLine,
     reload(next: Config): ReloadPlan {
       const plan = planReload(current, next);
+      // Read before anything changes: a bad token file refuses the reload whole.
+      const metricsToken = metricsTokenOf(plan.config);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);
@@ -190,7 +208,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
       tokens.setTtl(plan.config.tokenTtlSeconds);
       recorder.configure(plan.config.audio);
-      app = createApp(plan.config, deps);
+      app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       return plan;

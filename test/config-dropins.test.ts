@@ -104,7 +104,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
   const { dir } = await prepareDir();
   try {
     mkdirSync(join(dir, 'config.d'));
-    put(join(dir, 'config.d/50-site.json'), { port: 8443, audio: { device: 'hw:3' }, maxFileBytes: 1024 });
+    put(join(dir, 'config.d/50-site.json'), { port: 8443, audio: { device: 'hw:3' }, maxFileBytes: 1024, metrics: { tokenFile: 'scrape.token' } });
     const r = await runCli(['config', 'show', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout), {
@@ -114,6 +114,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       tokenTtlSeconds: 3600, maxFileBytes: 1024,
       audio: { recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600 },
       tls: null,
+      metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,21 @@ parse('fills every default', () => {
     maxFileBytes: 52428800,
     audio: { recorder: 'sox', device: 'default', maxDurationSeconds: 3600 },
     tls: null,
+    metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
   });
+});
+
+parse('puts the metrics token beside the JWT secret unless named (CONTRACT §10)', () => {
+  assert.is(parseConfig({ jwtSecretFile: 'state/jwt.secret' }, '/srv/agent').metrics.tokenFile, '/srv/agent/state/metrics.token');
+  assert.is(parseConfig({ metrics: { tokenFile: 'scrape.token' } }, '/srv/agent').metrics.tokenFile, '/srv/agent/scrape.token');
+  assert.is(parseConfig({ metrics: { enabled: false } }, '/srv').metrics.enabled, false);
+});
+
+parse('names the metrics key that is wrong', () => {
+  assert.throws(() => parseConfig({ metrics: 1 }, '/'), /^metrics: must be an object$/);
+  assert.throws(() => parseConfig({ metrics: { token: 'x' } }, '/'), /^metrics\.token: unknown key$/);
+  assert.throws(() => parseConfig({ metrics: { enabled: 'yes' } }, '/'), /^metrics\.enabled: must be true or false$/);
+  assert.throws(() => parseConfig({ metrics: { tokenFile: '' } }, '/'), /^metrics\.tokenFile: must be a non-empty string$/);
 });
 
 parse('resolves relative paths against the config file directory', () => {

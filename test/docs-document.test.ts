@@ -25,10 +25,13 @@ document('is served without a token and passes the OpenAPI 3.1 validator with no
 document('declares the bearer scheme and uses it on every protected operation', ({ doc }) => {
   assert.equal(doc.raw.components.securitySchemes, {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
+    metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },
   });
   for (const [path, item] of Object.entries<any>(doc.raw.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      const protectedOp = JSON.stringify(op.security) === '[{"bearerAuth":[]}]';
+      // /metrics alone also takes the metrics token (CONTRACT §10): either scheme opens it.
+      const schemes = path === '/metrics' ? '[{"bearerAuth":[]},{"metricsToken":[]}]' : '[{"bearerAuth":[]}]';
+      const protectedOp = JSON.stringify(op.security) === schemes;
       assert.ok(protectedOp || JSON.stringify(op.security) === '[]', `${method} ${path}: security must be stated`);
       const bearerFailure = JSON.stringify(op.responses['401'] ?? {}).includes('missing bearer token');
       assert.is(bearerFailure, protectedOp, `${method} ${path}: bearer 401 documented iff protected`);

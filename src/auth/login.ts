@@ -3,6 +3,7 @@ import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
+import type { Cell } from '../metrics/registry.ts';
 import type { LoginLimiter } from './limiter.ts';
 import { DUMMY_HASH, Gate, verifyPassword } from './passwords.ts';
 import type { Tokens } from './tokens.ts';
@@ -16,6 +17,8 @@ export interface LoginDeps {
   limiter: LoginLimiter;
   /** One scrypt hash at a time (128 MiB each); a few dozen may wait, the rest get 503. */
   gate: Gate;
+  /** Refusals counted for /metrics: wrong credentials, and 429s of the limiter. */
+  loginCounts: { failures: Cell; throttled: Cell };
 }
 
 export function loginRoutes(deps: LoginDeps): Route[] {
@@ -31,13 +34,17 @@ export function loginRoutes(deps: LoginDeps): Route[] {
 
       const address = req.socket.remoteAddress ?? '';
       const wait = await deps.limiter.retryAfter(address, username);
-      if (wait > 0) throw Errors.tooManyLogins(wait);
+      if (wait > 0) {
+        deps.loginCounts.throttled.value++;
+        throw Errors.tooManyLogins(wait);
+      }
 
       const user = deps.users.findByName(username);
       // Unknown users are checked against a dummy hash: same work, same time.
       const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
       if (!result) throw Errors.loginBusy();
       if (!result.value || !user) {
+        deps.loginCounts.failures.value++;
         await deps.limiter.fail(address, username);
         throw Errors.badCredentials();
       }

@@ -41,17 +41,22 @@ export function checkConfig(config: Config): string[] {
     fail('usersFile', (err as Error).message);
   }
 
-  if (existsSync(config.jwtSecretFile)) {
-    try {
-      loadSecret(config.jwtSecretFile);
-    } catch (err) {
-      fail('jwtSecretFile', (err as Error).message);
+  /** A secret file that exists must load; an absent one needs a directory to be created in. */
+  const checkSecret = (file: string, key: string, what: string) => {
+    if (existsSync(file)) {
+      try {
+        loadSecret(file, what);
+      } catch (err) {
+        fail(key, (err as Error).message);
+      }
+    } else {
+      const dir = dirProblem(dirname(file));
+      if (dir) fail(key, dir);
+      notes.push(`${key} ${file} will be created at start`);
     }
-  } else {
-    const secretDir = dirProblem(dirname(config.jwtSecretFile));
-    if (secretDir) fail('jwtSecretFile', secretDir);
-    notes.push(`jwtSecretFile ${config.jwtSecretFile} will be created at start`);
-  }
+  };
+  checkSecret(config.jwtSecretFile, 'jwtSecretFile', 'JWT secret file');
+  if (config.metrics.enabled) checkSecret(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file');
   if (config.tls) notes.push(tlsNote(config.tls));
   return notes;
 }

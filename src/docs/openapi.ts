@@ -8,6 +8,7 @@ import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, erro
 import { morePaths, moreSchemas } from './openapi-more.ts';
 import { webPaths } from './openapi-web.ts';
 import { schemas } from './schemas.ts';
+import { METRICS_SCHEME, metricsPaths } from './openapi-metrics.ts';
 
 const bearer = [{ bearerAuth: [] }];
 /** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
@@ -182,6 +183,7 @@ export function buildDocument(tls?: TlsSummary) {
         },
       },
       ...morePaths(),
+      ...metricsPaths(),
       '/docs': {
         get: {
           tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)', security: [],
@@ -211,6 +213,7 @@ export function buildDocument(tls?: TlsSummary) {
       schemas: { ...schemas, ...moreSchemas },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
+        metricsToken: METRICS_SCHEME,
       },
     },
   };

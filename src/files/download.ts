@@ -11,6 +11,7 @@ import { countSentAside } from '../http/log.ts';
 import type { Log } from '../logger.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
+import type { Counted } from '../metrics/registry.ts';
 import { closeFd, openConfined } from './confine.ts';
 import { evaluate, validators } from './conditional.ts';
 import { contentDisposition, parseRange } from './headers.ts';
@@ -52,6 +53,16 @@ interface Transfer {
   /** Resolves when the response closes (done or the client left). */
   closed: Promise<void>;
   gone: boolean;
+  /** Body bytes handed to the kernel (transfer_bytes_total), and whole downloads. */
+  counted: Counted;
+}
+
+/** Node's write of body bytes; resolves once they reached the kernel, and counts them then. */
+function writeCounted(t: Transfer, chunk: Buffer): Promise<void> {
+  return new Promise((resolve) => t.res.write(chunk, (err) => {
+    if (!err) t.counted.bytes.value += chunk.length;
+    resolve();
+  }));
 }
 
 /** A file that shrank underway; `pos` is where the read found its end. */
@@ -66,7 +77,7 @@ const shrank = (t: Transfer, pos: number) =>
 async function copyRange(t: Transfer, pos: number): Promise<void> {
   const size = Math.min(CHUNK, t.end - pos + 1);
   const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
-  const sent: Array<Promise<unknown>> = [Promise.resolve(), Promise.resolve()];
+  const sent: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
   let i = 0;
   while (pos <= t.end) {
     await Promise.race([sent[i], t.closed]); // this buffer is free again once the socket took it
@@ -74,7 +85,7 @@ async function copyRange(t: Transfer, pos: number): Promise<void> {
     const buf = buffers[i]!;
     const n = await readAt(t.fd, buf, Math.min(size, t.end - pos + 1), pos);
     if (n === 0) throw shrank(t, pos);
-    sent[i] = new Promise((resolve) => t.res.write(buf.subarray(0, n), resolve));
+    sent[i] = writeCounted(t, buf.subarray(0, n));
     pos += n;
     i ^= 1;
   }
@@ -104,7 +115,7 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   const viaNode = async () => {
     const n = await readAt(fd, buf, Math.min(buf.length, end - pos + 1), pos);
     if (n === 0) throw shrank(t, pos);
-    await Promise.race([new Promise((resolve) => res.write(buf.subarray(0, n), resolve)), t.closed]);
+    await Promise.race([writeCounted(t, buf.subarray(0, n)), t.closed]);
     pos += n;
   };
   // The headers go out first, in one write that a fresh connection's socket buffer takes
@@ -127,7 +138,10 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   try {
     while (pos <= end) {
       const n = await addon.sendfile(sock, fd, pos, Math.min(SEND_MAX, end - pos + 1));
-      if (n > 0) countSentAside(res, n); // sent, whether or not the client is still there
+      if (n > 0) { // sent, whether or not the client is still there
+        countSentAside(res, n);
+        t.counted.bytes.value += n;
+      }
       if (t.gone) return;
       if (n > 0) {
         pos += n;
@@ -157,14 +171,17 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, log: Log, unavailable: (reason: string) => void, what: string): Promise<void> {
+async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, log: Log, unavailable: (reason: string) => void, what: string): Promise<void> {
   let markGone!: () => void;
-  const t: Transfer = { fd, start, end, res, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
+  const t: Transfer = { fd, start, end, res, counted, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
   res.once('close', () => { t.gone = true; markGone(); });
   try {
     const addon = sendfileAddon(unavailable);
     await (addon ? sendRange(addon, t) : copyRange(t, start));
-    if (!t.gone && !res.destroyed) res.end();
+    if (!t.gone && !res.destroyed) {
+      res.end();
+      counted.files.value++;
+    }
   } catch (err) {
     log.error(`download ${what}: failed to read file: ${errnoText(err)}`);
     res.destroy();
@@ -173,7 +190,7 @@ async function pump(fd: number, start: number, end: number, res: Response, log: 
   }
 }
 
-export function downloadHandler(config: Config, log: Log) {
+export function downloadHandler(config: Config, log: Log, counted: Counted) {
   const unavailable = (reason: string) => log.warn(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(req.search);
@@ -221,6 +238,6 @@ export function downloadHandler(config: Config, log: Log) {
       res.end();
       return;
     }
-    await pump(fd, start, end, res, log, unavailable, filepath);
+    await pump(fd, start, end, res, counted, log, unavailable, filepath);
   };
 }

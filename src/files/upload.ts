@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
+import type { Counted } from '../metrics/registry.ts';
 import { closeFd, O, openFd, realBase } from './confine.ts';
 import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
@@ -129,6 +130,12 @@ class UploadSession {
     return this.root;
   }
 
+  /** Stored: their files and content bytes (what the parts held, without the multipart framing). */
+  count(counted: Counted): void {
+    counted.files.value += this.files.length;
+    for (const f of this.files) counted.bytes.value += f.temp.bytes;
+  }
+
   /** Checks everything, then renames each temp file over its target and fsyncs the directories. */
   async commit(): Promise<void> {
     if (!this.savePath || !this.dest) throw Errors.noSavePath();
@@ -187,7 +194,7 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   temp.markRenamed();
 }
 
-export function uploadHandler(config: Config) {
+export function uploadHandler(config: Config, counted: Counted) {
   return async (req: Request, res: Response): Promise<void> => {
     // Refused before a byte of the body is read (onError adds Connection: close).
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -197,6 +204,7 @@ export function uploadHandler(config: Config) {
     try {
       await session.receive(boundary);
       await session.commit();
+      session.count(counted);
     } finally {
       await session.cleanup();
     }

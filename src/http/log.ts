@@ -6,6 +6,9 @@ import { bytesSent } from './node-internals.ts';
 import type { Log } from '../logger.ts';
 import type { Request } from './types.ts';
 
+/** Hears each request as its log line is written: status (0: no answer) and milliseconds. */
+export type Observe = (req: Request, status: number, ms: number) => void;
+
 /**
  * Monotonic milliseconds from process.hrtime, which Node always has loaded: not
  * performance.now(), whose node:perf_hooks brings nine modules into every start (~1.1 ms),
@@ -54,7 +57,7 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
  * (the socket's counter before and after, plus what went past Node): no per-write
  * wrapper on the hot path.
  */
-export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false) {
+export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false, observe?: Observe) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = nowMs() - start;
     // Gone before any answer: status 000 and no bytes (Node may have written its own 400
@@ -67,6 +70,7 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     const via = scheme ? ((socket as Socket & { encrypted?: boolean }).encrypted ? ' https' : ' http') : '';
     // A 5xx is the agent's failure (priority err); any other answer, or none, is info.
     (answered && res.statusCode >= 500 ? log.error : log.info)(`${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}${via}`);
+    if (observe) observe(req as Request, answered ? res.statusCode : 0, ms);
   };
   /**
    * The line once the response closes. An answer pipelined behind one still going out

@@ -15,6 +15,8 @@ export class AgentRequest extends IncomingMessage {
   search = '';
   /** Route parameters, %-decoded. */
   params: Record<string, string> = NO_FIELDS;
+  /** The pattern of the route the router found (bounded: a metrics label); undefined when none. */
+  route: string | undefined = undefined;
   /** Set by the auth check on protected routes. */
   user: TokenUser | undefined = undefined;
   /** The bearer token's verified claims, set with `user`: an event stream re-checks them while it runs. */

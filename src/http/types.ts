@@ -15,5 +15,7 @@ export interface Route {
   method: Method;
   path: string;
   auth: boolean;
+  /** A credential other than a bearer JWT that also opens this route (the metrics token). */
+  credential?: (req: Request) => boolean;
   handler: Handler;
 }

@@ -1,0 +1,62 @@
+// Every figure the agent exports (CONTRACT §10), named once. Modules receive the cells
+// they count into; the scrape renders the registry.
+import { VERSION } from '../version.ts';
+import { HttpMetrics } from './http.ts';
+import { processMetrics } from './process.ts';
+import { Counter, Registry, Sampled, type Cell } from './registry.ts';
+
+/** What the TLS listener knows, read at scrape time (src/tls/ plugs in here). */
+export interface TlsFigures {
+  /** Connections whose handshake failed since start. */
+  handshakeFailures(): number;
+  /** The served certificate's notAfter, seconds since the epoch; undefined when none loaded. */
+  certExpirySeconds(): number | undefined;
+}
+
+export type Direction = 'download' | 'upload';
+export type RecordingResult = 'finished' | 'failed';
+
+export class AgentMetrics {
+  private readonly registry = new Registry();
+  readonly http: HttpMetrics;
+  readonly loginFailures: Cell;
+  readonly loginThrottled: Cell;
+  /** File content bytes: sent to a downloading client, written into uploaded files. */
+  readonly transferBytes: Record<Direction, Cell>;
+  /** Downloads sent whole; files stored by uploads. */
+  readonly files: Record<Direction, Cell>;
+  readonly recordings: Record<RecordingResult, Cell>;
+  private tls: TlsFigures | undefined;
+
+  constructor() {
+    const r = this.registry;
+    r.add(new Sampled('device_agent_build_info', 'Always 1; the agent version as a label', ['version'], [VERSION], () => 1));
+    this.http = new HttpMetrics(r);
+    this.loginFailures = r.add(new Counter('device_agent_login_failures_total',
+      'Logins refused for a wrong password or an unknown user')).cell();
+    this.loginThrottled = r.add(new Counter('device_agent_login_throttled_total',
+      'Logins refused with 429 after too many failures for one address and user')).cell();
+    const transfer = r.add(new Counter('device_agent_transfer_bytes_total',
+      'File content bytes sent by downloads and written by uploads (no headers, no multipart framing)', ['direction']));
+    this.transferBytes = { download: transfer.cell('download'), upload: transfer.cell('upload') };
+    const files = r.add(new Counter('device_agent_files_total',
+      'Downloads sent whole and files stored by uploads', ['direction']));
+    this.files = { download: files.cell('download'), upload: files.cell('upload') };
+    const recordings = r.add(new Counter('device_agent_recordings_total', 'Recordings ended, by result', ['result']));
+    this.recordings = { finished: recordings.cell('finished'), failed: recordings.cell('failed') };
+    r.add(new Sampled('device_agent_tls_handshake_failures_total', 'TLS handshakes that failed', [], [],
+      () => this.tls?.handshakeFailures(), 'counter'));
+    r.add(new Sampled('device_agent_tls_certificate_expiry_timestamp_seconds',
+      'notAfter of the certificate served, seconds since the epoch', [], [], () => this.tls?.certExpirySeconds()));
+    processMetrics(r);
+  }
+
+  /** The TLS figures appear once a TLS listener reports them. */
+  watchTls(figures: TlsFigures): void {
+    this.tls = figures;
+  }
+
+  render(): string {
+    return this.registry.render();
+  }
+}
