@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { embedSwaggerUi, replaceModule, writeSwaggerAssets } from './build/embed-plugin.mjs';
+import { writePageAssets } from './build/web-page.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -137,11 +138,12 @@ async function bundle() {
     minify: true,
     legalComments: 'external',
     logLevel: 'warning',
-    plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon()],
+    plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon(), replaceModule('embed-web-page', 'src/ui/page-files.ts', 'page-files.ts')],
   });
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
   // every architecture's SEA blob as assets.
-  return writeSwaggerAssets(join(dist, 'sea-assets'));
+  // The web interface (src/web/) precompressed likewise.
+  return { ...writeSwaggerAssets(join(dist, 'sea-assets')), ...await writePageAssets(join(dist, 'sea-assets')) };
 }
 
 /**

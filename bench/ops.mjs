@@ -50,16 +50,22 @@ function supervised(fake, bin, config) {
   };
 }
 
-/** Failed requests and the slowest answer across one restart, with or without the store. */
-async function restartRound(fake, bin, dir, store) {
+/** Writes `dir`/config.json (and files/) for `port`; returns the config's path. */
+function configIn(dir, port = 0) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  // A fixed port, as on a device; plain restarts need it free again at once.
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  return config;
+}
+
+/** Failed requests and the slowest answer across one restart, with or without the store. */
+async function restartRound(fake, bin, dir, store) {
+  const config = configIn(dir);
   const sd = supervised(fake, bin, config);
   await sd.until(() => sd.readies() === 1);
+  // A fixed port from now on, as on a device: the one the first start got.
   const port = sd.port();
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  configIn(dir, port);
   // Without the store: systemd would close the socket with the old process (stop, then start).
   if (!store) sd.command('drop');
   const load = hammer(port);
@@ -74,10 +80,7 @@ async function restartRound(fake, bin, dir, store) {
 
 /** SIGHUP to the "config reloaded" line, milliseconds. */
 async function reloadRound(fake, bin, dir) {
-  mkdirSync(join(dir, 'files'), { recursive: true });
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
-  const sd = supervised(fake, bin, config);
+  const sd = supervised(fake, bin, configIn(dir));
   await sd.until(() => sd.readies() === 1);
   const t0 = performance.now();
   sd.command('signal 1');

@@ -59,12 +59,13 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
   }
 }
 
-export async function startAgentBin(bin, dir) {
+/** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`). */
+export async function startAgentBin(bin, dir, extra = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({
     host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret',
-    audio: { device: 'null' },
+    audio: { device: 'null' }, ...extra,
   }));
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
@@ -85,14 +86,24 @@ export async function startAgentBin(bin, dir) {
   return { child, url, token, config, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
 }
 
-export async function startNginx(dir, root) {
-  const conf = join(dir, 'nginx.conf');
+/**
+ * nginx serving `root` on loopback. `ssl`: { cert, key } serves HTTPS instead, with one
+ * worker and no session cache or tickets (every handshake a full one), as bench/https.mjs
+ * measures it.
+ */
+export async function startNginx(dir, root, ssl) {
+  const name = ssl ? 'nginx-ssl' : 'nginx';
+  const conf = join(dir, `${name}.conf`);
   mkdirSync(join(dir, 'nginx'), { recursive: true });
   const port = 20000 + Math.floor(Math.random() * 20000);
+  const server = ssl
+    ? `listen 127.0.0.1:${port} ssl; ssl_certificate ${ssl.cert}; ssl_certificate_key ${ssl.key};
+    ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache off; ssl_session_tickets off;`
+    : `listen 127.0.0.1:${port};`;
   writeFileSync(conf, `
 ${process.getuid() === 0 ? 'user root;' : ''}
-worker_processes auto;
-pid ${dir}/nginx.pid;
+worker_processes ${ssl ? 1 : 'auto'};
+pid ${dir}/${name}.pid;
 error_log ${dir}/nginx/error.log;
 events { worker_connections 1024; }
 http {
@@ -104,14 +115,18 @@ http {
   fastcgi_temp_path ${dir}/nginx/fastcgi;
   uwsgi_temp_path ${dir}/nginx/uwsgi;
   scgi_temp_path ${dir}/nginx/scgi;
-  server { listen 127.0.0.1:${port}; root ${root}; }
+  server { ${server} root ${root}; }
 }`);
   const child = spawn('/usr/sbin/nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${ssl ? 'https' : 'http'}://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
-    try { await fetch(`${url}/`); return { child, url, stop: () => child.kill('SIGQUIT') }; } catch { await new Promise((r) => setTimeout(r, 50)); }
+    try {
+      if (ssl) execFileSync('curl', ['-sk', '-o', '/dev/null', `${url}/`]);
+      else await fetch(`${url}/`);
+      return { child, url, stop: () => child.kill('SIGQUIT') };
+    } catch { await new Promise((r) => setTimeout(r, 50)); }
   }
-  throw new Error('nginx did not start');
+  throw new Error(`${name} did not start`);
 }
 
 export async function startBaseline(node, script, statusFile, sinkDir) {

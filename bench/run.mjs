@@ -18,6 +18,8 @@ import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBi
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
+import { httpsRows } from './https.mjs';
+import { webFigures } from './web.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -308,6 +310,8 @@ async function main() {
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
+  log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
+  const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https') });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
 
@@ -335,8 +339,11 @@ async function main() {
     { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
     ...events.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
+    ...https,
     ...ops,
   ];
+  log('web interface: page weight, idle memory, first paint');
+  rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },

@@ -16,7 +16,11 @@ import { lingerAfterAnswer } from './http/linger.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
+import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusRoutes } from './status/routes.ts';
+import { uiRoutes } from './ui/routes.ts';
+import type { CertInfo } from './tls/cert.ts';
+import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 import type { Log } from './logger.ts';
 
@@ -27,6 +31,8 @@ export interface AppDeps extends LoginDeps {
   events: EventHub;
   /** Access-log lines, and error details that must not reach the client (stdout in production). */
   log: Log;
+  /** The certificate in service, with TLS on. */
+  tlsInfo?: () => CertInfo;
 }
 
 export interface App {
@@ -45,9 +51,11 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...loginRoutes(deps),
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.log),
-    ...docsRoutes(),
+    ...docsRoutes(deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...eventRoutes(deps.events, deps.tokens),
+    ...tlsRoutes(deps.tlsInfo),
+    ...uiRoutes(),
   ];
 }
 
@@ -110,5 +118,8 @@ export function createApp(config: Config, deps: AppDeps): App {
       onError(err, req, res);
     }
   };
-  return { handler: withAccessLog(deps.log, dispatch as App['handler']), routes };
+  const serve = config.tls?.plainHttp === 'redirect'
+    ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
+    : dispatch;
+  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null), routes };
 }

@@ -18,6 +18,17 @@ export interface Config {
   tokenTtlSeconds: number;
   maxFileBytes: number;
   audio: AudioConfig;
+  /** HTTPS on the same port (CONTRACT §8); null: plain HTTP only. */
+  tls: TlsConfig | null;
+}
+
+export interface TlsConfig {
+  certFile: string;
+  keyFile: string;
+  /** Create a self-signed pair when both files are missing. */
+  selfSigned: boolean;
+  /** A plain-HTTP request: served, or answered 308 to https. */
+  plainHttp: 'allow' | 'redirect';
 }
 
 /** Exit status for a bad configuration (sysexits EX_CONFIG); the unit does not restart on it. */
@@ -36,7 +47,7 @@ type Raw = Record<string, unknown>;
 
 const TOP_KEYS = new Set([
   'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'jwtSecretFile',
-  'tokenTtlSeconds', 'maxFileBytes', 'audio',
+  'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds']);
 
@@ -103,13 +114,38 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     maxDurationSeconds = maxDur;
   }
 
+  const tls = parseTls(raw.tls, baseForPaths);
+
   return {
     host, port, baseDir, uploadDir, recordingsDir, usersFile, jwtSecretFile, tokenTtlSeconds,
-    maxFileBytes, audio: { recorder, device, maxDurationSeconds },
+    maxFileBytes, audio: { recorder, device, maxDurationSeconds }, tls,
   };
 }
 
-/** The embedded development default used by `npm start`: loopback only, state under ./var. */
+const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'plainHttp']);
+
+function parseTls(rawTls: unknown, baseForPaths: string): TlsConfig | null {
+  if (rawTls === undefined || rawTls === null) return null;
+  if (!isObject(rawTls)) throw new ConfigError('tls: must be an object or null');
+  for (const key of Object.keys(rawTls)) {
+    if (!TLS_KEYS.has(key)) throw new ConfigError(`tls.${key}: unknown key`);
+  }
+  const certFile = resolveFrom(baseForPaths, str(rawTls, 'certFile', 'tls.certFile', '/var/lib/device-agent/tls/cert.pem'));
+  const keyFile = resolveFrom(baseForPaths, str(rawTls, 'keyFile', 'tls.keyFile', '/var/lib/device-agent/tls/key.pem'));
+  if (certFile === keyFile) throw new ConfigError('tls.keyFile: must not be the same file as tls.certFile');
+  const selfSigned = rawTls.selfSigned ?? true;
+  if (typeof selfSigned !== 'boolean') throw new ConfigError('tls.selfSigned: must be true or false');
+  const plainHttp = rawTls.plainHttp ?? 'allow';
+  if (plainHttp !== 'allow' && plainHttp !== 'redirect') {
+    throw new ConfigError(`tls.plainHttp: must be "allow" or "redirect", got ${JSON.stringify(plainHttp)}`);
+  }
+  return { certFile, keyFile, selfSigned, plainHttp };
+}
+
+/**
+ * The embedded development default used by `npm start`: loopback only, state under ./var,
+ * HTTPS on beside HTTP (a self-signed pair in var/tls), as on a device.
+ */
 export function devConfig(cwd: string): Config {
   return parseConfig(
     {
@@ -119,6 +155,7 @@ export function devConfig(cwd: string): Config {
       usersFile: 'var/users.json',
       jwtSecretFile: 'var/jwt.secret',
       audio: { device: 'default' },
+      tls: { certFile: 'var/tls/cert.pem', keyFile: 'var/tls/key.pem' },
     },
     cwd,
   );

@@ -1,5 +1,6 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
+import { tlsShow } from './cli/tls.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
 import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
 import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
@@ -26,6 +27,8 @@ Usage:
                                            validate the config, its drop-ins (config.d/*.json
                                            beside it) and its paths (exit 0 or 78)
   device-agent config show [--config FILE] print the merged config, defaults filled in, as JSON
+  device-agent tls show [--config FILE]    the HTTPS certificate: names, validity, SHA-256
+                                           fingerprint and SPKI pin (curl --pinnedpubkey)
   device-agent --version                   print the version
   device-agent --help                      print this help
 
@@ -92,7 +95,9 @@ function reload(agent: Agent, args: Args): void {
     const why = err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
     logger.error(`reload refused, the running config stays: ${why}`);
   }
-  // TLS (CONTRACT §9: SIGHUP re-reads the TLS files too): agent.reloadTls() goes here.
+  // TLS (CONTRACT §8, §9): the certificate and key read again; a pair that fails keeps the
+  // one in service (logged by the agent).
+  void agent.reloadTls();
 }
 
 const logger = createLogger((chunk) => process.stdout.write(chunk));
@@ -168,6 +173,10 @@ async function main(argv: string[]): Promise<number> {
       }
       for (const note of checkConfig(resolveConfig(args))) out(note);
       out('config OK');
+      return 0;
+    case 'tls':
+      if (sub !== 'show' || name) throw usageError('usage: device-agent tls show [--config FILE]');
+      tlsShow(resolveConfig(args), out);
       return 0;
     default:
       throw usageError(`unknown command "${command}"`);

@@ -4,8 +4,14 @@
 // token at once, which is a restart's business. Everything else applies to new requests.
 import type { Config } from './config.ts';
 
+// tls too: the listener's sniffing and the certificate's files are set up at start (the
+// files themselves are re-read on change and on SIGHUP: src/tls/service.ts).
+
 /** Keys a reload keeps at their running value (with a warning when the file changed them). */
-export const RESTART_KEYS = ['host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'jwtSecretFile'] as const;
+export const RESTART_KEYS = ['host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'jwtSecretFile', 'tls'] as const;
+
+/** A key's value as a reload compares and names it (tls is an object: by its JSON). */
+const shown = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
 
 export interface ReloadPlan {
   /** The config to run on: the new one, with the restart keys at their running value. */
@@ -17,16 +23,16 @@ export interface ReloadPlan {
 }
 
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, ...top } = c;
-  return { ...top, ...Object.fromEntries(Object.entries(audio).map(([k, v]) => [`audio.${k}`, v])) };
+  const { audio, tls, ...top } = c;
+  return { ...top, tls: shown(tls), ...Object.fromEntries(Object.entries(audio).map(([k, v]) => [`audio.${k}`, v])) };
 };
 
 export function planReload(running: Config, next: Config): ReloadPlan {
   const config: Config = { ...next, audio: { ...next.audio } };
   const needRestart: string[] = [];
   for (const key of RESTART_KEYS) {
-    if (next[key] !== running[key]) {
-      needRestart.push(`${key} ${String(running[key])} -> ${String(next[key])}`);
+    if (shown(next[key]) !== shown(running[key])) {
+      needRestart.push(`${key} ${shown(running[key])} -> ${shown(next[key])}`);
       (config as unknown as Record<string, unknown>)[key] = running[key];
     }
   }

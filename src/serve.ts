@@ -20,6 +20,8 @@ import { planReload, type ReloadPlan } from './reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
+import type { SecureContextOptions } from 'node:tls';
+import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 
 export interface ServeOptions {
@@ -49,6 +51,8 @@ export interface Agent {
    */
   reload(config: Config): ReloadPlan;
   stop(drainMs?: number): Promise<void>;
+  /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
+  reloadTls(): Promise<void>;
 }
 
 function requireDir(path: string, key: string): void {
@@ -76,14 +80,15 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
   const password = crypto().randomBytes(12).toString('base64url');
   writeUsers(config.usersFile, [newUser('admin', await hashPassword(password))]);
   announce(`first start: created user "admin" with password ${password}\n` +
-    `(shown once; change it with: npm start -- user passwd admin)`);
+    `(shown once; change it with: npm start -- user passwd admin)\n` +
+    `log in at http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/`);
 }
 
 /** Listens on the socket systemd passed, or binds afresh (waiting a moment for a just-dropped one's port). */
-async function listenOn(handler: Parameters<typeof listen>[0], config: Config, taken: Taken): Promise<RunningServer> {
+async function listenOn(handler: Parameters<typeof listen>[0], config: Config, taken: Taken, tls?: SecureContextOptions): Promise<RunningServer> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await listen(handler, config.host, config.port, taken.fd);
+      return await listen(handler, config.host, config.port, taken.fd, tls);
     } catch (err) {
       if (!taken.dropped || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       await new Promise((r) => setTimeout(r, 50));
@@ -121,9 +126,15 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
     stateFile: recordingStateFile(config.usersFile), log: opts.log,
   });
+  // The certificate first: a missing or broken pair stops the start (exit 78) before listening.
+  const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
+  tls?.start();
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder));
-  const deps = { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log };
+  const deps = {
+    users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log,
+    tlsInfo: tls && (() => tls.info),
+  };
   let current = config;
   let app = createApp(config, deps);
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -131,22 +142,30 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
   let running: RunningServer;
   try {
-    running = await listenOn(handler, config, taken);
+    running = await listenOn(handler, config, taken, tls?.contextOptions());
   } catch (err) {
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
   users.watch();
+  if (tls && running.tls) {
+    const server = running.tls;
+    tls.onChange((options) => server.setSecureContext(options));
+    tls.watch();
+  }
   setTimeout(() => sampler.warm(), 100).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
-  opts.log.info(`device-agent listening on http://${config.host}:${running.port}`);
+  opts.log.info(`device-agent listening on http://${config.host}:${running.port}` + (tls
+    ? ` and https://${config.host}:${running.port} (certificate ${tls.info.fingerprint}, ${tls.info.spkiPin})`
+    : ''));
   if (opts.systemd && taken.fd === undefined) {
     const fd = serverFd(running.server);
     if (fd !== undefined) opts.systemd.storeFd(fd, LISTENER_NAME);
   }
-  // TLS: the certificate's fingerprint joins this line when TLS is on.
+  // STATUS= (CONTRACT §9): the address, the certificate's fingerprint when TLS is on, the recording state.
   function statusLine(): string {
-    return `serving http://${config.host}:${running.port}; recording: ${recorder.state}`;
+    const https = tls ? ` and https (certificate ${tls.info.fingerprint})` : '';
+    return `serving http://${config.host}:${running.port}${https}; recording: ${recorder.state}`;
   }
   opts.systemd?.ready(statusLine());
   // STATUS= follows the recording state (only once READY=1 went out).
@@ -176,8 +195,12 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       return plan;
     },
+    async reloadTls() {
+      tls?.reload('reload requested');
+    },
     async stop(drainMs = 10_000) {
       users.stop();
+      tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);

@@ -17,8 +17,10 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   assert.is(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
-  // 18 figures with targets or reports, and the cold start's two (dd evicts the executable).
-  assert.is(rows.length, 20, md);
+  // 18 figures with targets or reports, and the cold start's two (dd evicts the executable);
+  // 13 HTTPS figures (bench/https.mjs) and the web interface's four (bench/web.mjs).
+  assert.is(rows.length, 20 + 13 + 4, md);
+  assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
   assert.ok(counted, md);
@@ -32,7 +34,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   }
   // The figures name the code they measured.
   assert.match(md, /dist\/device-agent \(code of [0-9a-f]{7,}( \+ uncommitted changes)?; Node v\d+/);
-  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)']) assert.ok(md.includes(who), who);
+  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)', '(Node https)', '(nginx ssl, 1 worker)']) assert.ok(md.includes(who), who);
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
   assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars

@@ -113,6 +113,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       usersFile: join(dir, 'users.json'), jwtSecretFile: join(dir, 'jwt.secret'),
       tokenTtlSeconds: 3600, maxFileBytes: 1024,
       audio: { recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600 },
+      tls: null,
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

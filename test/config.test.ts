@@ -20,6 +20,7 @@ parse('fills every default', () => {
     tokenTtlSeconds: 3600,
     maxFileBytes: 52428800,
     audio: { recorder: 'sox', device: 'default', maxDurationSeconds: 3600 },
+    tls: null,
   });
 });
 

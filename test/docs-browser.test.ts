@@ -3,16 +3,12 @@
 // "Try it out". Any request to another host, page error or CSP violation fails it.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { fencedContext, launchChromium } from './helpers/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 const SCREENSHOT = join(ROOT, 'test-artifacts/docs.png');
 
 interface Ctx {
@@ -29,20 +25,10 @@ const browser = suite<Ctx>('docs in a browser');
 browser.before(async (ctx) => {
   ctx.problems = [];
   ctx.agent = await startAgent();
-  ctx.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
-  const context = await ctx.browser.newContext({ viewport: { width: 1280, height: 900 } });
-  // Nothing may leave for another host: such a request is recorded and never sent.
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${ctx.agent.url}/`)) return route.continue();
-    ctx.problems.push(`request to another host: ${url}`);
-    return route.abort();
-  });
+  ctx.browser = await launchChromium();
+  const context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 900 } },
+    /./); // Swagger UI shows refused answers on purpose; only CSP, page errors and other hosts count here
   ctx.page = await context.newPage();
-  ctx.page.on('pageerror', (err) => ctx.problems.push(`page error: ${err.message}`));
-  ctx.page.on('console', (msg) => {
-    if (/Content.Security.Policy/i.test(msg.text())) ctx.problems.push(`CSP: ${msg.text()}`);
-  });
 });
 
 browser.after(async (ctx) => {

@@ -1,26 +1,15 @@
 // The /docs page and its files: served by the agent itself, no token, a strict policy,
 // gzip with ETag revalidation.
 import { gunzipSync } from 'node:zlib';
-import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { getRaw as get } from './helpers/http.ts';
 
 const page = suite<{ agent: TestAgent }>('docs page');
 
 page.before(async (ctx) => { ctx.agent = await startAgent(); });
 page.after(async (ctx) => { await ctx.agent?.cleanup(); });
-
-/** fetch always asks for gzip and inflates; this shows the bytes as sent. */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, any>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    request(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
-  });
-}
 
 page('serves the Swagger UI page without a token, under a strict content security policy', async ({ agent }) => {
   const res = await get(`${agent.url}/docs`);

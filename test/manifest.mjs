@@ -18,6 +18,8 @@ export const timeouts = {
   'package-install.test.ts': 900,
   'bench-smoke.test.ts': 600,
   'bench-soak.test.ts': 300,
+  // ~90 s on a quiet 2-core host (four agents, Chromium, a 20 MB upload throttled to 20 MB/s).
+  'web-browser.test.ts': 420,
   // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
   'system-vm.test.ts': 3600,
 };

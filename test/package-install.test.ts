@@ -1,14 +1,16 @@
 // Installs the amd64 package for real in a throwaway Debian 12 root (never on the machine
 // running the tests): first install, the service user running it, upgrade, remove, purge.
-import { type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cannotChroot, freshRoot, type DebianRoot } from './helpers/debian-root.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { buildPackages, debPath } from './helpers/packages.ts';
 
+const execFileP = promisify(execFile);
 const STATE = '/var/lib/device-agent';
 const CONFIG = '/etc/device-agent/config.json';
 
@@ -19,7 +21,7 @@ const it = why ? install.skip : install;
 if (why) console.log(`  install tests skipped: ${why}`);
 let root: DebianRoot;
 let agent: { child: ChildProcess; url: string } | undefined;
-const kept: { password?: string; token?: string; users?: string; secret?: string } = {};
+const kept: { password?: string; token?: string; users?: string; secret?: string; fingerprint?: string } = {};
 
 async function startInstalled(): Promise<{ child: ChildProcess; url: string }> {
   const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
@@ -116,6 +118,23 @@ it('the installed executable serves the packaged config as device-agent: login a
   writeFileSync(inside(`${STATE}/files/kept.txt`), 'kept across upgrades\n');
 });
 
+it('HTTPS with no step by the operator: tls show gives the pin, curl --pinnedpubkey reaches the agent', async () => {
+  const key = statSync(inside(`${STATE}/tls/key.pem`));
+  assert.is(key.uid, uidOf('device-agent'), 'the service made its key');
+  assert.is(key.mode & 0o777, 0o600);
+  assert.is(statSync(inside(`${STATE}/tls`)).mode & 0o777, 0o700);
+  const { stdout: show } = await root.exec(['device-agent', 'tls', 'show']);
+  const pin = /^spki pin: +(\S+)$/m.exec(show)?.[1];
+  assert.ok(pin, show);
+  kept.fingerprint = /^sha256 fingerprint: (\S+)$/m.exec(show)?.[1];
+  const https = agent!.url.replace('http:', 'https:') + '/api/v1/health';
+  const curl = await execFileP('curl', ['-sS', '-k', '--pinnedpubkey', pin!, https]);
+  assert.equal(JSON.parse(curl.stdout).status, 'ok');
+  const info = (await (await fetch(`${agent!.url}/api/v1/tls`)).json()) as { fingerprint: string; selfSigned: boolean };
+  assert.is(info.fingerprint, kept.fingerprint);
+  assert.is(info.selfSigned, true);
+});
+
 it('the installed service uploads into and downloads from its files directory', async () => {
   const form = new FormData();
   form.append('saveToPath', 'hello.txt');
@@ -142,6 +161,7 @@ it('an upgrade over itself keeps users, secret, conffile edits and data', async 
   assert.is(readFileSync(inside(`${STATE}/initial-admin-password`), 'utf8').trim(), kept.password);
   assert.is(readFileSync(inside(`${STATE}/files/kept.txt`), 'utf8'), 'kept across upgrades\n');
   assert.is(JSON.parse(readFileSync(inside(CONFIG), 'utf8')).port, 0, 'the edited conffile stays');
+  assert.match((await root.exec(['device-agent', 'tls', 'show'])).stdout, `sha256 fingerprint: ${kept.fingerprint}`, 'the certificate stays');
   agent = await startInstalled();
   // A token from before the upgrade still verifies: same secret, same user.
   const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(kept.token!) });

@@ -71,7 +71,7 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 });
 
 /** Every name given to lazy() in src/. */
-const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'native addon', 'sendfile', 'docs page', 'openapi document', 'swagger ui assets'];
+const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'native addon', 'sendfile', 'docs page', 'openapi document', 'swagger ui assets', 'openssl command', 'web interface assets'];
 
 t('a start to its first answer loads neither node:perf_hooks nor the fs watchers nor any lazy module', async () => {
   // Each costs about a millisecond of every start (docs/performance.md). The embedded Node
@@ -117,6 +117,7 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
     assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
     assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);
     assert.not.ok(loaded.includes('NativeModule crypto'), 'node:crypto loaded at start');
+    assert.not.ok(loaded.includes('NativeModule tls'), 'node:tls loaded by a start without TLS');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -4,7 +4,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
 import { readUsers } from '../auth/users.ts';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, type Config, type TlsConfig } from '../config.ts';
+import { toBeMade } from '../tls/create.ts';
+import { loadChecked } from '../tls/service.ts';
 
 function dirProblem(path: string): string | undefined {
   try {
@@ -50,5 +52,13 @@ export function checkConfig(config: Config): string[] {
     if (secretDir) fail('jwtSecretFile', secretDir);
     notes.push(`jwtSecretFile ${config.jwtSecretFile} will be created at start`);
   }
+  if (config.tls) notes.push(tlsNote(config.tls));
   return notes;
+}
+
+/** The certificate pair: to be made at start, or loaded and checked now (a ConfigError names the file). */
+function tlsNote(tls: TlsConfig): string {
+  if (toBeMade(tls)) return `tls: ${tls.certFile} and ${tls.keyFile} will be created at start (self-signed)`;
+  const { info } = loadChecked(tls);
+  return `tls: ${tls.certFile}: ${info.subject}, fingerprint ${info.fingerprint}, valid until ${info.notAfter}`;
 }

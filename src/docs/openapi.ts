@@ -6,6 +6,7 @@ import { VERSION } from '../version.ts';
 import { ASSET_NAMES } from './assets.ts';
 import { AUTH_FAILURES, DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, errorResponses, json, ref } from './responses.ts';
 import { morePaths, moreSchemas } from './openapi-more.ts';
+import { webPaths } from './openapi-web.ts';
 import { schemas } from './schemas.ts';
 
 const bearer = [{ bearerAuth: [] }];
@@ -64,7 +65,19 @@ function download(method: 'get' | 'head') {
 /** The recording body's limit is the audio module's own: shown as `<limit>`. */
 const bodyTooLarge = new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>'));
 
-export function buildDocument() {
+/** What a client checks before trusting this agent's HTTPS certificate, for the page's top. */
+export interface TlsSummary {
+  fingerprint: string;
+  spkiPin: string;
+}
+
+function trustNote(tls: TlsSummary | undefined): string {
+  if (!tls) return '';
+  return `\n\nHTTPS (same port): certificate SHA-256 fingerprint \`${tls.fingerprint}\`, ` +
+    `SPKI pin \`${tls.spkiPin}\` (\`curl --pinnedpubkey\`); also at \`GET /api/v1/tls\`.`;
+}
+
+export function buildDocument(tls?: TlsSummary) {
   return {
     openapi: '3.1.0',
     info: {
@@ -72,12 +85,13 @@ export function buildDocument() {
       version: VERSION,
       description: 'HTTP API of the device agent. Log in, click **Authorize** and paste the `token`.\n\n' +
         'Every error is JSON `{"error": "<text>"}`. An unknown path gives 404 `not found`; a known path with ' +
-        'another method gives 405 `method not allowed` with an `Allow` header.',
+        'another method gives 405 `method not allowed` with an `Allow` header.' + trustNote(tls),
     },
     servers: [{ url: '/', description: 'this agent' }],
     tags: [
       { name: 'auth' }, { name: 'status' }, { name: 'audio' }, { name: 'files' },
       { name: 'docs', description: 'this page and its document' },
+      { name: 'web', description: 'the web interface (its data comes through the API above)' },
     ],
     paths: {
       '/api/v1/agentusers/loginusertoagent': {
@@ -101,6 +115,14 @@ export function buildDocument() {
         get: {
           tags: ['status'], operationId: 'health', summary: 'Liveness and version', security: [],
           responses: { 200: { description: 'the agent runs', content: json(ref('Health')) }, ...errorResponses([]) },
+        },
+      },
+      '/api/v1/tls': {
+        get: {
+          tags: ['status'], operationId: 'tls', summary: 'The HTTPS certificate: fingerprint, SPKI pin, names, validity', security: [],
+          description: 'No token: a client reads it to decide whether to trust the device (compare the fingerprint with ' +
+            '`device-agent tls show` on the device).',
+          responses: { 200: { description: 'the certificate in service, or `{"enabled": false}`', content: json(ref('TlsInfo')) }, ...errorResponses([]) },
         },
       },
       '/api/v1/devicestatus/get': {
@@ -183,6 +205,7 @@ export function buildDocument() {
           },
         },
       },
+      ...webPaths(),
     },
     components: {
       schemas: { ...schemas, ...moreSchemas },

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
 import { lazy } from '../lazy.ts';
+import type { TlsSummary } from './openapi.ts';
 
 // The page, the document and Swagger UI are loaded on the first request for them: most
 // agents are never browsed, and their modules cost start-up time and memory.
@@ -28,8 +29,10 @@ function acceptsGzip(req: IncomingMessage): boolean {
   return m !== null && (m[1] === undefined || Number(m[1]) > 0);
 }
 
-export function docsRoutes(): Route[] {
+/** `tls`: the certificate in service (its fingerprint heads the document), with TLS on. */
+export function docsRoutes(tls?: () => TlsSummary): Route[] {
   let documentText: string | undefined;
+  let documentFor: string | undefined;
   return [
     {
       method: 'GET',
@@ -49,7 +52,11 @@ export function docsRoutes(): Route[] {
       path: '/docs/openapi.json',
       auth: false,
       handler: async (_req, res) => {
-        documentText ??= JSON.stringify((await openapi()).buildDocument());
+        const current = tls?.();
+        if (documentText === undefined || documentFor !== current?.fingerprint) {
+          documentText = JSON.stringify((await openapi()).buildDocument(current));
+          documentFor = current?.fingerprint;
+        }
         send(res, 'application/json; charset=utf-8', documentText, { 'Cache-Control': 'no-cache' });
       },
     },

@@ -38,6 +38,22 @@ export const schemas: Record<string, Schema> = {
     version: { type: 'string', description: 'agent version' },
   }),
 
+  TlsInfo: {
+    description: 'The HTTPS certificate in service (CONTRACT §8), or `{"enabled": false}` when the agent speaks plain HTTP only.',
+    oneOf: [
+      closed({ enabled: { const: false } }),
+      closed({
+        enabled: { const: true },
+        fingerprint: { type: 'string', pattern: '^[0-9A-F]{2}(:[0-9A-F]{2}){31}$', description: 'SHA-256 of the certificate (DER), colon-separated hex pairs' },
+        spkiPin: { type: 'string', pattern: '^sha256//[A-Za-z0-9+/]{43}=$', description: 'SHA-256 of the public key (SPKI) in base64, as `curl --pinnedpubkey` takes it' },
+        names: { type: 'array', items: { type: 'string' }, description: 'DNS names and addresses the certificate names' },
+        notBefore: { type: 'string', format: 'date-time' },
+        notAfter: { type: 'string', format: 'date-time' },
+        selfSigned: { type: 'boolean', description: 'made by the agent (renewed with the same key 30 days before it expires)' },
+      }),
+    ],
+  },
+
   DeviceStatus: closed({
     hostname: { type: 'string' },
     platform: { type: 'string' },

@@ -54,7 +54,7 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
  * (the socket's counter before and after, plus what went past Node): no per-write
  * wrapper on the hot path.
  */
-export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false) {
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = nowMs() - start;
     // Gone before any answer: status 000 and no bytes (Node may have written its own 400
@@ -63,8 +63,10 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     const status = handedOver(res, socket) ? res.statusCode : `${answered ? res.statusCode : '000'}-aborted`;
     const bytes = answered ? sent(socket) - before + (sentAside.get(res) ?? 0) : 0;
     const user = (req as Request).user?.username ?? '-';
+    // With TLS on, a last field says how the request came: https or http.
+    const via = scheme ? ((socket as Socket & { encrypted?: boolean }).encrypted ? ' https' : ' http') : '';
     // A 5xx is the agent's failure (priority err); any other answer, or none, is info.
-    (answered && res.statusCode >= 500 ? log.error : log.info)(`${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}`);
+    (answered && res.statusCode >= 500 ? log.error : log.info)(`${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}${via}`);
   };
   /**
    * The line once the response closes. An answer pipelined behind one still going out

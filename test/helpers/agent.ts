@@ -94,7 +94,8 @@ export function spawnAgent(dir: string, env: Record<string, string> = {}, wrap: 
   const { cmd, args } = agentCommand();
   const argv = [...wrap, cmd, ...args, 'serve', '--config', join(dir, 'config.json')];
   const child = spawn(argv[0]!, argv.slice(1), {
-    env: { ...process.env, DEVICE_AGENT_CONFIG: '', ...env },
+    // NOTIFY_SOCKET: '' so a test run under a systemd service notifies nothing of its own.
+    env: { ...process.env, DEVICE_AGENT_CONFIG: '', NOTIFY_SOCKET: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -154,7 +155,7 @@ export function runCli(args: string[], opts: { input?: string; env?: Record<stri
   Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { cmd, args: pre } = agentCommand();
   const child = spawn(cmd, [...pre, ...args], {
-    env: { ...process.env, DEVICE_AGENT_CONFIG: '', ...opts.env },
+    env: { ...process.env, DEVICE_AGENT_CONFIG: '', NOTIFY_SOCKET: '', ...opts.env },
     cwd: opts.cwd ?? ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -11,8 +11,8 @@ const run = promisify(execFile);
 /** Cached roots live outside the repository so a CI re-run or a fresh clone reuses them. */
 export const CACHE_DIR = process.env.DEVICE_AGENT_TEST_CACHE || '/var/cache/device-agent-test';
 export const SUITE = 'bookworm';
-/** minbase, plus adduser (postinst) and sox (Depends); the rest of Depends is in minbase. */
-const INCLUDE = ['adduser', 'sox'];
+/** minbase, plus adduser (postinst), openssl and sox (Depends); the rest of Depends is in minbase. */
+const INCLUDE = ['adduser', 'openssl', 'sox'];
 const ROOT_NAME = `${SUITE}-minbase-${INCLUDE.join('+')}`;
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', DEBIAN_FRONTEND: 'noninteractive', HOME: '/root' };
 

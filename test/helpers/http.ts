@@ -1,5 +1,6 @@
 // Raw HTTP helpers for what fetch cannot send (bad framing, exact headers, slow bodies).
 import { connect } from 'node:net';
+import { request, type IncomingHttpHeaders } from 'node:http';
 
 /** Sends raw bytes and resolves with everything the server answered before closing or `waitMs`. */
 export function rawRequest(port: number, data: string | Buffer, waitMs = 2000): Promise<string> {
@@ -42,4 +43,16 @@ export function jsonPost(url: string, body: unknown, headers: Record<string, str
 
 export function bearer(token: string): Record<string, string> {
   return { Authorization: `Bearer ${token}` };
+}
+
+/** A GET whose body is the bytes as sent (fetch always asks for gzip and inflates). */
+export function getRaw(url: string, headers: Record<string, string> = {}, method = 'GET'):
+  Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers, method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject).end();
+  });
 }

@@ -1,0 +1,30 @@
+// tls.plainHttp "redirect" (CONTRACT §8): a plain-HTTP request gets 308 to the same URL
+// with https://, before its body is read or its token checked.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { lingerAfterAnswer } from './linger.ts';
+
+export function isTls(socket: Socket): boolean {
+  return (socket as Socket & { encrypted?: boolean }).encrypted === true;
+}
+
+/** Host header as sent (an HTTP/1.0 request without one: the address it reached). */
+function hostOf(req: IncomingMessage): string {
+  const host = req.headers.host;
+  if (host && !/[\s/\\?#@]/.test(host)) return host;
+  const { localAddress, localPort } = req.socket;
+  return localAddress?.includes(':') ? `[${localAddress}]:${localPort}` : `${localAddress}:${localPort}`;
+}
+
+export function redirectToHttps(req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const location = `https://${hostOf(req)}${url.startsWith('/') ? url : '/'}`;
+  const headers: Record<string, string | number> = { Location: location, 'Content-Length': 0, 'Cache-Control': 'no-store' };
+  // A body is not read: the connection closes after the answer, lingering so the client reads it.
+  if (!req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')) {
+    headers.Connection = 'close';
+    lingerAfterAnswer(req);
+  }
+  res.writeHead(308, headers);
+  res.end();
+}

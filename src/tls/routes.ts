@@ -1,0 +1,18 @@
+// GET /api/v1/tls, without a token: what a client needs to trust the device (the web page
+// shows it). With TLS off: {"enabled": false}.
+import { sendJson } from '../http/respond.ts';
+import type { Route } from '../http/types.ts';
+import type { CertInfo } from './cert.ts';
+
+export function tlsRoutes(info: (() => CertInfo) | undefined): Route[] {
+  return [{
+    method: 'GET',
+    path: '/api/v1/tls',
+    auth: false,
+    handler: (_req, res) => {
+      if (!info) return sendJson(res, 200, { enabled: false });
+      const { fingerprint, spkiPin, names, notBefore, notAfter, selfSigned } = info();
+      sendJson(res, 200, { enabled: true, fingerprint, spkiPin, names, notBefore, notAfter, selfSigned });
+    },
+  }];
+}

@@ -1,0 +1,61 @@
+// GET / (the web interface) and GET /ui/:file (its script and sheet). No token needed: the
+// page holds nothing about the device; everything it shows comes through the API.
+import type { Request, Response, Route } from '../http/types.ts';
+import { Errors } from '../http/errors.ts';
+import { lazy } from '../lazy.ts';
+
+// Most agents are never opened in a browser: the files are read (and, from source, built)
+// on the first request for one of them (idle RSS budget of issue 24: +2 MB at most).
+const assets = lazy('web interface assets', () => import('./assets.ts').then(async (m) => ({ m, table: await m.pageAssets() })));
+
+/** No inline script or style, nothing from another host; blob: for downloads and the player. */
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const HEADERS = {
+  'Content-Security-Policy': CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  // Revalidated on each load (a 304 when unchanged), so an upgraded agent's page is used at once.
+  'Cache-Control': 'no-cache',
+  Vary: 'Accept-Encoding',
+};
+
+async function serve(name: string, req: Request, res: Response): Promise<void> {
+  const { m, table } = await assets();
+  const asset = table.get(name);
+  if (!asset) throw Errors.notFound();
+  const coding = m.chooseCoding(req.headers['accept-encoding']);
+  const { bytes, etag } = asset.body(coding);
+  if (m.notModified(req.headers['if-none-match'], etag)) {
+    res.writeHead(304, { ...HEADERS, ETag: etag });
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    ...HEADERS,
+    ETag: etag,
+    'Content-Type': asset.type,
+    'Content-Length': bytes.length,
+    ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }),
+  });
+  res.end(bytes);
+}
+
+export function uiRoutes(): Route[] {
+  return [
+    { method: 'GET', path: '/', auth: false, handler: (req, res) => serve('index.html', req, res) },
+    { method: 'GET', path: '/ui/:file', auth: false, handler: (req, res) => serve(req.params.file ?? '', req, res) },
+  ];
+}

@@ -1,0 +1,117 @@
+// The page's only way to the agent: fetch with the bearer header. The token lives in
+// sessionStorage alone (CONTRACT §12), never in a URL; any 401 sends the user to the login form.
+
+const KEY = 'device-agent.token';
+
+export const session = {
+  token: (): string | null => sessionStorage.getItem(KEY),
+  set: (token: string) => sessionStorage.setItem(KEY, token),
+  clear: () => sessionStorage.removeItem(KEY),
+};
+
+/** A refusal from the API, with its own error text. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+let unauthorized: () => void = () => {};
+/** What a 401 does (the app shows the login form). */
+export function onUnauthorized(fn: () => void): void {
+  unauthorized = fn;
+}
+
+/** The API's `error` text, else the status line. */
+async function errorText(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { error?: unknown };
+    if (typeof body.error === 'string') return body.error;
+  } catch {
+    // not JSON (a proxy's page): the status line says enough
+  }
+  return `${res.status} ${res.statusText}`.trim();
+}
+
+/** Turns a 401 into a return to the login form, and any other refusal into an ApiError. */
+export async function check(res: Response, isLogin = false): Promise<Response> {
+  if (res.ok) return res;
+  const text = await errorText(res);
+  if (res.status === 401 && !isLogin) {
+    session.clear();
+    unauthorized();
+  }
+  throw new ApiError(res.status, text);
+}
+
+export function authHeaders(extra: Record<string, string> = {}): Record<string, string> {
+  const token = session.token();
+  return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
+}
+
+export async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(path, { ...init, headers: authHeaders(init.headers as Record<string, string> | undefined) });
+  return check(res);
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  return (await request(path, { headers: { Accept: 'application/json' } })).json() as Promise<T>;
+}
+
+export async function postJson<T>(path: string, body?: unknown): Promise<T> {
+  const res = await request(path, {
+    method: 'POST',
+    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res.json() as Promise<T>;
+}
+
+export async function login(username: string, password: string): Promise<void> {
+  const res = await fetch('/api/v1/agentusers/loginusertoagent', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  await check(res, true);
+  session.set(((await res.json()) as { token: string }).token);
+}
+
+/** A file's bytes, fetched with the bearer header (the token never goes into a URL). */
+export async function download(filepath: string): Promise<Blob> {
+  return (await request(`/api/download?filepath=${encodeURIComponent(filepath)}`)).blob();
+}
+
+/** Offers a Blob as a file to save, through a short-lived blob: URL. */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/**
+ * Sends files into a directory (saveToPath ending in "/": each under its own name, CONTRACT §6)
+ * by XMLHttpRequest, the one browser API that reports upload progress.
+ */
+export function upload(dir: string, files: readonly File[], progress: (fraction: number) => void): Promise<void> {
+  const form = new FormData();
+  form.append('saveToPath', dir === '' ? './' : `${dir}/`);
+  for (const f of files) form.append('myFile', f, f.name);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/upload');
+    for (const [k, v] of Object.entries(authHeaders({ Accept: 'application/json' }))) xhr.setRequestHeader(k, v);
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress(e.loaded / e.total); };
+    xhr.onerror = () => reject(new ApiError(0, 'the upload failed: the connection to the agent was lost'));
+    xhr.onload = () => {
+      const res = new Response(xhr.status === 204 ? null : xhr.responseText, { status: xhr.status, statusText: xhr.statusText });
+      check(res).then(() => resolve(), reject);
+    };
+    xhr.send(form);
+  });
+}

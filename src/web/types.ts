@@ -1,0 +1,19 @@
+// The API's records as CONTRACT §4, §5, §8 and §11 fix them.
+
+// One definition with the agent's code: type-only imports, erased by the bundler.
+export type { StatusRecord as DeviceStatus } from '../status/sampler.ts';
+export type { RecordingRecord as Recording, RecordingState } from '../audio/record.ts';
+
+export type { ListEntry as Entry } from '../files/list.ts';
+import type { listDirectory } from '../files/list.ts';
+/** GET /api/v1/files/list's answer. */
+export type Listing = Awaited<ReturnType<typeof listDirectory>>;
+
+/** GET /api/v1/tls (CONTRACT §8), on agents that have it. */
+export interface TlsInfo {
+  enabled: boolean;
+  fingerprint?: string;
+  spkiPin?: string;
+  notAfter?: string;
+  selfSigned?: boolean;
+}

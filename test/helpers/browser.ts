@@ -1,0 +1,40 @@
+// Headless Debian chromium through playwright-core, fenced to one agent: any request to
+// another host is recorded and never sent; page errors, console errors and CSP violations
+// are recorded too, for a test to assert that there were none.
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * A context whose pages may reach `origin` alone. `problems` gathers requests elsewhere,
+ * page errors, CSP violations and console errors (unless `allowConsole` matches the text
+ * followed by a space and the URL it names).
+ */
+export async function fencedContext(browser: Browser, origin: string, problems: string[],
+  options: BrowserContextOptions = {}, allowConsole: RegExp = /$^/): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+    problems.push(`request to another host: ${url}`);
+    return route.abort();
+  });
+  context.on('page', (page) => {
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      const text = msg.text();
+      if (/Content.Security.Policy/i.test(text)) problems.push(`CSP: ${text}`);
+      else if (msg.type() === 'error' && !allowConsole.test(`${text} ${msg.location().url}`)) problems.push(`console error: ${text} (${msg.location().url})`);
+    });
+  });
+  return context;
+}

@@ -1,0 +1,68 @@
+// TLS helpers for the HTTPS tests: pairs made by the openssl command, the certificate a
+// server presents, curl and openssl s_client runs. Real clients only.
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { request } from 'node:https';
+import { connect } from 'node:tls';
+
+/** A pair made with openssl: ECDSA P-256, `subject` (openssl -subj), `days` valid. */
+export function makePair(certFile: string, keyFile: string, opts: { subject?: string; days?: number; names?: string } = {}): void {
+  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
+  certFor(certFile, keyFile, opts);
+}
+
+/** A certificate for an existing key. */
+export function certFor(certFile: string, keyFile: string, opts: { subject?: string; days?: number; names?: string } = {}): void {
+  execFileSync('openssl', [
+    'req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-days', String(opts.days ?? 30),
+    '-subj', opts.subject ?? '/CN=operator.example', '-addext', `subjectAltName=${opts.names ?? 'DNS:localhost,IP:127.0.0.1'}`,
+  ], { stdio: 'ignore' });
+}
+
+export function spkiPinOf(cert: X509Certificate): string {
+  return `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+}
+
+/** The certificate a server presents to a new connection (no verification: the test compares). */
+export function peerCert(port: number): Promise<X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'localhost' }, () => {
+      const raw = socket.getPeerX509Certificate();
+      socket.destroy();
+      if (raw) resolve(raw);
+      else reject(new Error('no peer certificate'));
+    });
+    socket.on('error', reject);
+  });
+}
+
+export interface Run { code: number | null; stdout: string; stderr: string }
+
+export function run(cmd: string, args: string[], input = ''): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { encoding: 'utf8', timeout: 20_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(input);
+  });
+}
+
+/** One TLS handshake by openssl s_client with the given options; its output. */
+export function sClient(port: number, opts: string[]): Promise<Run> {
+  return run('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-servername', 'localhost', ...opts], 'Q\n');
+}
+
+/** GET over HTTPS with Node's own client, trusting `ca`. */
+export function httpsGet(url: string, ca: Buffer | string, headers: Record<string, string> = {}):
+  Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
