@@ -118,6 +118,7 @@ it('login and device status', () => {
   assert.ok(num(one, 'login.token_length') > 100);
   assert.is(seen(one, 'status.code'), '200');
   assert.is(seen(one, 'status.hostname'), 'da-vm');
+  assert.is(seen(one, 'tls.health'), '200', 'HTTPS on the same port');
 });
 
 it('a 50 MB upload and its download are byte-identical', () => {
