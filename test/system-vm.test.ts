@@ -183,7 +183,8 @@ it('systemd-analyze security of the running unit: exposure 1.3 or less (PrivateU
 itNotify('systemctl restart under steady requests: none refused or failed', () => {
   const s = steady(one, 'restart.steady');
   assert.is(s.rc, 0);
-  assert.ok(s.requests > 10, seen(one, 'restart.steady'));
+  // 1 s before the restart and 2 s after it, back to back: a few at least, however fast the restart.
+  assert.ok(s.requests >= 3, seen(one, 'restart.steady'));
   assert.is(s.failed, 0, seen(one, 'restart.steady'));
 });
 
