@@ -118,6 +118,7 @@ it('login and device status', () => {
   assert.ok(num(one, 'login.token_length') > 100);
   assert.is(seen(one, 'status.code'), '200');
   assert.is(seen(one, 'status.hostname'), 'da-vm');
+  assert.is(seen(one, 'tls.health'), '200', 'HTTPS on the same port');
 });
 
 it('a 50 MB upload and its download are byte-identical', () => {
@@ -182,7 +183,8 @@ it('systemd-analyze security of the running unit: exposure 1.3 or less (PrivateU
 itNotify('systemctl restart under steady requests: none refused or failed', () => {
   const s = steady(one, 'restart.steady');
   assert.is(s.rc, 0);
-  assert.ok(s.requests > 10, seen(one, 'restart.steady'));
+  // 1 s before the restart and 2 s after it, back to back: a few at least, however fast the restart.
+  assert.ok(s.requests >= 3, seen(one, 'restart.steady'));
   assert.is(s.failed, 0, seen(one, 'restart.steady'));
 });
 

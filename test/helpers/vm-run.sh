@@ -124,6 +124,8 @@ if [ "$phase" = 1 ]; then
 	r login.token_length "${#TOKEN}"
 	r status.code "$(curl -s -o $W/status.json -w '%{http_code}' -H "$(auth)" $URL/api/v1/devicestatus/get)"
 	r status.hostname "$(json hostname $W/status.json)"
+	# The packaged config turns HTTPS on, on the same port (the agent made its certificate).
+	r tls.health "$(code -k https://127.0.0.1:5050/api/v1/health)"
 
 	head -c 50000000 /dev/urandom >$W/big.bin
 	r transfer.sent "$(sha $W/big.bin)"

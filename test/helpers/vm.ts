@@ -16,7 +16,7 @@ const QEMU = '/usr/bin/qemu-system-x86_64';
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', DEBIAN_FRONTEND: 'noninteractive', HOME: '/root' };
 
 /** minbase plus systemd as init, a kernel, the package's Depends and what the checks use. */
-const INCLUDE = ['systemd', 'systemd-sysv', 'udev', 'dbus', 'kmod', 'linux-image-amd64', 'adduser', 'sox',
+const INCLUDE = ['systemd', 'systemd-sysv', 'udev', 'dbus', 'kmod', 'linux-image-amd64', 'adduser', 'openssl', 'sox',
   'libsox-fmt-alsa', 'alsa-utils', 'curl', 'procps', 'e2fsprogs'];
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
 const ROOT_DIR = join(CACHE_DIR, `${SUITE}-vm-${hash(INCLUDE.join(','))}`);
