@@ -192,7 +192,10 @@ web('stops a longer recording: the file has the length actually recorded', async
     await c.stop.click();
     const finished = await stateMatching(page, /Finished: recordings\/\S+\.flac/);
     const seconds = Number(/, ([\d.]+) s,/.exec(finished)?.[1]);
-    assert.ok(seconds >= 1.5 && seconds < 10, `stopped after ${seconds} s: ${finished}`);
+    // Stopped well before its 30 s. Not at least the 2 s waited: the state reads 'recording'
+    // once the program runs, and PulseAudio's first samples can come ~0.6 s later on a busy
+    // host (1.4 s recorded in a full run); the audio element's length is checked below.
+    assert.ok(seconds >= 0.5 && seconds < 10, `stopped after ${seconds} s: ${finished}`);
     const duration = await page.locator('audio').evaluate((a: HTMLAudioElement) => new Promise<number>((resolve) => {
       if (Number.isFinite(a.duration) && a.duration > 0) resolve(a.duration);
       else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
