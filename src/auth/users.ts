@@ -3,7 +3,8 @@
 import { replaceFile } from '../atomic.ts';
 import { errnoName } from '../errno.ts';
 import { crypto } from '../crypto.ts';
-import { readFileSync, stat, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { fileStamp, fileStampLater } from '../file-stamp.ts';
 import { dirname } from 'node:path';
 import type { Log } from '../logger.ts';
 
@@ -89,19 +90,6 @@ export function writeUsers(file: string, users: User[]): void {
   replaceFile(file, JSON.stringify({ users }, null, 2) + '\n', { mode: owner.mode, owner });
 }
 
-/** What the poller compares: a change of any of these is a change of the file. */
-function statKey(st: { ino: number; mtimeMs: number; size: number }): string {
-  return `${st.ino}:${st.mtimeMs}:${st.size}`;
-}
-
-function fileKey(file: string): string {
-  try {
-    return statKey(statSync(file));
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? 'unreadable';
-  }
-}
-
 /** The agent's view of the users: reloaded within a second of the CLI changing the file. */
 export class UserStore {
   private byName = new Map<string, User>();
@@ -113,7 +101,7 @@ export class UserStore {
 
   /** A config reload naming another users file: loaded now (a UsersFileError keeps the old one), then polled. */
   switchTo(file: string): void {
-    const key = fileKey(file);
+    const key = fileStamp(file);
     const users = readUsers(file);
     this.file = file;
     this.loadedKey = key;
@@ -122,7 +110,7 @@ export class UserStore {
 
   /** First load: an unreadable or corrupt file is an error (the start fails). */
   load(): number {
-    this.loadedKey = fileKey(this.file);
+    this.loadedKey = fileStamp(this.file);
     this.set(readUsers(this.file));
     return this.byName.size;
   }
@@ -138,9 +126,8 @@ export class UserStore {
     this.poller = setInterval(() => {
       if (polling) return; // a stat still running on a slow file system
       polling = true;
-      stat(this.file, (err, st) => {
+      void fileStampLater(this.file).then((key) => {
         polling = false;
-        const key = err ? err.code ?? 'unreadable' : statKey(st);
         if (key === this.loadedKey || !this.poller) return;
         this.loadedKey = key;
         this.reload();

@@ -1,15 +1,13 @@
 // The running certificate: loaded at start (made or renewed first when due), reloaded when
 // its files change (polled, like the users file) or on demand (SIGHUP), renewed daily.
 // A pair that fails to load keeps the old one in service and logs an error naming the file.
-import { stat, statSync, type Stats } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { ConfigError, type TlsConfig } from '../config.ts';
+import { fileStamp, fileStampLater } from '../file-stamp.ts';
 import type { Log } from '../logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
 import { tlsMetrics } from './metrics.ts';
-
-
 
 /** TLS 1.2's forward-secret AEAD suites; TLS 1.3's are all of that kind. */
 const CIPHERS = [
@@ -21,14 +19,6 @@ const CIPHERS = [
 
 export const POLL_MS = 1000;
 const DAY_MS = 24 * 3600 * 1000;
-
-function statKey(st: Stats): string {
-  return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-}
-
-function statOnce(file: string): Promise<string> {
-  return new Promise((resolve) => stat(file, (err, st) => resolve(err ? err.code ?? 'unreadable' : statKey(st))));
-}
 
 /** The pair as the start loads it: a TlsFileError becomes a ConfigError naming the key (exit 78). */
 export function loadChecked(cfg: TlsConfig): Pair {
@@ -120,7 +110,7 @@ export class TlsService {
     const poll = async () => {
       if (polling) return;
       polling = true;
-      const key = (await Promise.all([statOnce(this.cfg.certFile), statOnce(this.cfg.keyFile)])).join('|');
+      const key = (await Promise.all([fileStampLater(this.cfg.certFile), fileStampLater(this.cfg.keyFile)])).join('|');
       polling = false;
       if (!this.poller) return;
       if (key === this.seen) { pending = ''; return; }
@@ -129,9 +119,7 @@ export class TlsService {
       pending = '';
       this.reload('files changed');
     };
-    this.seen = [this.cfg.certFile, this.cfg.keyFile].map((f) => {
-      try { return statKey(statSync(f)); } catch (err) { return (err as NodeJS.ErrnoException).code ?? 'unreadable'; }
-    }).join('|');
+    this.seen = [this.cfg.certFile, this.cfg.keyFile].map(fileStamp).join('|');
     this.poller = setInterval(() => void poll(), POLL_MS);
     this.poller.unref();
     this.daily = setInterval(() => this.renewIfDue(), DAY_MS);
