@@ -65,3 +65,15 @@ export async function instructionsPerRequest({ argv, dir, listening, path, heade
     child.kill('SIGKILL');
   }
 }
+
+/**
+ * Several counts side by side, all of them ended before an error goes on: with Promise.all
+ * the first failure (a 408 from a server slowed by callgrind) reached the bench's exit
+ * while the other server still ran under valgrind, left behind after the bench.
+ */
+export async function allCounts(counts) {
+  const settled = await Promise.allSettled(counts);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => s.value);
+}

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrk } from './clients.mjs';
-import { instructionsPerRequest } from './instructions.mjs';
+import { allCounts, instructionsPerRequest } from './instructions.mjs';
 import { AGENT_LISTENING, procStats, startAgentBin } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
 
@@ -27,7 +27,7 @@ async function scrapes(agent, token, n) {
 
 /** Main-thread instructions per status request of each agent, both under callgrind at once. */
 function instructions(bin, agents, dir, [warm, n]) {
-  return Promise.all(agents.map((a, i) => instructionsPerRequest({
+  return allCounts(agents.map((a, i) => instructionsPerRequest({
     argv: [bin, 'serve', '--config', a.config], dir: join(dir, `cg-${i}`), listening: AGENT_LISTENING,
     path: '/api/v1/devicestatus/get', headers: { Authorization: `Bearer ${a.token}` }, warm, n,
   })));

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
-import { instructionsPerRequest } from './instructions.mjs';
+import { allCounts, instructionsPerRequest } from './instructions.mjs';
 import { metricsRows } from './metrics.mjs';
 import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
@@ -68,7 +68,7 @@ function makeFile(file, size) {
 async function instructionFigures(agent, statusFile, sinkDir) {
   const [warm, n] = smoke ? [300, 300] : [20_000, 10_000];
   const headers = { Authorization: `Bearer ${agent.token}` };
-  const [a, b] = await Promise.all([
+  const [a, b] = await allCounts([
     instructionsPerRequest({
       argv: [bin, 'serve', '--config', agent.config], dir: join(dir, 'cg-agent'),
       listening: AGENT_LISTENING, path: '/api/v1/devicestatus/get', headers, warm, n,
