@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { curl, wrk } from './clients.mjs';
-import { procStats, startAgentBin, startNginx } from './procs.mjs';
+import { evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,14 +54,6 @@ async function cpuPerGb(pids, bytes, url, cipher, extra = [], clients = 4) {
 /** nginx's master and its worker: the worker does the sending. */
 function withChildren(pid) {
   return [pid, ...readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)];
-}
-
-/** As bench/run.mjs: the executables' pages as after a boot, then read back in by one start. */
-function evictFromPageCache(file) {
-  try {
-    execFileSync('sync', [file]);
-    execFileSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']);
-  } catch { /* resident as it is */ }
 }
 
 /** RSS (MB) 2 s after a start, once it printed `ready`. */

@@ -15,7 +15,7 @@ import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
 import { allCounts, instructionsPerRequest } from './instructions.mjs';
 import { metricsRows } from './metrics.mjs';
-import { AGENT_LISTENING, BASELINE_LISTENING, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
+import { AGENT_LISTENING, BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
@@ -120,22 +120,6 @@ function freePort() {
       srv.close(() => resolve(port));
     });
   });
-}
-
-/**
- * Drops the executable's pages from the page cache (dd's nocache: posix_fadvise DONTNEED on
- * this one file), as after a reboot. The file is synced first: DONTNEED leaves dirty pages,
- * so right after a build most of the executable stayed cached (and an idle agent measured
- * 1.8 MB less than after a reboot). False when dd cannot (the cold figure is then left out).
- */
-function evictFromPageCache(file) {
-  try {
-    execFileSync('sync', [file]);
-    execFileSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** One GET on a fresh connection: true once the answer is a whole 200. */

@@ -4,6 +4,9 @@
 // made once (header, `name{labels} `) and the numbers into one array joined once: the
 // first version built the text by `+=` and grew the young generation by ~6 MB over
 // 10,000 scrapes (bench/metrics.mjs) with the cons strings of ~700 concatenations each.
+// The `name{labels} ` parts are made at the first scrape, not when a series is created:
+// made at start for every route's histogram (~550 label texts), they got V8's Maglev
+// compiler running in an idle agent and cost 3.1 MB of idle RSS (docs/performance.md).
 import { formatValue, header, labelText } from './exposition.ts';
 
 /** One time series of a counter: the caller keeps it and adds to `value`. */
@@ -17,8 +20,13 @@ interface Family { render(out: Out): void }
 /** A transfer's two figures: things moved (files) and their content bytes. */
 export interface Counted { files: Cell; bytes: Cell }
 
+interface CounterCell extends Cell {
+  readonly values: readonly string[];
+  prefix?: string;
+}
+
 export class Counter {
-  private readonly cells = new Map<string, Cell & { prefix: string }>();
+  private readonly cells = new Map<string, CounterCell>();
   private readonly header: string;
 
   constructor(readonly name: string, help: string, readonly labelNames: readonly string[] = []) {
@@ -30,13 +38,16 @@ export class Counter {
   cell(...values: string[]): Cell {
     const key = values.join('\u0000');
     let c = this.cells.get(key);
-    if (!c) this.cells.set(key, (c = { value: 0, prefix: `${this.name}${labelText(this.labelNames, values)} ` }));
+    if (!c) this.cells.set(key, (c = { value: 0, values }));
     return c;
   }
 
   render(out: Out): void {
     out.push(this.header);
-    for (const c of this.cells.values()) out.push(c.prefix, formatValue(c.value), '\n');
+    for (const c of this.cells.values()) {
+      c.prefix ??= `${this.name}${labelText(this.labelNames, c.values)} `;
+      out.push(c.prefix, formatValue(c.value), '\n');
+    }
   }
 }
 
@@ -65,15 +76,20 @@ export class HistogramCell {
   readonly counts: Float64Array;
   sum = 0;
   count = 0;
-  /** `name_bucket{...,le="..."} ` per bucket (+Inf last), then `name_sum{...} `, `name_count{...} `. */
-  readonly prefixes: string[];
+  /** `name_bucket{...,le="..."} ` per bucket (+Inf last), then `name_sum{...} `, `name_count{...} `: made by the first render. */
+  private prefixes: string[] | undefined;
 
-  constructor(private readonly bounds: readonly number[], name: string, names: readonly string[], values: readonly string[]) {
+  constructor(private readonly bounds: readonly number[], private readonly name: string,
+    private readonly names: readonly string[], private readonly values: readonly string[]) {
     this.counts = new Float64Array(bounds.length);
+  }
+
+  private makePrefixes(): string[] {
+    const { name, names, values } = this;
     const withLe = [...names, 'le'];
     const own = labelText(names, values);
-    this.prefixes = [
-      ...[...bounds.map(formatValue), '+Inf'].map((le) => `${name}_bucket${labelText(withLe, [...values, le])} `),
+    return [
+      ...[...this.bounds.map(formatValue), '+Inf'].map((le) => `${name}_bucket${labelText(withLe, [...values, le])} `),
       `${name}_sum${own} `, `${name}_count${own} `,
     ];
   }
@@ -88,14 +104,15 @@ export class HistogramCell {
   }
 
   render(out: Out): void {
+    const prefixes = (this.prefixes ??= this.makePrefixes());
     const n = this.counts.length;
     let cumulative = 0;
     for (let i = 0; i < n; i++) {
       cumulative += this.counts[i]!;
-      out.push(this.prefixes[i]!, formatValue(cumulative), '\n');
+      out.push(prefixes[i]!, formatValue(cumulative), '\n');
     }
-    out.push(this.prefixes[n]!, formatValue(this.count), '\n', this.prefixes[n + 1]!, formatValue(this.sum), '\n',
-      this.prefixes[n + 2]!, formatValue(this.count), '\n');
+    out.push(prefixes[n]!, formatValue(this.count), '\n', prefixes[n + 1]!, formatValue(this.sum), '\n',
+      prefixes[n + 2]!, formatValue(this.count), '\n');
   }
 }
 
