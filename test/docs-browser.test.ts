@@ -79,9 +79,12 @@ browser('logs in through the login operation', async (ctx) => {
 browser('authorizes with the token and reads the device status', async ({ page, token }) => {
   await page.locator('.auth-wrapper .btn.authorize').click();
   const modal = page.locator('.modal-ux');
-  await modal.locator('input').fill(token);
-  await modal.locator('.auth-btn-wrapper .btn.authorize').click();
-  await modal.locator('.btn-done').click();
+  // The document has two Bearer schemes (CONTRACT §10: the scrape token for /metrics):
+  // the API's token goes into bearerAuth's form, and only that one is authorized.
+  const form = modal.locator('form').filter({ hasText: 'bearerAuth' });
+  await form.locator('input').fill(token);
+  await form.locator('.auth-btn-wrapper .btn.authorize').click();
+  await modal.locator('.btn-done').first().click();
 
   const { response, shown } = await execute(page, 'status-deviceStatus', '/api/v1/devicestatus/get');
   assert.is(response.request().headers().authorization, `Bearer ${token}`);
