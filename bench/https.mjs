@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { curl, wrk } from './clients.mjs';
-import { evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
+import { AGENT_LISTENING, evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
+import { allCounts, instructionsPerRequest } from './instructions.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,10 +71,31 @@ async function idleRss(argv, ready) {
 }
 
 /**
- * The HTTPS rows: { figure, unit, agent, baseline, baselineName, target, ok, digits }.
- * opts: { rounds, seconds, mb, dir }
+ * Main-thread instructions per status request under callgrind (bench/instructions.mjs), two
+ * servers at a time: the agent over HTTPS beside the Node https server's fixed JSON, then
+ * plain HTTP to the agent with TLS on beside TLS off. The req/s rows move with the host;
+ * these do not.
  */
-export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) {
+async function instructionFigures({ agent, plain, base, dir, warm, n }) {
+  const bearer = (a) => ({ Authorization: `Bearer ${a.token}` });
+  const status = '/api/v1/devicestatus/get';
+  const agentArgv = (a) => [bin, 'serve', '--config', a.config];
+  const [https, httpsBase] = await allCounts([
+    instructionsPerRequest({ argv: agentArgv(agent), dir: join(dir, 'cg-https'), listening: AGENT_LISTENING, path: status, headers: bearer(agent), warm, n, secure: true }),
+    instructionsPerRequest({ argv: [node, join(root, 'bench/https-baseline.cjs'), ...base], dir: join(dir, 'cg-https-base'), listening: /listening (\d+)/, path: '/status', headers: bearer(agent), warm, n, secure: true }),
+  ]);
+  const [plainOn, plainOff] = await allCounts([
+    instructionsPerRequest({ argv: agentArgv(agent), dir: join(dir, 'cg-plain-on'), listening: AGENT_LISTENING, path: status, headers: bearer(agent), warm, n }),
+    instructionsPerRequest({ argv: agentArgv(plain), dir: join(dir, 'cg-plain-off'), listening: AGENT_LISTENING, path: status, headers: bearer(plain), warm, n }),
+  ]);
+  return { https, httpsBase, plainOn, plainOff };
+}
+
+/**
+ * The HTTPS rows: { figure, unit, agent, baseline, baselineName, target, ok, digits }.
+ * opts: { rounds, seconds, mb, dir, callgrind: [warm, n] or null (no instruction rows) }
+ */
+export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgrind = null } = {}) {
   const own = !dir;
   dir ??= mkdtempSync(join(tmpdir(), 'da-bench-https-'));
   const bytes = mb * 1e6;
@@ -95,6 +117,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
   const dl = `${https}/api/download?filepath=big.bin`;
   const r = { dl1: [[], [], []], dl8: [[], [], []], rps: [[], []], hs: [[], []], aes: [[], []], chacha: [[], []], plainDl: [[], []], plainRps: [[], []], plainCpu: [[], []] };
   const nginxPids = withChildren(nginx.child.pid);
+  let statusOn, statusOff;
   try {
     for (let i = 0; i < rounds; i++) {
       r.dl1[0].push(await transfers(1, bytes, dl, auth));
@@ -111,13 +134,17 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
       r.plainDl[1].push(await transfers(8, bytes, `${plain.url}/api/download?filepath=big.bin`, ['-H', `Authorization: Bearer ${plain.token}`]));
     }
     const bearer = { Authorization: `Bearer ${agent.token}` };
+    statusOn = await startAgentBin(bin, join(dir, 'status-tls'), { tls: { certFile: cert, keyFile: key } });
+    statusOff = await startAgentBin(bin, join(dir, 'status-plain'));
     for (let i = 0; i < rounds; i++) {
       r.rps[0].push((await wrk(`${https}/api/v1/devicestatus/get`, bearer, seconds)).rps);
       r.rps[1].push((await wrk(`${base.url}/status`, {}, seconds)).rps);
       r.hs[0].push((await wrk(`${https}/api/v1/health`, { Connection: 'close' }, seconds, 8)).rps);
       r.hs[1].push((await wrk(`${nginx.url}/small.txt`, { Connection: 'close' }, seconds, 8)).rps);
       // Requests/s, and the agent's CPU per request: on a busy host the steadier of the two.
-      for (const [k, who, token] of [[0, agent, agent.token], [1, plain, plain.token]]) {
+      // Two agents with the same past (started, one login, these requests): the ones above
+      // had served different downloads (HTTPS and plain), and a heap's history moves CPU.
+      for (const [k, who, token] of [[0, statusOn, statusOn.token], [1, statusOff, statusOff.token]]) {
         const c = procStats(who.child.pid).cpuS;
         const { rps } = await wrk(`${who.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${token}` }, seconds);
         r.plainRps[k].push(rps);
@@ -126,7 +153,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
     }
   } finally {
     // Gone before the idle figures: a process still mapping the executable keeps its pages resident.
-    await Promise.all([plain, agent, base, nginx].map((p) => {
+    await Promise.all([plain, agent, base, nginx, statusOn, statusOff].filter(Boolean).map((p) => {
       const exited = p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined;
       p.stop();
       return exited;
@@ -142,8 +169,14 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
     idleOff.push(await idleRss([bin, 'serve', '--config', plain.config], /listening on/));
     idleBase.push(await idleRss([node, join(root, 'bench/https-baseline.cjs'), cert, key, file, statusFile], /listening/));
   }
+  const cg = callgrind && await instructionFigures({ agent, plain, base: [cert, key, file, statusFile], dir, warm: callgrind[0], n: callgrind[1] });
   if (own) rmSync(dir, { recursive: true, force: true });
   const ratio = (a, b) => pairRatio(a, b);
+  const k = (v) => v / 1000;
+  const cgRows = cg ? [
+    { figure: 'instructions per status request over HTTPS keep-alive (callgrind, main thread; host-independent)', unit: 'k', agent: [k(cg.https)], baseline: [k(cg.httpsBase)], baselineName: 'Node https fixed JSON', target: 'report', ok: true },
+    { figure: 'instructions per plain HTTP status request, TLS on against TLS off (callgrind, main thread)', unit: 'k', agent: [k(cg.plainOn)], baseline: [k(cg.plainOff)], baselineName: 'agent, TLS off', target: 'unchanged (≤ 1.02)', ok: cg.plainOn / cg.plainOff <= 1.02 },
+  ] : [];
   return [
     { figure: `${mb} MB HTTPS download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'Node https', target: '≥ 0.90 × Node https', ok: ratio(r.dl1[0], r.dl1[1]) >= 0.9 },
     { figure: `${mb} MB HTTPS download, 1 client, against nginx ssl`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[2], baselineName: 'nginx ssl, 1 worker', target: 'report', ok: true },
@@ -158,6 +191,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir } = {}) 
     { figure: `plain HTTP ${mb} MB download, 8 clients, TLS on against TLS off`, unit: 'MB/s', agent: r.plainDl[0], baseline: r.plainDl[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainDl[0], r.plainDl[1]) >= 0.95 },
     { figure: 'plain HTTP status, TLS on against TLS off', unit: 'req/s', agent: r.plainRps[0], baseline: r.plainRps[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainRps[0], r.plainRps[1]) >= 0.95, digits: 0 },
     { figure: 'plain HTTP status, agent CPU per request, TLS on against TLS off', unit: 'µs', agent: r.plainCpu[0], baseline: r.plainCpu[1], baselineName: 'agent, TLS off', target: 'unchanged (≤ 1.05)', ok: ratio(r.plainCpu[0], r.plainCpu[1]) <= 1.05 },
+    ...cgRows,
   ];
 }
 
@@ -167,6 +201,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return i === -1 ? dflt : Number(process.argv[i + 1]);
   };
   const smoke = process.argv.includes('--smoke');
-  const rows = await httpsRows({ rounds: arg('rounds', smoke ? 1 : 3), seconds: arg('seconds', smoke ? 1 : 5), mb: arg('mb', smoke ? 2 : 50) });
+  const rows = await httpsRows({ rounds: arg('rounds', smoke ? 1 : 3), seconds: arg('seconds', smoke ? 1 : 5), mb: arg('mb', smoke ? 2 : 50),
+    callgrind: smoke || process.argv.includes('--no-callgrind') ? null : [20_000, 10_000] });
   console.log(table(rows));
 }

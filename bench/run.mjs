@@ -296,7 +296,7 @@ async function main() {
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
   log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
-  const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https') });
+  const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https'), callgrind: smoke ? null : [20_000, 10_000] });
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
