@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { curl, wrk } from './clients.mjs';
-import { AGENT_LISTENING, evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
-import { allCounts, instructionsPerRequest } from './instructions.mjs';
+import { evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
+import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,16 +77,13 @@ async function idleRss(argv, ready) {
  * these do not.
  */
 async function instructionFigures({ agent, plain, base, dir, warm, n }) {
-  const bearer = (a) => ({ Authorization: `Bearer ${a.token}` });
-  const status = '/api/v1/devicestatus/get';
-  const agentArgv = (a) => [bin, 'serve', '--config', a.config];
   const [https, httpsBase] = await allCounts([
-    instructionsPerRequest({ argv: agentArgv(agent), dir: join(dir, 'cg-https'), listening: AGENT_LISTENING, path: status, headers: bearer(agent), warm, n, secure: true }),
-    instructionsPerRequest({ argv: [node, join(root, 'bench/https-baseline.cjs'), ...base], dir: join(dir, 'cg-https-base'), listening: /listening (\d+)/, path: '/status', headers: bearer(agent), warm, n, secure: true }),
+    agentStatusCount({ bin, agent, dir: join(dir, 'cg-https'), warm, n, secure: true }),
+    instructionsPerRequest({ argv: [node, join(root, 'bench/https-baseline.cjs'), ...base], dir: join(dir, 'cg-https-base'), listening: /listening (\d+)/, path: '/status', headers: { Authorization: `Bearer ${agent.token}` }, warm, n, secure: true }),
   ]);
   const [plainOn, plainOff] = await allCounts([
-    instructionsPerRequest({ argv: agentArgv(agent), dir: join(dir, 'cg-plain-on'), listening: AGENT_LISTENING, path: status, headers: bearer(agent), warm, n }),
-    instructionsPerRequest({ argv: agentArgv(plain), dir: join(dir, 'cg-plain-off'), listening: AGENT_LISTENING, path: status, headers: bearer(plain), warm, n }),
+    agentStatusCount({ bin, agent, dir: join(dir, 'cg-plain-on'), warm, n }),
+    agentStatusCount({ bin, agent: plain, dir: join(dir, 'cg-plain-off'), warm, n }),
   ]);
   return { https, httpsBase, plainOn, plainOff };
 }

@@ -10,7 +10,7 @@ import { mkdirSync, openSync, closeSync, readFileSync, readdirSync } from 'node:
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
-import { portIn } from './procs.mjs';
+import { AGENT_LISTENING, portIn } from './procs.mjs';
 
 /**
  * `count` connections kept open for every batch: the counted window then holds requests
@@ -90,6 +90,18 @@ export async function instructionsPerRequest({ argv, dir, listening, path, heade
   } finally {
     child.kill('SIGKILL');
   }
+}
+
+/**
+ * The count for an agent's authenticated status request: `agent` as started by
+ * procs.mjs's startAgentBin (its config and token; the token stays valid for a new process
+ * on the same state), run again from `bin` under callgrind.
+ */
+export function agentStatusCount({ bin, agent, dir, warm, n, secure = false }) {
+  return instructionsPerRequest({
+    argv: [bin, 'serve', '--config', agent.config], dir, listening: AGENT_LISTENING,
+    path: '/api/v1/devicestatus/get', headers: { Authorization: `Bearer ${agent.token}` }, warm, n, secure,
+  });
 }
 
 /**

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrk } from './clients.mjs';
-import { allCounts, instructionsPerRequest } from './instructions.mjs';
-import { AGENT_LISTENING, procStats, startAgentBin } from './procs.mjs';
+import { agentStatusCount, allCounts } from './instructions.mjs';
+import { procStats, startAgentBin } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
 
 /** CPU seconds of the main (JavaScript) thread alone: the event loop's time. */
@@ -27,10 +27,7 @@ async function scrapes(agent, token, n) {
 
 /** Main-thread instructions per status request of each agent, both under callgrind at once. */
 function instructions(bin, agents, dir, [warm, n]) {
-  return allCounts(agents.map((a, i) => instructionsPerRequest({
-    argv: [bin, 'serve', '--config', a.config], dir: join(dir, `cg-${i}`), listening: AGENT_LISTENING,
-    path: '/api/v1/devicestatus/get', headers: { Authorization: `Bearer ${a.token}` }, warm, n,
-  })));
+  return allCounts(agents.map((agent, i) => agentStatusCount({ bin, agent, dir: join(dir, `cg-${i}`), warm, n })));
 }
 
 /**

@@ -13,9 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
-import { allCounts, instructionsPerRequest } from './instructions.mjs';
+import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
 import { metricsRows } from './metrics.mjs';
-import { AGENT_LISTENING, BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
+import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
@@ -69,10 +69,7 @@ async function instructionFigures(agent, statusFile, sinkDir) {
   const [warm, n] = smoke ? [300, 300] : [20_000, 10_000];
   const headers = { Authorization: `Bearer ${agent.token}` };
   const [a, b] = await allCounts([
-    instructionsPerRequest({
-      argv: [bin, 'serve', '--config', agent.config], dir: join(dir, 'cg-agent'),
-      listening: AGENT_LISTENING, path: '/api/v1/devicestatus/get', headers, warm, n,
-    }),
+    agentStatusCount({ bin, agent, dir: join(dir, 'cg-agent'), warm, n }),
     instructionsPerRequest({
       argv: [node, join(root, 'bench/baseline-server.cjs'), statusFile, sinkDir], dir: join(dir, 'cg-base'),
       listening: BASELINE_LISTENING, path: '/status', headers, warm, n,

@@ -67,7 +67,8 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
 
 export function createApp(config: Config, deps: AppDeps): App {
   const routes = allRoutes(config, deps);
-  deps.metrics.http.declare(routes.map((r) => r.path));
+  // Their duration series exist from the start, but only where counting is on.
+  if (deps.metricsToken) deps.metrics.http.declare(routes.map((r) => r.path));
 
   const onError = (err: unknown, req: Request, res: ServerResponse) => {
     if (err instanceof ClientGone) {

@@ -8,10 +8,9 @@ import { listHandler } from './list.ts';
 import { uploadHandler } from './upload.ts';
 
 export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics): Route[] {
-  const counted = (d: 'download' | 'upload') => ({ bytes: metrics.transferBytes[d], files: metrics.files[d] });
   return [
-    { method: 'GET', path: '/api/download', auth: true, handler: downloadHandler(config, log, counted('download')) },
-    { method: 'POST', path: '/api/upload', auth: true, handler: uploadHandler(config, counted('upload')) },
+    { method: 'GET', path: '/api/download', auth: true, handler: downloadHandler(config, log, metrics.transfers.download) },
+    { method: 'POST', path: '/api/upload', auth: true, handler: uploadHandler(config, metrics.transfers.upload) },
     { method: 'GET', path: '/api/v1/files/list', auth: true, handler: listHandler(config) },
   ];
 }

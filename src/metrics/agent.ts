@@ -3,7 +3,7 @@
 import { VERSION } from '../version.ts';
 import { HttpMetrics } from './http.ts';
 import { processMetrics } from './process.ts';
-import { Counter, Registry, Sampled, type Cell } from './registry.ts';
+import { Counter, Registry, Sampled, type Cell, type Counted } from './registry.ts';
 
 /** What the TLS listener knows, read at scrape time (src/tls/ plugs in here). */
 export interface TlsFigures {
@@ -21,10 +21,11 @@ export class AgentMetrics {
   readonly http: HttpMetrics;
   readonly loginFailures: Cell;
   readonly loginThrottled: Cell;
-  /** File content bytes: sent to a downloading client, written into uploaded files. */
-  readonly transferBytes: Record<Direction, Cell>;
-  /** Downloads sent whole; files stored by uploads. */
-  readonly files: Record<Direction, Cell>;
+  /**
+   * By direction: file content bytes (sent to a downloading client, written into uploaded
+   * files) and files (downloads sent whole, files stored by uploads).
+   */
+  readonly transfers: Record<Direction, Counted>;
   readonly recordings: Record<RecordingResult, Cell>;
   private tls: TlsFigures | undefined;
 
@@ -38,10 +39,10 @@ export class AgentMetrics {
       'Logins refused with 429 after too many failures for one address and user')).cell();
     const transfer = r.add(new Counter('device_agent_transfer_bytes_total',
       'File content bytes sent by downloads and written by uploads (no headers, no multipart framing)', ['direction']));
-    this.transferBytes = { download: transfer.cell('download'), upload: transfer.cell('upload') };
     const files = r.add(new Counter('device_agent_files_total',
       'Downloads sent whole and files stored by uploads', ['direction']));
-    this.files = { download: files.cell('download'), upload: files.cell('upload') };
+    const counted = (d: Direction): Counted => ({ bytes: transfer.cell(d), files: files.cell(d) });
+    this.transfers = { download: counted('download'), upload: counted('upload') };
     const recordings = r.add(new Counter('device_agent_recordings_total', 'Recordings ended, by result', ['result']));
     this.recordings = { finished: recordings.cell('finished'), failed: recordings.cell('failed') };
     r.add(new Sampled('device_agent_tls_handshake_failures_total', 'TLS handshakes that failed', [], [],
