@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
-import { answerHalfClosedClients, bytesSent, replaceDestroySoon, serverFd, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
+import { answerHalfClosedClients, bytesSent, currentResponse, replaceDestroySoon, serverFd, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { collectLog } from './helpers/log.ts';
@@ -42,8 +42,17 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
     assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, false, 'Node\'s own default, read by socketOnEnd');
     answerHalfClosedClients(http);
     assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, true);
+    // The answer under way on a socket: the response object during a request, none after it.
+    let during: unknown = 'not read';
+    let socketOf: Socket | undefined;
+    http.on('request', (req, res) => { during = currentResponse(req.socket) === res; socketOf = req.socket; res.end('ok'); });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
     const listening = serverFd(http);
+    const answered = await fetch(`http://127.0.0.1:${(http.address() as { port: number }).port}/`);
+    assert.is(await answered.text(), 'ok');
+    assert.is(during, true);
+    assert.is(currentResponse(socketOf!), undefined);
+    http.closeAllConnections();
     http.close();
     assert.type(listening, 'number');
     assert.ok(listening! > 2);
@@ -62,9 +71,13 @@ unit('a moved field takes the public path and notes it once', async () => {
   assert.is(socketFd(moved), undefined);
   assert.is(bytesSent(moved), 42);
   assert.is(bytesSent(moved), 42);
-  assert.is(notes.length, 2, notes.join('\n'));
+  const renamed = { _httpMessage: 7 } as unknown as Socket;
+  assert.is(currentResponse(renamed), undefined);
+  assert.is(currentResponse(renamed), undefined);
+  assert.is(notes.length, 3, notes.join('\n'));
   assert.match(notes[0]!, /^<4>node-internals: socket _handle\.fd: is undefined/);
   assert.match(notes[1]!, /^<4>node-internals: socket _bytesDispatched: is undefined/);
+  assert.match(notes[2]!, /^<4>node-internals: socket _httpMessage: is number/);
 });
 
 const e2e = suite('node internals, in the running agent');

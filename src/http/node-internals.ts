@@ -2,7 +2,7 @@
 // measured saving; each has a fallback on public API that logs once when taken, and a
 // test (test/node-internals.test.ts) that fails when a fast path is silently not taken,
 // so a Node release that moves a field shows in the suite, not as a slower device.
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 import type { Log } from '../logger.ts';
@@ -92,5 +92,19 @@ export function serverFd(server: Server): number | undefined {
   const fd = (server as Server & { _handle?: { fd?: unknown } | null })._handle?.fd;
   if (typeof fd === 'number' && fd >= 0) return fd;
   fallback('server _handle.fd', `is ${typeof fd === 'number' ? fd : typeof fd}`);
+  return undefined;
+}
+
+/**
+ * The answer under way on a socket (`socket._httpMessage`, which Node's own
+ * closeIdleConnections reads; undefined or null between requests), so that a stop can
+ * make it end its connection (`Connection: close`, src/http/server.ts). Fallback:
+ * undefined, and that one answer keeps its connection alive until the drain closes it.
+ */
+export function currentResponse(socket: Socket): ServerResponse | undefined {
+  const res = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+  if (res === undefined || res === null) return undefined;
+  if (typeof res === 'object' && 'shouldKeepAlive' in res) return res as ServerResponse;
+  fallback('socket _httpMessage', `is ${typeof res}`);
   return undefined;
 }

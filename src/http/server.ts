@@ -1,13 +1,23 @@
 // The HTTP server around the app: timeouts against slow clients, and a shutdown that
 // lets running requests finish (up to a drain time) without waiting for idle sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { answerHalfClosedClients } from './node-internals.ts';
+import type { Socket } from 'node:net';
+import { answerHalfClosedClients, currentResponse } from './node-internals.ts';
 import type { SecureContextOptions, Server as TlsServer } from 'node:tls';
 import { AgentRequest } from './request.ts';
 import { sniffConnections } from './sniff.ts';
 
 /** A client must send its headers within this long (slowloris gets 408); silence, or a handshake, as long. */
 const HEADERS_TIMEOUT_MS = 15_000;
+
+/**
+ * At a stop, how long a connection that has sent nothing yet may take to send its
+ * request. It was accepted a moment before the stop and its client has sent, or is
+ * about to send, a request: closing it unanswered would fail that request (the client
+ * reads an empty reply), so it is answered, with `Connection: close`. A connection still
+ * silent after this long is closed; it holds a restart no longer than this.
+ */
+export const FIRST_REQUEST_GRACE_MS = 1_000;
 
 export interface RunningServer {
   server: Server;
@@ -16,6 +26,14 @@ export interface RunningServer {
   tls?: TlsServer;
   /** Stops accepting, lets running requests finish for up to `drainMs`, then cuts the rest. */
   close(drainMs: number): Promise<void>;
+}
+
+/** Node's own handler of a new connection (the one 'connection' listener of a new HTTP server), taken off it. */
+function nodeConnectionListener(server: Server): (socket: Socket) => void {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1) throw new Error(`the HTTP server has ${listeners.length} connection listeners, expected its own one`);
+  server.removeAllListeners('connection');
+  return listeners[0] as (socket: Socket) => void;
 }
 
 export function listen(
@@ -42,23 +60,50 @@ export function listen(
   }, handler);
   // A client that shuts its sending side after the request still reads: answer it whole.
   answerHalfClosedClients(server);
-  // With TLS, HTTPS and HTTP share the port (CONTRACT §8).
-  const sniffer = tls ? sniffConnections(server, tls, HEADERS_TIMEOUT_MS) : undefined;
 
-  // No per-request bookkeeping: at shutdown a poll closes each connection as soon as it
-  // has no request in flight; server.close() reports when the last one is gone.
+  // The connections HTTP serves (TLS ones once their handshake is done), for the stop.
+  // Per connection, not per request: nothing is added to a request's path.
+  const serveHttp = nodeConnectionListener(server);
+  const live = new Set<Socket>();
+  const serve = (socket: Socket) => {
+    live.add(socket);
+    socket.once('close', () => live.delete(socket));
+    serveHttp.call(server, socket);
+  };
+  // With TLS, HTTPS and HTTP share the port (CONTRACT §8): the first byte decides.
+  const sniffer = tls ? sniffConnections(server, serve, tls, HEADERS_TIMEOUT_MS) : undefined;
+  if (!sniffer) server.on('connection', serve);
+
+  // At a stop: no new connection; every answer from now on ends its connection; a poll
+  // closes each connection as soon as it has no request in flight (Node's idle ones: a
+  // kept-alive connection between requests, not one that has sent nothing yet);
+  // connections still silent after the grace are closed; server.close() reports when
+  // the last one is gone.
   let closing: Promise<void> | undefined;
   const close = (drainMs: number) => {
     closing ??= new Promise<void>((resolve) => {
+      server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => { res.shouldKeepAlive = false; });
+      for (const socket of live) {
+        const res = currentResponse(socket);
+        if (res && !res.headersSent) res.shouldKeepAlive = false;
+      }
       const poll = setInterval(() => server.closeIdleConnections(), 50);
-      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
-      sniffer?.dropPending();
+      // setImmediate: after the timer, one more look at the sockets (their reads) first,
+      // so a request that arrived while the loop was busy is not taken for silence.
+      const quiet = setTimeout(() => setImmediate(() => {
+        sniffer?.dropPending();
+        for (const socket of live) if (socket.bytesRead === 0) socket.destroy();
+      }), FIRST_REQUEST_GRACE_MS);
+      const cut = setTimeout(() => {
+        sniffer?.dropPending();
+        server.closeAllConnections();
+      }, drainMs);
       server.close(() => {
         clearInterval(poll);
+        clearTimeout(quiet);
         clearTimeout(cut);
         resolve();
       });
-      server.closeIdleConnections();
     });
     return closing;
   };

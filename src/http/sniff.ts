@@ -16,15 +16,11 @@ export interface Sniffer {
 }
 
 /**
- * Puts a sniffer in front of the HTTP server's own connection handling. `silentMs`: a
- * connection that sends nothing, or does not finish its handshake, is closed after it
- * (the header timeout of plain HTTP).
+ * Puts a sniffer in front of `serveHttp`, the HTTP server's own connection handling.
+ * `silentMs`: a connection that sends nothing, or does not finish its handshake, is
+ * closed after it (the header timeout of plain HTTP).
  */
-export function sniffConnections(http: HttpServer, options: SecureContextOptions, silentMs: number): Sniffer {
-  const listeners = http.listeners('connection');
-  if (listeners.length !== 1) throw new Error(`the HTTP server has ${listeners.length} connection listeners, expected its own one`);
-  const serveHttp = listeners[0] as (socket: Socket) => void;
-  http.removeAllListeners('connection');
+export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) => void, options: SecureContextOptions, silentMs: number): Sniffer {
 
   // By peer address: a TLS socket, once secure, names the connection under it by the same.
   const pending = new Map<string, Socket>();
@@ -33,7 +29,7 @@ export function sniffConnections(http: HttpServer, options: SecureContextOptions
   const tls = process.getBuiltinModule('node:tls').createServer({ ...options, allowHalfOpen: true, handshakeTimeout: silentMs, ALPNProtocols: ['http/1.1'] });
   tls.on('secureConnection', (socket: TLSSocket) => {
     pending.delete(peer(socket));
-    serveHttp.call(http, socket);
+    serveHttp(socket);
   });
   // A failed handshake (a refused version or suite, a record that is not TLS, a timeout):
   // counted and closed (with a listener here Node leaves the socket open); no log line
@@ -57,7 +53,7 @@ export function sniffConnections(http: HttpServer, options: SecureContextOptions
         return;
       }
       pending.delete(key);
-      serveHttp.call(http, socket);
+      serveHttp(socket);
       // The HTTP parser reads the socket's handle from now on; what was read to sniff
       // sits in the stream's buffer and reaches it as a 'data' event.
       socket.resume();
