@@ -5,7 +5,7 @@ import { Agent, request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
-import { bearer, jsonPost } from './helpers/http.ts';
+import { bearer, jsonPost, rawRequest } from './helpers/http.ts';
 
 const LOGIN = '/api/v1/agentusers/loginusertoagent';
 const STATUS = '/api/v1/devicestatus/get';
@@ -147,6 +147,17 @@ tokens('a malformed header gives 401', async ({ agent }) => {
   for (const h of ['Basic YWRtaW46eA==', 'Bearer', 'Bearer not-a-jwt', 'Token abc.def.ghi']) {
     await expect401(await status(agent, { Authorization: h }), 'malformed authorization header, expected: Bearer <token>');
   }
+});
+
+tokens('the Authorization header is found in any case of its name; of two, the first counts (as Node keeps it)', async ({ agent }) => {
+  const token = await agent.login();
+  const ask = (lines: string) => rawRequest(agent.port, `GET ${STATUS} HTTP/1.1\r\nHost: device\r\n${lines}Connection: close\r\n\r\n`);
+  for (const name of ['authorization', 'AUTHORIZATION', 'AuThOrIzAtIoN']) {
+    assert.match(await ask(`${name}: Bearer ${token}\r\n`), /^HTTP\/1\.1 200 /, name);
+  }
+  assert.match(await ask(`Authorization: Bearer ${token}\r\nAuthorization: Bearer x.y.z\r\n`), /^HTTP\/1\.1 200 /);
+  assert.match(await ask(`Authorization: Bearer x.y.z\r\nAuthorization: Bearer ${token}\r\n`), /^HTTP\/1\.1 401 [^]*invalid token/);
+  assert.match(await ask(`X-Authorization: Bearer ${token}\r\n`), /^HTTP\/1\.1 401 [^]*missing bearer token/);
 });
 
 tokens('the token in the query string is never accepted', async ({ agent }) => {

@@ -34,7 +34,8 @@ function decodeParam(value: string): string {
 }
 
 export class Router {
-  private readonly exact = new Map<string, Found>();
+  /** Parameterless routes by method, then by lower-cased path: no key string is built per request. */
+  private readonly exact = new Map<string, Map<string, Found>>();
   private readonly withParams: ParamRoute[] = [];
   /** Every registered (method, pattern), for the 405 Allow list. */
   private readonly patterns: { method: Method; pattern: RegExp }[] = [];
@@ -47,12 +48,18 @@ export class Router {
       if (keys.length === 0) {
         const found: Found = { route, handler, params: NO_FIELDS };
         const path = route.path.toLowerCase();
-        this.exact.set(`${route.method} ${path}`, found);
-        if (route.method === 'GET') this.exact.set(`HEAD ${path}`, found);
+        this.exactFor(route.method).set(path, found);
+        if (route.method === 'GET') this.exactFor('HEAD').set(path, found);
       } else {
         this.withParams.push({ route, handler, params: NO_FIELDS, method: route.method, pattern, keys });
       }
     }
+  }
+
+  private exactFor(method: string): Map<string, Found> {
+    let paths = this.exact.get(method);
+    if (!paths) this.exact.set(method, (paths = new Map()));
+    return paths;
   }
 
   /** The route for a method and a raw (undecoded) path without query, or undefined. */
@@ -61,8 +68,8 @@ export class Router {
     if (path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f) path = path.slice(0, -1);
     // A path spelled as registered (lower case) is found at once; any other spelling only
     // after the printable check and lower-casing.
-    const hit = this.exact.get(`${method} ${path}`) ??
-      (PRINTABLE.test(path) ? this.exact.get(`${method} ${path.toLowerCase()}`) : undefined);
+    const paths = this.exact.get(method);
+    const hit = paths && (paths.get(path) ?? (PRINTABLE.test(path) ? paths.get(path.toLowerCase()) : undefined));
     if (hit) return hit;
     for (const r of this.withParams) {
       if (r.method !== method && !(method === 'HEAD' && r.method === 'GET')) continue;
