@@ -135,7 +135,8 @@ async function bundle() {
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    minify: true,
+    // BUILD_READABLE=1: names kept, for a CPU profile of the bundle (docs/performance.md).
+    minify: !process.env.BUILD_READABLE,
     legalComments: 'external',
     logLevel: 'warning',
     plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon(), replaceModule('embed-web-page', 'src/ui/page-files.ts', 'page-files.ts')],
