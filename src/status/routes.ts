@@ -1,19 +1,31 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { sendJson, sendJsonText } from '../http/respond.ts';
+import { jsonHeaders, sendJson } from '../http/respond.ts';
+import type { Response } from '../http/types.ts';
 import type { Route } from '../http/types.ts';
 import { VERSION } from '../version.ts';
 import type { JsonText, StatusSampler } from './sampler.ts';
 
 export function statusRoutes(sampler: StatusSampler): Route[] {
+  // The sampler keeps one serialised body until the next sample: its headers are made
+  // once with it, not for every answer.
+  let last: JsonText | undefined;
+  let headers = jsonHeaders(0);
+  const send = (res: Response, body: JsonText) => {
+    if (body !== last) {
+      last = body;
+      headers = jsonHeaders(body.length);
+    }
+    res.writeHead(200, headers);
+    res.end(body.text);
+  };
   return [
     {
       method: 'GET',
       path: '/api/v1/devicestatus/get',
       auth: true,
       handler: (_req, res) => {
-        const send = (body: JsonText) => sendJsonText(res, 200, body.text, undefined, body.length);
         const body = sampler.json();
-        return body instanceof Promise ? body.then(send) : send(body);
+        return body instanceof Promise ? body.then((b) => send(res, b)) : send(res, body);
       },
     },
     {
