@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../src/config.ts';
 import { ADMIN, makeDir, prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { rawRequest } from './helpers/http.ts';
+import { assertDocumented, readDocument } from './helpers/openapi.ts';
 import { eventually } from './helpers/proc.ts';
 import { makeCa, makeClientCert, run, sClient } from './helpers/tls.ts';
 
@@ -102,7 +103,7 @@ cfg.run();
 
 const start = suite('client certificates: at start');
 
-start('a missing CA file, or one with no certificate, stops the start: exit 78 naming tls.clientCaFile and the file', async () => {
+start('a missing CA file, or one with no certificate, stops the start and config check: exit 78 naming tls.clientCaFile and the file', async () => {
   const { dir } = await prepareDir({ config: { tls: TLS } });
   const configFile = join(dir, 'config.json');
   const caFile = join(dir, 'clients.pem');
@@ -110,7 +111,7 @@ start('a missing CA file, or one with no certificate, stops the start: exit 78 n
   assert.is(missing.code, 78);
   assert.match(missing.stderr, new RegExp(`config error: tls\\.clientCaFile: ${escaped(caFile)}: cannot read: ENOENT`));
   writeFileSync(caFile, 'not a certificate\n');
-  for (const args of [['serve']]) {
+  for (const args of [['serve'], ['config', 'check']]) {
     const empty = await runCli([...args, '--config', configFile]);
     assert.is(empty.code, 78, args.join(' '));
     assert.match(empty.stderr, new RegExp(`config error: tls\\.clientCaFile: ${escaped(caFile)}: holds no PEM certificate`), args.join(' '));
@@ -182,6 +183,23 @@ mutual('plain http:// gets 308 to https://, the health and login routes too', as
   assert.is(r.stdout, `308 https://localhost:${agent.port}/api/v1/files/list?path=`);
   const raw = await rawRequest(agent.port, 'GET /metrics HTTP/1.1\r\nHost: device.example:5050\r\nConnection: close\r\n\r\n');
   assert.match(raw, /^HTTP\/1\.1 308 Permanent Redirect\r\n/);
+});
+
+mutual('GET /api/v1/tls says client certificates are required, as documented; tls show names the CA file and subject', async ({ agent, pki, caFile }) => {
+  const r = await curl(agent, pki.client, '/api/v1/tls');
+  assert.is(r.status, '200');
+  assert.is(JSON.parse(r.body).clientCertificates, 'required');
+  // The document over plain HTTP is a 308 now: read it with the client certificate.
+  const doc = await readDocument(JSON.parse((await curl(agent, pki.client, '/docs/openapi.json')).body));
+  await assertDocumented(doc, 'get', '/api/v1/tls', new Response(r.body, { status: 200, headers: { 'content-type': 'application/json' } }));
+  const show = await runCli(['tls', 'show', '--config', agent.configFile]);
+  assert.is(show.code, 0, show.stderr);
+  assert.match(show.stdout, new RegExp(`^client certificates: required, issued by a CA in ${escaped(caFile)} \\(O=Fleet, CN=Fleet Client CA\\)$`, 'm'));
+  assert.match(show.stdout, /^spki pin: +sha256\/\/\S+$/m, 'the lines before it unchanged');
+  assert.match(agent.output(), new RegExp(`tls: client certificates required, issued by a CA in ${escaped(caFile)} \\(O=Fleet, CN=Fleet Client CA\\)`));
+  const check = await runCli(['config', 'check', '--config', agent.configFile]);
+  assert.is(check.code, 0, check.stderr);
+  assert.match(check.stdout, /tls: client certificates required, issued by a CA in \S+clients\.pem \(O=Fleet, CN=Fleet Client CA\)/);
 });
 
 mutual('a refused client counts in device_agent_tls_handshake_failures_total', async ({ agent, pki, token }) => {
