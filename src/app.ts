@@ -59,7 +59,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
     ...docsRoutes(deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
     ...eventRoutes(deps.events, deps.tokens),
-    ...tlsRoutes(deps.tlsInfo),
+    ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];

@@ -36,7 +36,9 @@ export interface TlsConfig {
   keyFile: string;
   /** Create a self-signed pair when both files are missing. */
   selfSigned: boolean;
-  /** A plain-HTTP request: served, or answered 308 to https. */
+  /** PEM file of the CAs a client certificate must chain to (mutual TLS); null: none asked for. */
+  clientCaFile: string | null;
+  /** A plain-HTTP request: served, or answered 308 to https (always 308 with clientCaFile). */
   plainHttp: 'allow' | 'redirect';
 }
 
@@ -148,7 +150,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   };
 }
 
-const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'plainHttp']);
+const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'clientCaFile', 'plainHttp']);
 
 function parseTls(rawTls: unknown, baseForPaths: string): TlsConfig | null {
   if (rawTls === undefined || rawTls === null) return null;
@@ -161,11 +163,17 @@ function parseTls(rawTls: unknown, baseForPaths: string): TlsConfig | null {
   if (certFile === keyFile) throw new ConfigError('tls.keyFile: must not be the same file as tls.certFile');
   const selfSigned = rawTls.selfSigned ?? true;
   if (typeof selfSigned !== 'boolean') throw new ConfigError('tls.selfSigned: must be true or false');
-  const plainHttp = rawTls.plainHttp ?? 'allow';
+  const clientCaFile = rawTls.clientCaFile === undefined || rawTls.clientCaFile === null
+    ? null : resolveFrom(baseForPaths, str(rawTls, 'clientCaFile', 'tls.clientCaFile', ''));
+  // A client certificate that plain HTTP on the same port could do without would guard nothing.
+  const plainHttp = rawTls.plainHttp ?? (clientCaFile ? 'redirect' : 'allow');
   if (plainHttp !== 'allow' && plainHttp !== 'redirect') {
     throw new ConfigError(`tls.plainHttp: must be "allow" or "redirect", got ${JSON.stringify(plainHttp)}`);
   }
-  return { certFile, keyFile, selfSigned, plainHttp };
+  if (clientCaFile && plainHttp === 'allow') {
+    throw new ConfigError('tls.plainHttp: "allow" would let plain HTTP bypass tls.clientCaFile; use "redirect"');
+  }
+  return { certFile, keyFile, selfSigned, clientCaFile, plainHttp };
 }
 
 /**

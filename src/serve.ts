@@ -21,7 +21,7 @@ import { planReload, type ReloadPlan } from './reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
-import type { SecureContextOptions } from 'node:tls';
+import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
@@ -102,7 +102,7 @@ async function createFirstAdmin(config: Config, announce: (text: string) => void
 }
 
 /** Listens on the socket systemd passed, or binds afresh (waiting a moment for a just-dropped one's port). */
-async function listenOn(handler: Parameters<typeof listen>[0], config: Config, taken: Taken, tls?: SecureContextOptions): Promise<RunningServer> {
+async function listenOn(handler: Parameters<typeof listen>[0], config: Config, taken: Taken, tls?: TlsOptions): Promise<RunningServer> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await listen(handler, config.host, config.port, taken.fd, tls);
@@ -158,7 +158,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
   let running: RunningServer;
   try {
-    running = await listenOn(handler, config, taken, tls?.contextOptions());
+    running = await listenOn(handler, config, taken, tls?.serverOptions());
   } catch (err) {
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }

@@ -111,6 +111,7 @@ https('tls show prints subject, names, validity, fingerprint and pin of the serv
   assert.match(r.stdout, /^self-signed: +yes/m);
   assert.match(r.stdout, new RegExp(`^sha256 fingerprint: ${served.fingerprint256}$`, 'm'));
   assert.match(r.stdout, new RegExp(`^spki pin: +${spkiPinOf(served).replace(/[+/]/g, '\\$&')}$`, 'm'));
+  assert.match(r.stdout, /^client certificates: not requested \(tls\.clientCaFile is not set\)$/m);
   assert.ok(agent.output().includes(`certificate ${served.fingerprint256}`), 'the start line carries the fingerprint');
 });
 
@@ -122,6 +123,7 @@ https('GET /api/v1/tls without a token, as documented; /docs/openapi.json names 
   assert.is(body.fingerprint, served.fingerprint256);
   assert.is(body.spkiPin, pin);
   assert.is(body.selfSigned, true);
+  assert.is(body.clientCertificates, 'none');
   assert.is(body.notAfter, new Date(served.validTo).toISOString());
   assert.ok((body.names as string[]).includes('localhost'));
   const doc = await loadDocument(agent.url);

@@ -22,10 +22,10 @@ cfg('tls: absent or null is plain HTTP; {} fills the contract\'s defaults; paths
   assert.is(parseConfig({}, '/etc/device-agent').tls, null);
   assert.is(parseConfig({ tls: null }, '/etc/device-agent').tls, null);
   assert.equal(parseConfig({ tls: {} }, '/etc/device-agent').tls, {
-    certFile: '/var/lib/device-agent/tls/cert.pem', keyFile: '/var/lib/device-agent/tls/key.pem', selfSigned: true, plainHttp: 'allow',
+    certFile: '/var/lib/device-agent/tls/cert.pem', keyFile: '/var/lib/device-agent/tls/key.pem', selfSigned: true, clientCaFile: null, plainHttp: 'allow',
   });
   assert.equal(parseConfig({ tls: { certFile: 'c.pem', keyFile: '../k.pem', selfSigned: false, plainHttp: 'redirect' } }, '/srv/a').tls, {
-    certFile: '/srv/a/c.pem', keyFile: '/srv/k.pem', selfSigned: false, plainHttp: 'redirect',
+    certFile: '/srv/a/c.pem', keyFile: '/srv/k.pem', selfSigned: false, clientCaFile: null, plainHttp: 'redirect',
   });
 });
 

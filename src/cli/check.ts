@@ -6,7 +6,8 @@ import { loadSecret } from '../auth/secret.ts';
 import { readUsers } from '../auth/users.ts';
 import { ConfigError, type Config, type TlsConfig } from '../config.ts';
 import { toBeMade } from '../tls/create.ts';
-import { loadChecked } from '../tls/service.ts';
+import { issuedBy } from '../tls/client-ca.ts';
+import { loadChecked, loadClientCaChecked } from '../tls/service.ts';
 
 function dirProblem(path: string): string | undefined {
   try {
@@ -57,12 +58,21 @@ export function checkConfig(config: Config): string[] {
   };
   checkSecret(config.jwtSecretFile, 'jwtSecretFile', 'JWT secret file');
   if (config.metrics.enabled) checkSecret(config.metrics.tokenFile, 'metrics.tokenFile', 'metrics token file');
-  if (config.tls) notes.push(tlsNote(config.tls));
+  if (config.tls) notes.push(...tlsNotes(config.tls));
   return notes;
 }
 
-/** The certificate pair: to be made at start, or loaded and checked now (a ConfigError names the file). */
-function tlsNote(tls: TlsConfig): string {
+/**
+ * The certificate pair: to be made at start, or loaded and checked now; the client CA
+ * file, loaded and checked (a ConfigError names the file).
+ */
+function tlsNotes(tls: TlsConfig): string[] {
+  const notes = [pairNote(tls)];
+  if (tls.clientCaFile) notes.push(`tls: client certificates required, ${issuedBy(loadClientCaChecked(tls.clientCaFile))}`);
+  return notes;
+}
+
+function pairNote(tls: TlsConfig): string {
   if (toBeMade(tls)) return `tls: ${tls.certFile} and ${tls.keyFile} will be created at start (self-signed)`;
   const { info } = loadChecked(tls);
   return `tls: ${tls.certFile}: ${info.subject}, fingerprint ${info.fingerprint}, valid until ${info.notAfter}`;

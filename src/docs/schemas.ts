@@ -50,6 +50,7 @@ export const schemas: Record<string, Schema> = {
         notBefore: { type: 'string', format: 'date-time' },
         notAfter: { type: 'string', format: 'date-time' },
         selfSigned: { type: 'boolean', description: 'made by the agent (renewed with the same key 30 days before it expires)' },
+        clientCertificates: { enum: ['required', 'none'], description: '`required` (`tls.clientCaFile` set): every TLS client shows a certificate from one of its CAs' },
       }),
     ],
   },

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerHalfClosedClients, currentResponse } from './node-internals.ts';
-import type { SecureContextOptions, Server as TlsServer } from 'node:tls';
+import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
 import { sniffConnections } from './sniff.ts';
 
@@ -43,7 +43,7 @@ export function listen(
   /** A listening socket to serve on instead of binding host:port (systemd's, src/systemd/listen-fds.ts). */
   fd?: number,
   /** With TLS: HTTPS on the same port (CONTRACT §8). */
-  tls?: SecureContextOptions,
+  tls?: TlsOptions,
 ): Promise<RunningServer> {
   const server = createServer({
     // Requests of one shape from the start (see request.ts).

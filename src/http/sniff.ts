@@ -4,7 +4,7 @@
 // drain and lingering close are the same code on both.
 import type { Server as HttpServer } from 'node:http';
 import type { Socket } from 'node:net';
-import type { SecureContextOptions, Server as TlsServer, TLSSocket } from 'node:tls';
+import type { Server as TlsServer, TlsOptions, TLSSocket } from 'node:tls';
 import { tlsMetrics } from '../tls/metrics.ts';
 
 const HANDSHAKE = 0x16;
@@ -20,7 +20,7 @@ export interface Sniffer {
  * `silentMs`: a connection that sends nothing, or does not finish its handshake, is
  * closed after it (the header timeout of plain HTTP).
  */
-export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) => void, options: SecureContextOptions, silentMs: number): Sniffer {
+export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) => void, options: TlsOptions, silentMs: number): Sniffer {
 
   // By peer address: a TLS socket, once secure, names the connection under it by the same.
   const pending = new Map<string, Socket>();
@@ -31,7 +31,9 @@ export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) =
     pending.delete(peer(socket));
     serveHttp(socket);
   });
-  // A failed handshake (a refused version or suite, a record that is not TLS, a timeout):
+  // A failed handshake (a refused version or suite, a record that is not TLS, a timeout,
+  // a client certificate missing or from another CA: Node refuses the latter after
+  // OpenSSL's handshake, and it comes here as ECONNRESET "socket hang up"):
   // counted and closed (with a listener here Node leaves the socket open); no log line
   // with a stack trace for a client's mistake.
   tls.on('tlsClientError', (_err: Error, socket: TLSSocket) => {

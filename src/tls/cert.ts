@@ -37,7 +37,8 @@ export class TlsFileError extends Error {
   }
 }
 
-function read(file: string): Buffer {
+/** The file's bytes; a TlsFileError naming it when it cannot be read. */
+export function readTlsFile(file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
@@ -45,24 +46,28 @@ function read(file: string): Buffer {
   }
 }
 
+/** The subject on one line: `O=device-agent, CN=gateway-1`. */
+export function subjectOf(x509: X509Certificate): string {
+  return x509.subject.split('\n').join(', ');
+}
+
 export function describe(x509: X509Certificate): CertInfo {
   const spki = x509.publicKey.export({ type: 'spki', format: 'der' });
   const names = parseAltNames(x509.subjectAltName);
-  const subjectLines = x509.subject.split('\n');
   return {
-    subject: subjectLines.join(', '),
+    subject: subjectOf(x509),
     names: [...names.dns, ...names.ip],
     notBefore: new Date(x509.validFrom).toISOString(),
     notAfter: new Date(x509.validTo).toISOString(),
     fingerprint: x509.fingerprint256,
     spkiPin: `sha256//${crypto().createHash('sha256').update(spki).digest('base64')}`,
-    selfSigned: x509.subject === x509.issuer && subjectLines.includes(`O=${MADE_BY}`) && x509.verify(x509.publicKey),
+    selfSigned: x509.subject === x509.issuer && x509.subject.split('\n').includes(`O=${MADE_BY}`) && x509.verify(x509.publicKey),
   };
 }
 
 /** Parses the first certificate of a PEM chain; a TlsFileError naming the file when it is none. */
 export function readCert(file: string): { pem: Buffer; x509: X509Certificate } {
-  const pem = read(file);
+  const pem = readTlsFile(file);
   try {
     return { pem, x509: new (crypto().X509Certificate)(pem) };
   } catch (err) {
@@ -73,7 +78,7 @@ export function readCert(file: string): { pem: Buffer; x509: X509Certificate } {
 /** Reads and checks a pair: both parse, and the key is the certificate's. */
 export function loadPair(certFile: string, keyFile: string): Pair {
   const { pem: cert, x509 } = readCert(certFile);
-  const key = read(keyFile);
+  const key = readTlsFile(keyFile);
   let matches: boolean;
   try {
     matches = x509.checkPrivateKey(crypto().createPrivateKey(key));

@@ -1,10 +1,10 @@
 // GET /api/v1/tls, without a token: what a client needs to trust the device (the web page
-// shows it). With TLS off: {"enabled": false}.
+// shows it), and whether it must show a certificate of its own. With TLS off: {"enabled": false}.
 import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { CertInfo } from './cert.ts';
 
-export function tlsRoutes(info: (() => CertInfo) | undefined): Route[] {
+export function tlsRoutes(info: (() => CertInfo) | undefined, clientCertificates: 'required' | 'none'): Route[] {
   return [{
     method: 'GET',
     path: '/api/v1/tls',
@@ -12,7 +12,7 @@ export function tlsRoutes(info: (() => CertInfo) | undefined): Route[] {
     handler: (_req, res) => {
       if (!info) return sendJson(res, 200, { enabled: false });
       const { fingerprint, spkiPin, names, notBefore, notAfter, selfSigned } = info();
-      sendJson(res, 200, { enabled: true, fingerprint, spkiPin, names, notBefore, notAfter, selfSigned });
+      sendJson(res, 200, { enabled: true, fingerprint, spkiPin, names, notBefore, notAfter, selfSigned, clientCertificates });
     },
   }];
 }

@@ -1,11 +1,13 @@
-// The running certificate: loaded at start (made or renewed first when due), reloaded when
-// its files change (polled, like the users file) or on demand (SIGHUP), renewed daily.
-// A pair that fails to load keeps the old one in service and logs an error naming the file.
-import type { SecureContextOptions } from 'node:tls';
+// The running certificate (and, with tls.clientCaFile, the CAs of client certificates):
+// loaded at start (made or renewed first when due), reloaded when its files change
+// (polled, like the users file) or on demand (SIGHUP), renewed daily. A pair or CA file
+// that fails to load keeps the old one in service and logs an error naming the file.
+import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import { ConfigError, type TlsConfig } from '../config.ts';
 import { fileStamp, fileStampLater } from '../file-stamp.ts';
 import type { Log } from '../logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
+import { issuedBy, loadClientCa, sameCa, type ClientCa } from './client-ca.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
 import { tlsMetrics } from './metrics.ts';
 
@@ -20,18 +22,30 @@ const CIPHERS = [
 export const POLL_MS = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The pair as the start loads it: a TlsFileError becomes a ConfigError naming the key (exit 78). */
-export function loadChecked(cfg: TlsConfig): Pair {
+/** A load at start or in a CLI command: a TlsFileError becomes a ConfigError naming the key (exit 78). */
+export function asConfigError<T>(load: () => T, keyOf: (file: string) => string): T {
   try {
-    return loadPair(cfg.certFile, cfg.keyFile);
+    return load();
   } catch (err) {
-    if (err instanceof TlsFileError) throw new ConfigError(`${err.file === cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'}: ${err.message}`);
+    if (err instanceof TlsFileError) throw new ConfigError(`${keyOf(err.file)}: ${err.message}`);
     throw err;
   }
 }
 
+/** The pair as the start loads it (a ConfigError naming tls.certFile or tls.keyFile). */
+export function loadChecked(cfg: TlsConfig): Pair {
+  return asConfigError(() => loadPair(cfg.certFile, cfg.keyFile), (file) => (file === cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'));
+}
+
+/** The client CA file as the start loads it (a ConfigError naming tls.clientCaFile). */
+export function loadClientCaChecked(file: string): ClientCa {
+  return asConfigError(() => loadClientCa(file), () => 'tls.clientCaFile');
+}
+
 export class TlsService {
   private pair!: Pair;
+  /** With tls.clientCaFile: the CAs a client certificate must chain to. */
+  private ca: ClientCa | undefined;
   private apply: (options: SecureContextOptions) => void = () => {};
   private poller: NodeJS.Timeout | undefined;
   private daily: NodeJS.Timeout | undefined;
@@ -41,8 +55,11 @@ export class TlsService {
 
   /** Makes the pair when missing, renews it when due, loads it; a problem is a ConfigError (exit 78). */
   start(): CertInfo {
+    // The CA file first: a bad one stops the start before a pair is made.
+    if (this.cfg.clientCaFile) this.ca = loadClientCaChecked(this.cfg.clientCaFile);
     if (ensurePair(this.cfg)) this.log.info(`tls: created a self-signed certificate ${this.cfg.certFile} and key ${this.cfg.keyFile}`);
     this.use(loadChecked(this.cfg));
+    if (this.ca) this.log.info(`tls: client certificates required, ${issuedBy(this.ca)}`);
     this.renewIfDue();
     return this.pair.info;
   }
@@ -51,18 +68,31 @@ export class TlsService {
     return this.pair.info;
   }
 
-  /** Options for tls.createServer and setSecureContext: the pair, TLS 1.2+ and the suites. */
+  /**
+   * Options for setSecureContext: the pair, the client CAs, TLS 1.2+ and the suites. A
+   * reloaded context must carry `ca` again: setSecureContext drops what it is not given.
+   */
   contextOptions(): SecureContextOptions {
     return {
       cert: this.pair.cert,
       key: this.pair.key,
+      ...(this.ca && { ca: this.ca.pems }),
       minVersion: 'TLSv1.2',
       ciphers: CIPHERS,
       honorCipherOrder: true,
     };
   }
 
-  /** Where a reloaded pair goes (the server's setSecureContext). */
+  /**
+   * Options for tls.createServer: the context's and, with client CAs, requestCert and
+   * rejectUnauthorized (every client shows a certificate that chains to one of them).
+   * Those two are the server's, read by each new connection: setSecureContext keeps them.
+   */
+  serverOptions(): TlsOptions {
+    return { ...this.contextOptions(), ...(this.ca && { requestCert: true, rejectUnauthorized: true }) };
+  }
+
+  /** Where a reloaded pair or CA file goes (the server's setSecureContext). */
   onChange(apply: (options: SecureContextOptions) => void): void {
     this.apply = apply;
   }
@@ -72,20 +102,39 @@ export class TlsService {
     tlsMetrics.certNotAfterSeconds = Math.floor(Date.parse(pair.info.notAfter) / 1000);
   }
 
-  /** Reads the files again; new connections get the new pair, or the old one stays with an error logged. */
+  /**
+   * Reads the files again; new connections get what changed. The pair and the CA file
+   * each load or stay: one that fails keeps the one in service, with an error logged.
+   */
   reload(why = 'reload'): boolean {
-    let pair: Pair;
+    const news: string[] = [];
+    let failed = false;
     try {
-      pair = loadPair(this.cfg.certFile, this.cfg.keyFile);
+      const pair = loadPair(this.cfg.certFile, this.cfg.keyFile);
+      if (pair.info.fingerprint !== this.pair.info.fingerprint || !pair.key.equals(this.pair.key)) {
+        this.use(pair);
+        news.push(`now serving ${this.cfg.certFile} fingerprint ${pair.info.fingerprint} until ${pair.info.notAfter}`);
+      }
     } catch (err) {
       this.log.error(`tls: ${why}: ${(err as Error).message}; keeping the certificate in service (${this.pair.info.fingerprint})`);
-      return false;
+      failed = true;
     }
-    if (pair.info.fingerprint === this.pair.info.fingerprint && pair.key.equals(this.pair.key)) return true;
-    this.use(pair);
-    this.apply(this.contextOptions());
-    this.log.info(`tls: ${why}: now serving ${this.cfg.certFile} fingerprint ${pair.info.fingerprint} until ${pair.info.notAfter}`);
-    return true;
+    if (this.ca) {
+      try {
+        const ca = loadClientCa(this.ca.file);
+        if (!sameCa(ca, this.ca)) {
+          this.ca = ca;
+          news.push(`client certificates required, now ${issuedBy(ca)}`);
+        }
+      } catch (err) {
+        this.log.error(`tls: ${why}: ${(err as Error).message}; keeping the client CAs in service (${this.ca.subjects.join('; ')})`);
+        failed = true;
+      }
+    }
+    if (news.length === 0) return !failed;
+    this.apply(this.contextOptions()); // before the log line: a client that reads it gets the new context
+    for (const line of news) this.log.info(`tls: ${why}: ${line}`);
+    return !failed;
   }
 
   /** Renews the agent's own certificate within 30 days of its end (never an operator's). */
@@ -101,16 +150,18 @@ export class TlsService {
   }
 
   /**
-   * Polls both files; a change is loaded once they have stayed the same for one more poll,
-   * so that a cert and key replaced one after the other load as a pair (within ~2 s).
+   * Polls the pair's files and the CA file; a change is loaded once they have stayed the
+   * same for one more poll, so that a cert and key replaced one after the other load as a
+   * pair (within ~2 s).
    */
   watch(): void {
+    const files = [this.cfg.certFile, this.cfg.keyFile, ...(this.cfg.clientCaFile ? [this.cfg.clientCaFile] : [])];
     let polling = false;
     let pending = '';
     const poll = async () => {
       if (polling) return;
       polling = true;
-      const key = (await Promise.all([fileStampLater(this.cfg.certFile), fileStampLater(this.cfg.keyFile)])).join('|');
+      const key = (await Promise.all(files.map(fileStampLater))).join('|');
       polling = false;
       if (!this.poller) return;
       if (key === this.seen) { pending = ''; return; }
@@ -119,7 +170,7 @@ export class TlsService {
       pending = '';
       this.reload('files changed');
     };
-    this.seen = [this.cfg.certFile, this.cfg.keyFile].map(fileStamp).join('|');
+    this.seen = files.map(fileStamp).join('|');
     this.poller = setInterval(() => void poll(), POLL_MS);
     this.poller.unref();
     this.daily = setInterval(() => this.renewIfDue(), DAY_MS);

@@ -19,7 +19,11 @@ export interface LoadedDocument {
 export async function loadDocument(baseUrl: string): Promise<LoadedDocument> {
   const res = await fetch(`${baseUrl}/docs/openapi.json`);
   assert.is(res.status, 200, 'GET /docs/openapi.json');
-  const raw = (await res.json()) as Obj;
+  return readDocument((await res.json()) as Obj);
+}
+
+/** A document fetched some other way (over HTTPS with a client certificate), validated and resolved. */
+export async function readDocument(raw: Obj): Promise<LoadedDocument> {
   const validator = new Validator();
   const { valid, errors } = await validator.validate(structuredClone(raw));
   return { raw, resolved: valid ? validator.resolveRefs() : {}, valid, errors };

@@ -19,6 +19,24 @@ export function certFor(certFile: string, keyFile: string, opts: { subject?: str
   ], { stdio: 'ignore' });
 }
 
+/** A CA for client certificates (tls.clientCaFile): ECDSA P-256, CA:TRUE, keyCertSign. */
+export function makeCa(certFile: string, keyFile: string, subject = '/CN=Test Client CA'): void {
+  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
+  execFileSync('openssl', [
+    'req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-days', '30', '-subj', subject,
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+  ], { stdio: 'ignore' });
+}
+
+/** A client certificate (clientAuth) for a new key, signed by the CA `ca` made by makeCa. */
+export function makeClientCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }, subject = '/CN=client'): void {
+  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
+  execFileSync('openssl', [
+    'req', '-new', '-key', keyFile, '-out', certFile, '-days', '30', '-subj', subject, '-CA', ca.certFile, '-CAkey', ca.keyFile,
+    '-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature', '-addext', 'extendedKeyUsage=clientAuth',
+  ], { stdio: 'ignore' });
+}
+
 export function spkiPinOf(cert: X509Certificate): string {
   return `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
 }
