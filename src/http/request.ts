@@ -31,7 +31,8 @@ export class AgentRequest extends IncomingMessage {
     const raw = this.rawHeaders;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
-      if (name.length === 13 && name.toLowerCase() === 'authorization') return raw[i + 1];
+      // The usual spellings first: lower-casing makes a new string.
+      if (name === 'Authorization' || name === 'authorization' || (name.length === 13 && name.toLowerCase() === 'authorization')) return raw[i + 1];
     }
     return undefined;
   }
