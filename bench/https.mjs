@@ -127,8 +127,10 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
       r.aes[1].push(await cpuPerGb(nginxPids, bytes, `${nginx.url}/big.bin`, 'ECDHE-ECDSA-AES128-GCM-SHA256'));
       r.chacha[0].push(await cpuPerGb([agent.child.pid], bytes, dl, 'ECDHE-ECDSA-CHACHA20-POLY1305', auth));
       r.chacha[1].push(await cpuPerGb(nginxPids, bytes, `${nginx.url}/big.bin`, 'ECDHE-ECDSA-CHACHA20-POLY1305'));
-      r.plainDl[0].push(await transfers(8, bytes, `${agent.url}/api/download?filepath=big.bin`, auth));
-      r.plainDl[1].push(await transfers(8, bytes, `${plain.url}/api/download?filepath=big.bin`, ['-H', `Authorization: Bearer ${plain.token}`]));
+      // TLS on and off in alternating order, round by round: the host's speed drifts.
+      const plainDl = [() => transfers(8, bytes, `${agent.url}/api/download?filepath=big.bin`, auth),
+        () => transfers(8, bytes, `${plain.url}/api/download?filepath=big.bin`, ['-H', `Authorization: Bearer ${plain.token}`])];
+      for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) r.plainDl[k].push(await plainDl[k]());
     }
     statusOn = await startAgentBin(bin, join(dir, 'status-tls'), { tls: { certFile: cert, keyFile: key } });
     statusOff = await startAgentBin(bin, join(dir, 'status-plain'));
