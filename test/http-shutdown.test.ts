@@ -35,6 +35,16 @@ async function stopping(agent: TestAgent) {
   return { stopped }; // not the promise itself: an async function's await would wait for the exit
 }
 
+/** Sends the health request, and checks its answer (200, `Connection: close`) and the agent's exit (0). */
+async function answeredThenExits(agent: TestAgent, socket: Socket, answer: Promise<string>, stopped: ReturnType<TestAgent['stop']>): Promise<void> {
+  socket.write(HEALTH);
+  const text = await answer;
+  assert.match(text, /^HTTP\/1\.1 200 OK\r\n/, `answer: ${JSON.stringify(text)}\n${agent.output()}`);
+  assert.match(text, /\r\nconnection: close\r\n/i);
+  assert.match(text, /"status":"ok"/);
+  assert.is((await stopped).code, 0);
+}
+
 for (const tls of [false, true]) {
   const on = tls ? 'TLS on' : 'TLS off';
   const config = tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {};
@@ -48,12 +58,7 @@ for (const tls of [false, true]) {
       const answer = collect(socket);
       await new Promise((r) => setTimeout(r, 200)); // accepted by the agent, nothing sent yet
       const { stopped } = await stopping(agent);
-      socket.write(HEALTH);
-      const text = await answer;
-      assert.match(text, /^HTTP\/1\.1 200 OK\r\n/, `answer: ${JSON.stringify(text)}\n${agent.output()}`);
-      assert.match(text, /\r\nconnection: close\r\n/i);
-      assert.match(text, /"status":"ok"/);
-      assert.is((await stopped).code, 0);
+      await answeredThenExits(agent, socket, answer, stopped);
     } finally {
       await agent.cleanup();
     }
@@ -93,11 +98,7 @@ for (const tls of [false, true]) {
         const secure: TLSSocket = tlsConnect({ socket: raw, rejectUnauthorized: false, servername: 'localhost' });
         const answer = collect(secure);
         await opened(secure, 'secureConnect');
-        secure.write(HEALTH);
-        const text = await answer;
-        assert.match(text, /^HTTP\/1\.1 200 OK\r\n/, `answer: ${JSON.stringify(text)}\n${agent.output()}`);
-        assert.match(text, /\r\nconnection: close\r\n/i);
-        assert.is((await stopped).code, 0);
+        await answeredThenExits(agent, secure, answer, stopped);
       } finally {
         await agent.cleanup();
       }
@@ -111,11 +112,7 @@ for (const tls of [false, true]) {
         await opened(secure, 'secureConnect');
         await new Promise((r) => setTimeout(r, 200)); // handed to HTTP, no request yet
         const { stopped } = await stopping(agent);
-        secure.write(HEALTH);
-        const text = await answer;
-        assert.match(text, /^HTTP\/1\.1 200 OK\r\n/, `answer: ${JSON.stringify(text)}\n${agent.output()}`);
-        assert.match(text, /\r\nconnection: close\r\n/i);
-        assert.is((await stopped).code, 0);
+        await answeredThenExits(agent, secure, answer, stopped);
       } finally {
         await agent.cleanup();
       }
