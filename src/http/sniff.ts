@@ -21,7 +21,6 @@ export interface Sniffer {
  * closed after it (the header timeout of plain HTTP).
  */
 export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) => void, options: TlsOptions, silentMs: number): Sniffer {
-
   // By peer address: a TLS socket, once secure, names the connection under it by the same.
   const pending = new Map<string, Socket>();
   const peer = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
