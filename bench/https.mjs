@@ -114,7 +114,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
   const dl = `${https}/api/download?filepath=big.bin`;
   const r = { dl1: [[], [], []], dl8: [[], [], []], rps: [[], []], hs: [[], []], aes: [[], []], chacha: [[], []], plainDl: [[], []], plainRps: [[], []], plainCpu: [[], []] };
   const nginxPids = withChildren(nginx.child.pid);
-  let statusOn, statusOff;
+  let statusOn, statusOff, statusHttps;
   try {
     for (let i = 0; i < rounds; i++) {
       r.dl1[0].push(await transfers(1, bytes, dl, auth));
@@ -139,8 +139,10 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
     // ceiling parses and decrypts it too), as the plain status row of run.mjs and the
     // callgrind rows send them; two pairs a round (A B, then B A), each back to back, as
     // run.mjs's rate pairs (a pair is compared only with itself).
-    const statusTls = [`${statusOn.url.replace('http:', 'https:')}/api/v1/devicestatus/get`, `${base.url}/status`];
-    const bearer = { Authorization: `Bearer ${statusOn.token}` };
+    // Its own agent: one that answers HTTPS too would not have the plain rows' past.
+    statusHttps = await startAgentBin(bin, join(dir, 'status-https'), { tls: { certFile: cert, keyFile: key } });
+    const statusTls = [`${statusHttps.url.replace('http:', 'https:')}/api/v1/devicestatus/get`, `${base.url}/status`];
+    const bearer = { Authorization: `Bearer ${statusHttps.token}` };
     for (let i = 0; i < rounds; i++) {
       for (const k of [0, 1, 1, 0]) r.rps[k].push((await wrk(statusTls[k], bearer, seconds)).rps);
       r.hs[0].push((await wrk(`${https}/api/v1/health`, { Connection: 'close' }, seconds, 8)).rps);
@@ -148,7 +150,9 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
       // Requests/s, and the agent's CPU per request: on a busy host the steadier of the two.
       // Two agents with the same past (started, one login, these requests): the ones above
       // had served different downloads (HTTPS and plain), and a heap's history moves CPU.
-      for (const [k, who, token] of [[0, statusOn, statusOn.token], [1, statusOff, statusOff.token]]) {
+      // TLS on and off in alternating order, round by round, as the downloads above.
+      const agents = [[0, statusOn, statusOn.token], [1, statusOff, statusOff.token]];
+      for (const [k, who, token] of i % 2 === 0 ? agents : [...agents].reverse()) {
         const c = procStats(who.child.pid).cpuS;
         const { rps } = await wrk(`${who.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${token}` }, seconds);
         r.plainRps[k].push(rps);
@@ -157,7 +161,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
     }
   } finally {
     // Gone before the idle figures: a process still mapping the executable keeps its pages resident.
-    await Promise.all([plain, agent, base, nginx, statusOn, statusOff].filter(Boolean).map((p) => {
+    await Promise.all([plain, agent, base, nginx, statusOn, statusOff, statusHttps].filter(Boolean).map((p) => {
       const exited = p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined;
       p.stop();
       return exited;
