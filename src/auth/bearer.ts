@@ -29,7 +29,7 @@ const refuse = (err: unknown): never => {
  * time a token is verified). The token is never taken from the URL.
  */
 export function authenticate(tokens: Tokens, req: Request): void | Promise<void> {
-  const header = req.authorization()?.trim();
+  const header = req.headers.authorization?.trim();
   if (!header) throw Errors.unauthorized('missing');
   const socket = req.socket as Memo;
   let last = socket[LAST];

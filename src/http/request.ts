@@ -21,19 +21,4 @@ export class AgentRequest extends IncomingMessage {
   user: TokenUser | undefined = undefined;
   /** The bearer token's verified claims, set with `user`: an event stream re-checks them while it runs. */
   claims: Claims | undefined = undefined;
-
-  /**
-   * The Authorization header, as `headers.authorization` gives it (the first one sent),
-   * read from the raw list: `headers` is made on its first use from every raw header,
-   * which a status request otherwise never needs (measured: ~1k instructions).
-   */
-  authorization(): string | undefined {
-    const raw = this.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!;
-      // The usual spellings first: lower-casing makes a new string.
-      if (name === 'Authorization' || name === 'authorization' || (name.length === 13 && name.toLowerCase() === 'authorization')) return raw[i + 1];
-    }
-    return undefined;
-  }
 }

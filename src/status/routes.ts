@@ -1,7 +1,6 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
 import { jsonHeaders, sendJson } from '../http/respond.ts';
-import type { Response } from '../http/types.ts';
-import type { Route } from '../http/types.ts';
+import type { Response, Route } from '../http/types.ts';
 import { VERSION } from '../version.ts';
 import type { JsonText, StatusSampler } from './sampler.ts';
 

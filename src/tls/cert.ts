@@ -48,7 +48,7 @@ export function readTlsFile(file: string): Buffer {
 
 /** The subject on one line: `O=device-agent, CN=gateway-1`. */
 export function subjectOf(x509: X509Certificate): string {
-  return x509.subject.split('\n').join(', ');
+  return x509.subject.replaceAll('\n', ', ');
 }
 
 export function describe(x509: X509Certificate): CertInfo {
