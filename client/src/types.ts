@@ -1,0 +1,109 @@
+// The records the library returns, by name. Those the agent's OpenAPI document describes
+// come from the generated src/openapi.ts; the others are written from the API's rules
+// (docs/client.md of the repository) until the document describes them, then they move
+// to the generated types by one `npm run gen`.
+import type { components } from './openapi.ts';
+
+type Schemas = components['schemas'];
+
+export type { components, paths, operations } from './openapi.ts';
+
+export type Scope = 'status' | 'files:read' | 'files:write' | 'audio' | 'metrics' | 'admin';
+
+export type DeviceStatus = Schemas['DeviceStatus'];
+export type Health = Schemas['Health'];
+export type TlsInfo = Schemas['TlsInfo'];
+export type FileList = Schemas['FileList'];
+export type FileEntry = FileList['entries'][number];
+export type UploadResult = Schemas['UploadResult'];
+export type AudioFormat = 'flac' | 'wav' | 'mp3';
+
+/** The login answer; role, scopes and directory come with agents that have roles. */
+export type LoginResponse = Schemas['LoginResponse'] & {
+  user: { role?: 'viewer' | 'operator' | 'admin'; scopes?: Scope[]; directory?: string | null };
+};
+
+/** The recording status record; the fields after `state` come with agents that choose devices. */
+export type RecordingStatus = Schemas['RecordingStatus'] & {
+  device?: string | null;
+  sampleRate?: number | null;
+  channels?: number | null;
+  peakDbfs?: number | null;
+  stoppedBy?: 'duration' | 'request' | 'size' | 'disk' | 'shutdown' | null;
+};
+
+export interface RecordStart {
+  /** Seconds, 0 < duration <= the agent's audio.maxDurationSeconds. */
+  duration: number;
+  fileExtension: AudioFormat;
+  /** An id of devices(); default: the agent's audio.device. */
+  device?: string;
+  /** 8000-192000, default 48000. */
+  sampleRate?: number;
+  /** 1 or 2, default 1. */
+  channels?: 1 | 2;
+}
+
+export interface TokenRecord {
+  id: string;
+  name: string;
+  username: string;
+  scopes: Scope[];
+  directory: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  lastUsedFrom: string | null;
+}
+
+/** A token as created: the record and its text, shown this once. */
+export interface CreatedToken extends TokenRecord {
+  token: string;
+}
+
+export interface TokenCreate {
+  /** 1-64 of A-Z a-z 0-9 . _ @ -, unique per user. */
+  name: string;
+  /** Default: the caller's scopes. */
+  scopes?: Scope[];
+  /** Default: the caller's directory. */
+  directory?: string | null;
+  /** 1-3650, default 365; null: never expires. */
+  expiresInDays?: number | null;
+  /** An admin makes a token for another user. */
+  username?: string;
+}
+
+export interface UserRecord {
+  id: string;
+  username: string;
+  role: 'viewer' | 'operator' | 'admin';
+  directory: string | null;
+}
+
+export interface AudioDevice {
+  id: string;
+  name: string;
+  description: string;
+  default: boolean;
+}
+
+export interface AudioDevices {
+  configured: string;
+  devices: AudioDevice[];
+}
+
+export interface AudioLevel {
+  device: string;
+  seconds: number;
+  peakDbfs: number;
+  rmsDbfs: number;
+  clipped: boolean;
+}
+
+/** One server-sent event of GET /api/v1/events: `status`, `recording` or `level`, its data parsed. */
+export type AgentEvent =
+  | { event: 'status'; data: DeviceStatus }
+  | { event: 'recording'; data: RecordingStatus }
+  | { event: 'level'; data: { device: string; peakDbfs: number; rmsDbfs: number } }
+  | { event: string; data: unknown };
