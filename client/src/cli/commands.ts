@@ -210,7 +210,8 @@ const record: Command = {
     const seconds = num(values, 'duration', { min: Number.MIN_VALUE });
     if (seconds === undefined) throw new UsageError('--duration S is required');
     const device = str(values, 'device');
-    let r = await ctx.agent.startRecording({ duration: seconds, fileExtension: format(values) ?? 'flac', ...(device ? { device } : {}) });
+    const fileExtension = format(values) ?? 'flac';
+    let r = await ctx.agent.startRecording({ duration: seconds, fileExtension, ...(device ? { device } : {}) });
     const dest = str(values, 'get');
     if (values.wait !== true && dest === undefined) return { json: r, human: recordingText(r) };
     if (ctx.io.progress) ctx.io.note(`recording ${seconds} s...`);

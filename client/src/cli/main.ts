@@ -166,14 +166,22 @@ export async function main(argv: string[]): Promise<number> {
     print(await cmd.run({ agent: undefined as never, io: io(progress) }, args, values), values.json === true);
     return 0;
   }
-  const agent = agentFor(profileOrFail(profileName(values.profile as string | undefined)));
+  // The profile is read when the command first needs it, after its own checks of its arguments.
+  let agent: DeviceAgent | undefined;
+  const ctx = {
+    io: io(progress),
+    get agent(): DeviceAgent {
+      agent ??= agentFor(profileOrFail(profileName(values.profile as string | undefined)));
+      return agent;
+    },
+  };
   try {
-    const out = await cmd.run({ agent, io: io(progress) }, args, values);
+    const out = await cmd.run(ctx, args, values);
     if (cmd.name !== 'events') print(out, asJson);
     else if (values.json !== true && out.message) process.stderr.write(`${out.message}\n`);
     return 0;
   } finally {
-    agent.close();
+    agent?.close();
   }
 }
 
