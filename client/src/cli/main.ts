@@ -26,6 +26,9 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 
 export const COMMANDS: Command[] = [...profileCommands, ...deviceCommands];
 
+/** The command being run, for the last words on a failure. */
+let running: Command | undefined;
+
 function parseOptions(specs: Record<string, OptionSpec>) {
   return Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }]));
 }
@@ -140,6 +143,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${positionals.slice(0, positionals[0] === 'token' ? 2 : 1).join(' ')}"${group}; see dagent --help`);
   }
   const { cmd, used } = found;
+  running = cmd;
   if (asHelp) {
     process.stdout.write(helpOf(cmd, GLOBAL_OPTIONS));
     return 0;
@@ -190,7 +194,7 @@ main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 }, (err: unknown) => {
   process.stderr.write(`dagent: ${messageOf(err)}\n`);
-  if (err instanceof ApiError && err.status === 401) process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
+  if (err instanceof ApiError && err.status === 401 && running && !running.single) process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
   if (process.env.DAGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   process.exitCode = exitCodeOf(err);
 }).finally(closeInput);
