@@ -194,7 +194,7 @@ main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 }, (err: unknown) => {
   process.stderr.write(`dagent: ${messageOf(err)}\n`);
-  if (err instanceof ApiError && err.status === 401 && running && !running.single) process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
+  if (err instanceof ApiError && err.status === 401 && running && running.name !== 'login' && running.name !== 'logout') process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
   if (process.env.DAGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   process.exitCode = exitCodeOf(err);
 }).finally(closeInput);
