@@ -91,7 +91,8 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
     const e = err as NodeJS.ErrnoException;
     if (e.name === 'AbortError') throw err;
     if (e.code && /^E(NOENT|ACCES|PERM|ISDIR|NOSPC|ROFS|NOTDIR|EXIST)$/.test(e.code)) throw err;
-    throw new ConnectionError(`the download of ${filepath} was cut after ${from + received} of ${dl.total} bytes; ` +
+    const saved = (await sizeOf(dest)) ?? 0;
+    throw new ConnectionError(`the download of ${filepath} was cut after ${saved} of ${dl.total} bytes; ` +
       'run the same command again to resume', e.code ?? 'ECONNRESET', { cause: err });
   }
   const size = await sizeOf(dest);
