@@ -35,5 +35,6 @@ export function logLines(output: string): LogLine[] {
 
 /** Lines of output that are not log lines (neither empty nor `<p>time text`). */
 export function unprefixed(output: string): string[] {
-  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l));
+  // Audit events outside systemd are `audit <json>` lines of their own (docs/api.md, "Audit trail").
+  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l) && !l.startsWith('audit {'));
 }
