@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import type { TlsSummary } from './openapi.ts';
 import { ASSET_NAMES } from './asset-names.ts';
 

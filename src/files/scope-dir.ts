@@ -2,7 +2,7 @@
 // found from the base by the same confinement rules as every file route.
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isWithin } from '../paths.ts';
+import { isWithin } from '../util/paths.ts';
 import type { Request } from '../http/types.ts';
 
 /** Whether `dir` (relative to `base`) is a directory whose real location lies inside the base. */

@@ -1,8 +1,8 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { errnoText } from '../errno.ts';
-import { copyFile, fsync, rename } from '../fsp.ts';
-import type { Config } from '../config.ts';
+import { errnoText } from '../util/errno.ts';
+import { copyFile, fsync, rename } from '../util/fsp.ts';
+import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';

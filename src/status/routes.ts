@@ -2,7 +2,7 @@
 import { json, ref } from '../docs/responses.ts';
 import { jsonHeaders, sendJson } from '../http/respond.ts';
 import type { Response, Route } from '../http/types.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../util/version.ts';
 import type { JsonText, StatusSampler } from './sampler.ts';
 
 export function statusRoutes(sampler: StatusSampler): Route[] {

@@ -2,7 +2,7 @@
 // STATUS= lines, watchdog pings from the event loop, RELOADING=1 and STOPPING=1, and the
 // listening socket into the file-descriptor store. Datagrams go out through the addon
 // (Node has no unix datagram socket). Without $NOTIFY_SOCKET there is no notifier at all.
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { nativeAddon, type NativeAddon } from '../native/addon.ts';
 import { getSystemErrorName } from 'node:util';
 

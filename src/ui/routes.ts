@@ -2,7 +2,7 @@
 // page holds nothing about the device; everything it shows comes through the API.
 import type { Request, Response, Route } from '../http/types.ts';
 import { Errors } from '../http/errors.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import { PAGE_FILES } from './page-names.ts';
 
 // Most agents are never opened in a browser: the files are read (and, from source, built)
