@@ -1,6 +1,6 @@
 // scrypt password hashes at OWASP's level, with a cap on concurrent hashing so a burst
 // of logins cannot take a small device's memory (each hash needs 128 MiB).
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 
 export interface ScryptParams {
   logN: number;

@@ -4,8 +4,9 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { START_SCRIPT } from './page.ts';
 import SWAGGER_FILES from './swagger-files.json' with { type: 'json' };
 import { swaggerFileGzip } from './swagger-files.ts';
+import { ASSET_NAMES } from './asset-names.ts';
 
-export const ASSET_NAMES = [...SWAGGER_FILES, 'start.js'] as const;
+export { ASSET_NAMES };
 
 export interface Asset {
   type: string;

@@ -3,7 +3,7 @@
 // on first use: the first download, or the start under systemd (NOTIFY_SOCKET).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import { addonBytes } from './addon-bytes.ts';
 
 export interface NativeAddon {

@@ -27,7 +27,7 @@ function asset(name: PageFile, gzip: Buffer, br: Buffer): Asset {
   };
 }
 
-/** The page's files by name, made once (loaded through src/lazy.ts by the routes). */
+/** The page's files by name, made once (loaded through src/util/lazy.ts by the routes). */
 export async function pageAssets(): Promise<Map<string, Asset>> {
   const files = await pageFiles();
   return new Map(PAGE_FILES.map((name) => {

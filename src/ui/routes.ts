@@ -2,7 +2,8 @@
 // page holds nothing about the device; everything it shows comes through the API.
 import type { Request, Response, Route } from '../http/types.ts';
 import { Errors } from '../http/errors.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
+import { PAGE_FILES } from './page-names.ts';
 
 // Most agents are never opened in a browser: the files are read (and, from source, built)
 // on the first request for one of them (idle RSS budget of issue 24: +2 MB at most).
@@ -53,9 +54,35 @@ async function serve(name: string, req: Request, res: Response): Promise<void> {
   res.end(bytes);
 }
 
+const text = { schema: { type: 'string' } };
+const revalidated = { 304: { description: 'not modified (`If-None-Match` holds the ETag of this encoding)' } };
+
 export function uiRoutes(): Route[] {
   return [
-    { method: 'GET', path: '/', auth: false, handler: (req, res) => serve('index.html', req, res) },
-    { method: 'GET', path: '/ui/:file', auth: false, handler: (req, res) => serve(req.params.file ?? '', req, res) },
+    {
+      method: 'GET', path: '/', scope: null,
+      handler: (req, res) => serve('index.html', req, res),
+      doc: () => ({
+        operation: {
+          tags: ['web'], operationId: 'webPage', summary: 'The web interface (no token: it logs in through the API)',
+          responses: { 200: { description: 'HTML page; brotli or gzip as Accept-Encoding allows', content: { 'text/html': text } }, ...revalidated },
+        },
+      }),
+    },
+    {
+      method: 'GET', path: '/ui/:file', scope: null,
+      handler: (req, res) => serve(req.params.file ?? '', req, res),
+      doc: () => ({
+        operation: {
+          tags: ['web'], operationId: 'webFile', summary: 'A file of the web interface',
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { enum: PAGE_FILES.filter((f) => f !== 'index.html') } }],
+          responses: {
+            200: { description: 'the file; brotli or gzip as Accept-Encoding allows', content: { 'text/css': text, 'text/javascript': text } },
+            ...revalidated,
+          },
+        },
+        errors: [Errors.notFound()],
+      }),
+    },
   ];
 }
