@@ -27,7 +27,7 @@ export interface paths {
         };
         /**
          * Download one file
-         * @description The file must lie inside the download base directory (symlinks are followed and confined), be a regular, readable, non-empty file of at most 50 MB. One `Range` is honoured.
+         * @description The file must lie inside the download base directory and the credential's directory (symlinks are followed and confined), be a regular, readable, non-empty file of at most 50 MB. One `Range` is honoured.
          */
         get: operations["download"];
         put?: never;
@@ -36,7 +36,7 @@ export interface paths {
         options?: never;
         /**
          * Headers of a download, without the body
-         * @description The file must lie inside the download base directory (symlinks are followed and confined), be a regular, readable, non-empty file of at most 50 MB. One `Range` is honoured.
+         * @description The file must lie inside the download base directory and the credential's directory (symlinks are followed and confined), be a regular, readable, non-empty file of at most 50 MB. One `Range` is honoured.
          */
         head: operations["downloadHead"];
         patch?: never;
@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one or more files
-         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist. Created files get mode 0644. At most 50 MB in total.
+         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total.
          */
         post: operations["upload"];
         delete?: never;
@@ -162,7 +162,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: status and recording as they change
-         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s. Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its token expires, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
+         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s. Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
          */
         get: operations["events"];
         put?: never;
@@ -222,6 +222,61 @@ export interface paths {
          * @description No token: a client reads it to decide whether to trust the device (compare the fingerprint with `device-agent tls show` on the device).
          */
         get: operations["tls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's API tokens (with `admin`: everyone's) */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Make an API token (its text is shown this once)
+         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token (refused within 2 s everywhere) */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The users, their roles and directories (changed by the CLI only) */
+        get: operations["listUsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -290,7 +345,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (text format 0.0.4)
-         * @description For a scraper: the bearer token of a login, or the text of `metrics.tokenFile` (which opens this route and no other). Absent (404) when `metrics.enabled` is false.
+         * @description For a scraper: a credential with scope `metrics`, or the text of `metrics.tokenFile` (which opens this route and no other). Absent (404) when `metrics.enabled` is false.
          */
         get: operations["metrics"];
         put?: never;
@@ -407,11 +462,41 @@ export interface components {
             /** @description JSON Web Token (HS256) to send as `Authorization: Bearer <token>` */
             token: string;
             user: {
+                /** @description the directory (relative to the base) every file route is confined to; null: none */
+                directory: string | null;
                 /** @description user identifier */
                 id: string;
+                /** @enum {unknown} */
+                role: "viewer" | "operator" | "admin";
+                /** @description what the token may do (the role's scopes) */
+                scopes: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
                 /** @description user name */
                 username: string;
             };
+        };
+        NewToken: {
+            /** Format: date-time */
+            createdAt: string;
+            directory: string | null;
+            /**
+             * Format: date-time
+             * @description null: never
+             */
+            expiresAt: string | null;
+            id: string;
+            /**
+             * Format: date-time
+             * @description may lag up to 60 s
+             */
+            lastUsedAt: string | null;
+            /** @description client address of the last use */
+            lastUsedFrom: string | null;
+            name: string;
+            scopes: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+            /** @description the token: shown this once */
+            token: string;
+            /** @description the user the token acts for */
+            username: string;
         };
         /** @description Fields that do not apply yet are null. The last finished or failed record stays until the next start. */
         RecordingStatus: {
@@ -463,6 +548,43 @@ export interface components {
             /** @description SHA-256 of the public key (SPKI) in base64, as `curl --pinnedpubkey` takes it */
             spkiPin: string;
         };
+        Token: {
+            /** Format: date-time */
+            createdAt: string;
+            directory: string | null;
+            /**
+             * Format: date-time
+             * @description null: never
+             */
+            expiresAt: string | null;
+            id: string;
+            /**
+             * Format: date-time
+             * @description may lag up to 60 s
+             */
+            lastUsedAt: string | null;
+            /** @description client address of the last use */
+            lastUsedFrom: string | null;
+            name: string;
+            scopes: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+            /** @description the user the token acts for */
+            username: string;
+        };
+        TokenList: {
+            tokens: components["schemas"]["Token"][];
+        };
+        TokenRequest: {
+            /** @description relative to the base; default: the caller's */
+            directory?: string | null;
+            /** @description default 365; null: never */
+            expiresInDays?: number | null;
+            /** @description unique per user */
+            name: string;
+            /** @description default: all of the caller's */
+            scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+            /** @description admin only: make the token for this user */
+            username?: string;
+        };
         UploadForm: {
             /**
              * @description filesystem layer; `OsFs`, the only one, when absent
@@ -477,6 +599,15 @@ export interface components {
         UploadResult: {
             /** @constant */
             message: "Uploaded successfully";
+        };
+        UserList: {
+            users: {
+                directory: string | null;
+                id: string;
+                /** @enum {unknown} */
+                role: "viewer" | "operator" | "admin";
+                username: string;
+            }[];
         };
     };
     responses: never;
@@ -511,6 +642,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -612,7 +752,7 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -620,9 +760,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: `file path is not allowed`; `<path> is a directory and not a file`; `file is not readable`; `file is not a regular file` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `<path> is a directory and not a file`; `file is not readable`; `file is not a regular file`; `insufficient scope: files:read is required` */
             403: {
                 headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -772,7 +914,7 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -780,9 +922,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: `file path is not allowed`; `<path> is a directory and not a file`; `file is not readable`; `file is not a regular file` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `<path> is a directory and not a file`; `file is not readable`; `file is not a regular file`; `insufficient scope: files:read is required` */
             403: {
                 headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -860,7 +1004,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResult"];
                 };
             };
-            /** @description Bad form (also: a file name that is empty, `.`, `..` or holds `/`, `\` or NUL when saving into a directory): `No save path provided`; `No files uploaded`; `Failed to parse form: file too large`; `Failed to open uploaded file`; `several files need a directory as saveToPath` */
+            /** @description Bad form (also: a file name that is empty, `.`, `..` or holds `/`, `\` or NUL when saving into a directory): `No save path provided`; `No files uploaded`; `Failed to parse form: file too large`; `several files need a directory as saveToPath` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -872,7 +1016,7 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -880,9 +1024,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: `file path is not allowed` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `insufficient scope: files:write is required` */
             403: {
                 headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1025,7 +1171,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1092,7 +1249,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1132,7 +1300,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1181,7 +1360,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: status is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1221,7 +1411,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: status is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1286,7 +1487,7 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1294,9 +1495,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden: `file path is not allowed`; `file is not readable`; `file is not a regular file` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `file is not readable`; `file is not a regular file`; `insufficient scope: files:read is required` */
             403: {
                 headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1390,6 +1593,250 @@ export interface operations {
             };
         };
     };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tokens, never their text or hash */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: admin is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description made; `token` is its text, never shown again */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewToken"];
+                };
+            };
+            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<field> <rule>`; `username <name> is not a user` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `a token cannot have more rights than its user`; `insufficient scope: admin is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `a token named <name> already exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large: `request body too large, max 16384 bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: admin is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such token, or another user's without `admin`: `token not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: admin is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     docsPage: {
         parameters: {
             query?: never;
@@ -1406,6 +1853,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1476,6 +1932,15 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     metrics: {
@@ -1499,7 +1964,18 @@ export interface operations {
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
-                    /** @description always `Bearer` */
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: metrics is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };

@@ -8,7 +8,7 @@ type Schemas = components['schemas'];
 
 export type { components, paths, operations } from './openapi.ts';
 
-export type Scope = 'status' | 'files:read' | 'files:write' | 'audio' | 'metrics' | 'admin';
+export type Scope = Schemas['Token']['scopes'][number];
 
 export type DeviceStatus = Schemas['DeviceStatus'];
 export type Health = Schemas['Health'];
@@ -18,10 +18,7 @@ export type FileEntry = FileList['entries'][number];
 export type UploadResult = Schemas['UploadResult'];
 export type AudioFormat = 'flac' | 'wav' | 'mp3';
 
-/** The login answer; role, scopes and directory come with agents that have roles. */
-export type LoginResponse = Schemas['LoginResponse'] & {
-  user: { role?: 'viewer' | 'operator' | 'admin'; scopes?: Scope[]; directory?: string | null };
-};
+export type LoginResponse = Schemas['LoginResponse'];
 
 /** The recording status record; the fields after `state` come with agents that choose devices. */
 export type RecordingStatus = Schemas['RecordingStatus'] & {
@@ -44,42 +41,11 @@ export interface RecordStart {
   channels?: 1 | 2;
 }
 
-export interface TokenRecord {
-  id: string;
-  name: string;
-  username: string;
-  scopes: Scope[];
-  directory: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  lastUsedFrom: string | null;
-}
-
+export type TokenRecord = Schemas['Token'];
 /** A token as created: the record and its text, shown this once. */
-export interface CreatedToken extends TokenRecord {
-  token: string;
-}
-
-export interface TokenCreate {
-  /** 1-64 of A-Z a-z 0-9 . _ @ -, unique per user. */
-  name: string;
-  /** Default: the caller's scopes. */
-  scopes?: Scope[];
-  /** Default: the caller's directory. */
-  directory?: string | null;
-  /** 1-3650, default 365; null: never expires. */
-  expiresInDays?: number | null;
-  /** An admin makes a token for another user. */
-  username?: string;
-}
-
-export interface UserRecord {
-  id: string;
-  username: string;
-  role: 'viewer' | 'operator' | 'admin';
-  directory: string | null;
-}
+export type CreatedToken = Schemas['NewToken'];
+export type TokenCreate = Schemas['TokenRequest'];
+export type UserRecord = Schemas['UserList']['users'][number];
 
 export interface AudioDevice {
   id: string;
