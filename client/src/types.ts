@@ -1,7 +1,7 @@
 // The records the library returns, by name. Those the agent's OpenAPI document describes
-// come from the generated src/openapi.ts; the others are written from the API's rules
-// (docs/client.md of the repository) until the document describes them, then they move
-// to the generated types by one `npm run gen`.
+// come from the generated src/openapi.ts; the others (routes the document does not
+// describe yet) are written here from the API's rules, and move to the generated types
+// once it does.
 import type { components } from './openapi.ts';
 
 type Schemas = components['schemas'];
