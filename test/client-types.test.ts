@@ -75,7 +75,7 @@ pkg('the README\'s example program type-checks (strict) against the built packag
 pkg('npm pack makes a tarball of dist/ and the README; installed from it, dagent runs', async ({ dir }) => {
   const packed = JSON.parse((await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: CLIENT })).stdout)[0];
   const files: string[] = packed.files.map((f: { path: string }) => f.path).sort();
-  assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(' '));
+  assert.ok(files.includes('dist/cli/dagent.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(' '));
   assert.equal(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json'), []);
   const prefix = join(dir, 'prefix');
   await run('npm', ['install', '-g', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(dir, packed.filename)]);

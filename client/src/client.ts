@@ -1,6 +1,5 @@
 // DeviceAgent: one method per route of the agent's API, over one Transport (base URL,
 // token, TLS trust). Non-2xx answers throw ApiError; file bodies stream both ways.
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
@@ -184,19 +183,19 @@ export class DeviceAgent {
       if (typeof f !== 'string') return f;
       const info = await stat(f);
       if (!info.isFile()) throw new Error(`${f} is not a file`);
-      return { name: basename(f), size: info.size, open: () => createReadStream(f, { highWaterMark: 256 * 1024 }) };
+      return { name: basename(f), size: info.size, path: f };
     }));
     const total = parts.reduce((s, p) => s + p.size, 0);
     let done = 0;
     opts.onProgress?.({ bytes: 0, total });
     const fields: Record<string, string> = { saveToPath };
     if (opts.fstype) fields.fstype = opts.fstype;
-    const { body, length, contentType } = multipartBody(fields, parts, (n) => {
+    const { write, length, contentType } = multipartBody(fields, parts, (n) => {
       done += n;
       opts.onProgress?.({ bytes: done, total });
     });
     const res = await this.transport.ok({
-      method: 'POST', path: '/api/upload', body, signal: opts.signal,
+      method: 'POST', path: '/api/upload', body: write, signal: opts.signal,
       headers: { 'Content-Type': contentType, 'Content-Length': length, Accept: 'application/json' },
     });
     return JSON.parse(await readText(res)) as UploadResult;

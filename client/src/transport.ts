@@ -1,9 +1,10 @@
 // One HTTP exchange with the agent over node:http/https: the bearer header, the trust of
 // trust.ts, streaming bodies both ways, and every failure turned into ApiError,
 // ConnectionError or TrustError.
-import * as http from 'node:http';
+import type * as HttpTypes from 'node:http';
+import { http } from './node-http.ts';
 import * as https from 'node:https';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { ApiError, ConnectionError, TrustError } from './errors.ts';
 import { agentFor, connectionError, type Trust } from './trust.ts';
 
@@ -12,8 +13,11 @@ export interface Exchange {
   /** Path with its query, e.g. `/api/v1/files/list?path=a`. */
   path: string;
   headers?: Record<string, string | number>;
-  /** A whole body, or a stream whose length is given in headers['Content-Length']. */
-  body?: string | Buffer | Readable;
+  /**
+   * A whole body, a stream, or a function that writes the body to the request (then
+   * ended); the length of the last two is given in headers['Content-Length'].
+   */
+  body?: string | Buffer | Readable | ((out: Writable) => Promise<void>);
   /** Send no Authorization header (login, health). */
   anonymous?: boolean;
   signal?: AbortSignal;
@@ -23,7 +27,7 @@ export interface Exchange {
 
 export class Transport {
   readonly base: URL;
-  private readonly pool: http.Agent;
+  private readonly pool: HttpTypes.Agent;
 
   constructor(url: string | URL, readonly trust: Trust = {}, public token?: string, readonly timeoutMs = 60_000) {
     this.base = new URL(url);
@@ -32,7 +36,7 @@ export class Transport {
   }
 
   /** Sends the request and resolves with the answer once its head is in: any status. */
-  send(ex: Exchange): Promise<http.IncomingMessage> {
+  send(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
     const u = new URL(ex.path, this.base);
     const headers: Record<string, string | number> = { 'User-Agent': 'dagent', ...ex.headers };
     if (!ex.anonymous && this.token) headers.Authorization = `Bearer ${this.token}`;
@@ -45,6 +49,7 @@ export class Transport {
       req.once('error', (err: NodeJS.ErrnoException) => reject(this.failure(err)));
       if (ex.body === undefined) req.end();
       else if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) req.end(ex.body);
+      else if (typeof ex.body === 'function') ex.body(req).then(() => req.end(), (err: Error) => req.destroy(err));
       else {
         ex.body.once('error', (err) => req.destroy(err));
         ex.body.pipe(req);
@@ -53,7 +58,7 @@ export class Transport {
   }
 
   /** send(), then an ApiError for any status but 2xx (its body read for the `error` text). */
-  async ok(ex: Exchange): Promise<http.IncomingMessage> {
+  async ok(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
     const res = await this.send(ex);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
@@ -90,14 +95,14 @@ export class Transport {
   }
 }
 
-export async function readText(res: http.IncomingMessage): Promise<string> {
+export async function readText(res: HttpTypes.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The ApiError of a non-2xx answer: its JSON `error` text, else the status line. */
-export async function apiError(res: http.IncomingMessage): Promise<ApiError> {
+export async function apiError(res: HttpTypes.IncomingMessage): Promise<ApiError> {
   const status = res.statusCode ?? 0;
   let text = '';
   try {

@@ -1,4 +1,4 @@
-// Runs dagent (client/dist/cli/main.js, built from client/src when missing or older) against
+// Runs dagent (client/dist/cli/dagent.js, built from client/src when missing or older) against
 // agents started from the built executable (dist/device-agent), each test with its own
 // $XDG_CONFIG_HOME so profiles never mix.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { BIN, makeDir, ROOT, startAgent, type AgentOptions, type TestAgent } fro
 process.env.TEST_AGENT = 'bin';
 
 export const CLIENT = join(ROOT, 'client');
-export const DAGENT = join(CLIENT, 'dist/cli/main.js');
+export const DAGENT = join(CLIENT, 'dist/cli/dagent.js');
 
 function newest(dir: string): number {
   let t = 0;

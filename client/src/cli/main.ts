@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // dagent: the command line of device-agent-client. This file owns the process: argv, the
 // profile, output on stdout/stderr, and the exit codes (0 ok, 1 the agent refused or
 // failed, 2 usage, 3 credential refused, 4 no connection or TLS trust failed).
