@@ -1,6 +1,8 @@
-// The client beside curl: `dagent get` of a file against `curl -o` of the same file, `dagent
-// put` against `curl -F`, plain HTTP and HTTPS (dagent pinned, curl --pinnedpubkey), in
-// alternating order round by round; and `dagent status` wall time, process start to exit,
+// The client beside curl, plain HTTP and HTTPS (pinned both sides: --pinnedpubkey), in
+// alternating order round by round: the library's transfer (DeviceAgent.downloadToFile and
+// upload, timed from the request to the last byte in a Node process of its own) against
+// curl's time_total for the same transfer, and `dagent get`/`put` as a user runs them,
+// process start to exit, against curl's process likewise; and `dagent status` wall time
 // beside `node -e 0` (the floor of any Node.js command) on the same Node binary.
 //   node bench/client.mjs [--rounds N] [--mb N]   (needs dist/device-agent and curl)
 // bench/run.mjs adds clientRows()'s rows to BENCHMARKS.md.
@@ -10,7 +12,6 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { curl } from './clients.mjs';
 import { startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
@@ -33,20 +34,40 @@ function makeFile(file, size) {
   closeSync(fd);
 }
 
-/** Wall seconds of one process, spawn to exit; throws unless it exits 0. */
-function timed(cmd, args, env) {
+/** Wall seconds of one process, spawn to exit (and its standard output); throws unless it exits 0. */
+function timed(cmd, args, env, withOutput = false) {
   return new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });
     child.on('exit', (code) => {
       const s = Number(process.hrtime.bigint() - t) / 1e9;
-      if (code === 0) resolve(s);
+      if (code === 0) resolve(withOutput ? { s, out } : s);
       else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
     });
   });
 }
+
+/** curl's own time_total (request to last byte) of one transfer. */
+async function curlTotal(args, env) {
+  const { out } = await timed('curl', ['-s', '-S', '-f', '-w', '%{time_total}', ...args], env, true);
+  return Number(out.trim());
+}
+
+/** The library in a process of its own: seconds from the request to the last byte of one transfer. */
+const LIBRARY = `
+import { DeviceAgent } from ${JSON.stringify(join(root, 'client/dist/index.js'))};
+const [url, token, pin, what, local] = process.argv.slice(1);
+const agent = new DeviceAgent({ url, token, pin: pin || undefined });
+const t = process.hrtime.bigint();
+if (what === 'get') await agent.downloadToFile('big.bin', local, { resume: false });
+else await agent.upload([local], 'up.bin');
+console.log(Number(process.hrtime.bigint() - t) / 1e9);
+agent.close();
+`;
 
 export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {} }) {
   if (!existsSync(DAGENT) || statSync(DAGENT).mtimeMs < newest(join(root, 'client/src'))) {
@@ -74,16 +95,21 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {
         const auth = ['-H', `Authorization: Bearer ${agent.token}`];
         makeFile(join(agent.filesDir, 'big.bin'), bytes);
         const out = join(dir, 'out.bin');
-        const r = { get: [[], []], put: [[], []] };
+        const r = { get: [[], []], put: [[], []], libGet: [[], []], libPut: [[], []] };
+        const lib = async (what, local) => Number((await timed(node, ['--input-type=module', '-e', LIBRARY, url, agent.token, pin ?? '', what, local], env, true)).out);
         const turn = async (who, into) => {
           if (who === 0) {
             into.get[0].push(bytes / 1e6 / await timed(node, [DAGENT, 'get', 'big.bin', out], env));
             into.put[0].push(bytes / 1e6 / await timed(node, [DAGENT, 'put', src, 'up.bin'], env));
+            into.libGet[0].push(bytes / 1e6 / await lib('get', out));
+            into.libPut[0].push(bytes / 1e6 / await lib('put', src));
           } else {
-            const g = await curl([...curlTls, ...auth, '-o', out, `${url}/api/download?filepath=big.bin`]);
-            into.get[1].push(bytes / 1e6 / g.seconds);
-            const p = await curl([...curlTls, ...auth, '-H', 'Expect:', '-F', 'saveToPath=up.bin', '-F', `myFile=@${src}`, `${url}/api/upload`]);
-            into.put[1].push(bytes / 1e6 / p.seconds);
+            const getArgs = [...curlTls, ...auth, '-o', out, `${url}/api/download?filepath=big.bin`];
+            const putArgs = [...curlTls, ...auth, '-H', 'Expect:', '-F', 'saveToPath=up.bin', '-F', `myFile=@${src}`, `${url}/api/upload`];
+            into.get[1].push(bytes / 1e6 / await timed('curl', ['-s', '-S', '-f', ...getArgs], env));
+            into.put[1].push(bytes / 1e6 / await timed('curl', ['-s', '-S', '-f', '-o', '/dev/null', ...putArgs], env));
+            into.libGet[1].push(bytes / 1e6 / await curlTotal(getArgs, env));
+            into.libPut[1].push(bytes / 1e6 / await curlTotal(['-o', '/dev/null', ...putArgs], env));
           }
         };
         const scratch = structuredClone(r);
@@ -95,9 +121,15 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {
         }
         if (createHash('sha256').update(readFileSync(join(agent.filesDir, 'up.bin'))).digest('hex') !== sum) throw new Error('uploaded bytes differ');
         const proto = tls ? 'HTTPS, pinned' : 'HTTP';
+        const row = (figure, runs, baselineName, target) => ({
+          figure, unit: 'MB/s', agent: runs[0], baseline: runs[1], baselineName,
+          target: target ? '≥ 0.8 × curl' : 'report', ok: !target || pairRatio(runs[0], runs[1]) >= 0.8,
+        });
         rows.push(
-          { figure: `dagent get of ${mb} MB (${proto}; process start to exit)`, unit: 'MB/s', agent: r.get[0], baseline: r.get[1], baselineName: 'curl -o', target: tls ? 'report' : '≥ 0.8 × curl', ok: tls || pairRatio(r.get[0], r.get[1]) >= 0.8 },
-          { figure: `dagent put of ${mb} MB (${proto}; process start to exit)`, unit: 'MB/s', agent: r.put[0], baseline: r.put[1], baselineName: 'curl -F', target: tls ? 'report' : '≥ 0.8 × curl', ok: tls || pairRatio(r.put[0], r.put[1]) >= 0.8 },
+          row(`library download of ${mb} MB (${proto}; request to last byte)`, r.libGet, 'curl -o, time_total', !tls),
+          row(`library upload of ${mb} MB (${proto}; request to last byte)`, r.libPut, 'curl -F, time_total', !tls),
+          row(`dagent get of ${mb} MB (${proto}; process start to exit)`, r.get, 'curl -o, process', !tls),
+          row(`dagent put of ${mb} MB (${proto}; process start to exit)`, r.put, 'curl -F, process', !tls),
         );
         if (!tls) {
           const status = [];

@@ -21,8 +21,10 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // 13 HTTPS figures (bench/https.mjs), the web interface's four (bench/web.mjs), the
   // restart's three (bench/ops.mjs) and bench/metrics.mjs's three (status req/s on/off, a
   // scrape, RSS; its callgrind on/off is left to the full run: a third server under
-  // callgrind passed the time limit).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3, md);
+  // callgrind passed the time limit), and the client's nine (bench/client.mjs: library and
+  // dagent transfers beside curl over HTTP and HTTPS, dagent status).
+  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 9, md);
+  assert.ok(rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')), md);
   assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
