@@ -1,6 +1,6 @@
 // POST /api/v1/agentusers/loginusertoagent: a password for a login token (a JWT).
 import type { Audit } from '../audit/trail.ts';
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
