@@ -7,7 +7,7 @@ import { lazy } from '../util/lazy.ts';
 import { PAGE_FILES } from './page-names.ts';
 
 // Most agents are never opened in a browser: the files are read (and, from source, built)
-// on the first request for one of them (idle RSS budget of issue 24: +2 MB at most).
+// on the first request for one of them (the idle RSS budget: +2 MB at most, docs/performance.md).
 const assets = lazy('web interface assets', () => import('./assets.ts').then((m) => m.pageAssets()));
 
 /** No inline script or style, nothing from another host; blob: for downloads and the player. */
