@@ -144,7 +144,7 @@ scopes('each role gets exactly the routes of its scopes (a login token also open
     const reference = await ask(agent.url, op.method, path, logins.admin);
     for (const role of ['viewer', 'operator'] as const) {
       const a = await ask(agent.url, op.method, path, logins[role]);
-      if (ROLE_SCOPES[role].includes(op.scope!) || op.loginSuffices) assertAdmitted(a, reference, op, role);
+      if (ROLE_SCOPES[role]!.includes(op.scope!) || op.loginSuffices) assertAdmitted(a, reference, op, role);
       else assertInsufficient(a, op, role);
     }
   }
