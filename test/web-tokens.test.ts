@@ -169,6 +169,11 @@ ui('an admin sees everyone\'s tokens, makes one for another user within that use
   await panel.getByRole('alert').filter({ hasText: 'a token named wallboard already exists' }).waitFor();
   assert.equal(await axeViolations(page), []);
   await page.screenshot({ path: join(ctx.shots, 'admin.png'), fullPage: true });
+  // At 360 px the panel, its table and the shown token fit: no page-wide horizontal scroll.
+  await page.setViewportSize({ width: 360, height: 800 });
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 360, `page width ${width} px at a 360 px viewport`);
+  await page.screenshot({ path: join(ctx.shots, 'admin-360.png'), fullPage: true });
   // Revokes vera's own token.
   await page.getByRole('button', { name: 'Revoke dashboard of vera' }).click();
   await veraRow.waitFor({ state: 'detached' });

@@ -41,7 +41,8 @@ export function tokensView(me: Me) {
     h('p', { class: 'note' }, admin
       ? 'API tokens let scripts call the agent without a password. As an admin you see every user\u2019s.'
       : 'API tokens let scripts call the agent without a password, with at most your rights.'),
-    h('div', { class: 'table-wrap' }, h('table', {},
+    // Wider than a phone: it scrolls, so it takes the focus to scroll by keyboard.
+    h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'API tokens' }, h('table', {},
       h('caption', { class: 'visually-hidden' }, admin ? 'Every API token' : 'Your API tokens'),
       h('thead', {}, h('tr', {}, ...headings.map((t) => h('th', { scope: 'col' }, t || h('span', { class: 'visually-hidden' }, 'Actions'))))),
       rows)),
@@ -129,7 +130,14 @@ export function tokensView(me: Me) {
     await refresh();
     if (!owner) return;
     // An admin may make a token for anyone (the user list needs `admin`, which they have).
-    const { users } = await getJson<{ users: UserEntry[] }>('/api/v1/users');
+    let users: UserEntry[];
+    try {
+      ({ users } = await getJson<{ users: UserEntry[] }>('/api/v1/users'));
+    } catch (err) {
+      // A 401 is back at the login form already; anything else is said here.
+      if ((err as { status?: number }).status !== 401) error.textContent = (err as Error).message;
+      return;
+    }
     for (const u of users) if (u.username !== me.username) owner.append(h('option', { value: u.username }, u.username));
     // Another user's token has at most that user's rights: offer only those.
     owner.addEventListener('change', () => {
