@@ -2,7 +2,8 @@
 // Rewrites citations of documents that are not in this repository ("CONTRACT §6",
 // "spec §7", "spec 4.6", "issue 22, item 4") into references to the section of docs/
 // that now states the rule, as docs/citations.json maps them. In code and other text a
-// citation becomes the path (`docs/api.md#files`); in Markdown a relative link named by
+// citation becomes the path (`docs/api.md#files`, or a narrower section when the line names
+// one: see "_refine" in the map); in Markdown a relative link named by
 // the target's heading (`[Files](api.md#files)`). A heading that held a citation loses
 // it, and links to the heading's old anchor are moved to the new one.
 //
@@ -126,7 +127,7 @@ function markdownLink(target, fromFile) {
  * The file's new text, what changed, and what could not be mapped. Citations inside a
  * Markdown heading are removed (a link in a heading would change its anchor anyway).
  */
-export function rewrite(text, file, map) {
+export function rewrite(text, file, map, refine = {}) {
   const found = [];
   const unmapped = [];
   const md = isMarkdown(file);
@@ -135,13 +136,17 @@ export function rewrite(text, file, map) {
     if (groups.project) return match; // another project's tracker: its own reference, kept
     const keys = keysOf(kind, match);
     const targets = [];
+    const lineStart = whole.lastIndexOf('\n', offset - 1) + 1;
+    const lineEnd = whole.indexOf('\n', offset + match.length);
+    const line = whole.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
     for (const key of keys) {
       if (!(key in map)) { unmapped.push(key); return match; }
       if (map[key] === null) return match;
-      if (!targets.includes(map[key])) targets.push(map[key]);
+      const rule = (refine[key] ?? []).find(([pattern]) => new RegExp(pattern, 'i').test(line));
+      const target = rule ? rule[1] : map[key];
+      if (!targets.includes(target)) targets.push(target);
     }
     found.push(...keys);
-    const lineStart = whole.lastIndexOf('\n', offset - 1) + 1;
     if (md && /^#{1,6}\s/.test(whole.slice(lineStart, offset + 1))) return '\u0000';
     if (!md) return targets.join(', ');
     return targets.map((t) => markdownLink(t, file)).join(', ');
@@ -159,7 +164,9 @@ export function rewrite(text, file, map) {
     if (oldTitle && newTitle && slug(oldTitle) !== slug(newTitle)) renames.push([slug(oldTitle), slug(newTitle)]);
     return fixed;
   });
-  return { text: lines.join('\n'), found, unmapped, renames };
+  // Two citations side by side that now lead to one place ("spec 4.6, CONTRACT §6") say it once.
+  const twice = md ? /(\[[^\]\n]*\]\([^)\s]*\))(?:(?:,| and) \1)+/g : /(\b[\w./-]+\.md(?:#[\w-]+)?)(?:(?:,| and) \1)+(?![\w#-])/g;
+  return { text: lines.join('\n').replace(twice, '$1'), found, unmapped, renames };
 }
 
 /** Links to a renamed heading's old anchor, in any file: `behaviour.md#https-contract-8` → `#https`. */
@@ -238,7 +245,9 @@ function main(argv) {
     return 0;
   }
   const map = JSON.parse(readFileSync(MAP_FILE, 'utf8'));
+  const refine = map._refine ?? {};
   for (const k of Object.keys(map)) if (k.startsWith('_')) delete map[k];
+  delete refine._about;
 
   const files = listFiles(paths);
   const results = new Map();
@@ -248,7 +257,7 @@ function main(argv) {
   for (const file of files) {
     const text = readText(file);
     if (text === undefined) continue;
-    const r = rewrite(text, file, map);
+    const r = rewrite(text, file, map, refine);
     for (const k of r.found) perKey.set(k, (perKey.get(k) ?? 0) + 1);
     for (const k of r.unmapped) unmapped.set(k, [...(unmapped.get(k) ?? []), file]);
     if (r.renames.length) renamesByFile.set(file, r.renames);
