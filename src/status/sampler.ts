@@ -113,7 +113,6 @@ export class StatusSampler {
       disk,
       network: readNetwork(),
       agent: { version: VERSION, uptimeSeconds: Math.round(process.uptime()) },
-      recording: { state: this.deps.recordingState() },
     };
   }
 }
