@@ -14,6 +14,7 @@
 //   node docs/tools/replace-citations.mjs --diff       ... and each changed line, before and after
 //   node docs/tools/replace-citations.mjs --write      rewrite the files
 //   node docs/tools/replace-citations.mjs --check      exit 1 when any citation is left (for CI)
+//   node docs/tools/replace-citations.mjs --self-test  checks the rewriting on examples of every form
 //   ... [PATH...]                                      only these files or directories
 //
 // Exit codes: 0 done (or nothing left, for --check); 1 citations left (--check) or
@@ -229,13 +230,54 @@ export function lineDiff(a, b) {
   return out;
 }
 
+/** Examples of every form, rewritten with a small map of their own (not the repository's). */
+function selfTest() {
+  const map = {
+    'CONTRACT §3': 'docs/api.md#authentication', 'CONTRACT §4': 'docs/api.md#device-status',
+    'CONTRACT §5': 'docs/api.md#audio-recording', 'CONTRACT §8': 'docs/api.md#https', 'CONTRACT §10': 'docs/api.md#metrics', 'CONTRACT §11': 'docs/api.md#more-api',
+    'spec 4.6': 'docs/api.md#download', 'spec §7': 'docs/api.md#errors', 'CONTRACT §6': 'docs/api.md#files',
+    'issue 22 item 3': 'docs/api.md#interactive-description', 'issue 24': 'BENCHMARKS.md', 'issue 41994': null,
+  };
+  const refine = { 'CONTRACT §11': [['events', 'docs/api.md#events']], 'CONTRACT §6': [['download', 'docs/api.md#download']] };
+  const cases = [
+    ['src/a.ts', '// HTTPS on one port (CONTRACT §8).', '// HTTPS on one port (docs/api.md#https).'],
+    ['src/a.ts', '// records as CONTRACT §4, §5, §8 and §11 fix them',
+      '// records as docs/api.md#device-status, docs/api.md#audio-recording, docs/api.md#https, docs/api.md#more-api fix them'],
+    ['src/a.ts', '// as CONTRACT §3-§5 fix', '// as docs/api.md#authentication, docs/api.md#device-status, docs/api.md#audio-recording fix'],
+    ['src/a.ts', '// GET /api/v1/events (CONTRACT §11): SSE', '// GET /api/v1/events (docs/api.md#events): SSE'],
+    ['src/a.ts', '/** The download headers (spec 4.6, CONTRACT §6). */', '/** The download headers (docs/api.md#download). */'],
+    ['src/a.ts', '// a live agent (issue 22,\n// item 3). And', '// a live agent (docs/api.md#interactive-description). And'],
+    ['src/a.ts', "// issue 24's 300 ms budget", "// BENCHMARKS.md's 300 ms budget"],
+    ['x.service', '# nogroup inside (systemd issue #41994), but', '# nogroup inside (systemd issue #41994), but'],
+    ['src/a.ts', '// CONTRACT §10, 200 random paths', '// docs/api.md#metrics, 200 random paths'],
+    ['docs/x.md', 'by role (CONTRACT\n§8), as a reader', 'by role ([HTTPS](api.md#https)), as a reader'],
+    ['README.md', 'see (spec §7).', 'see ([Errors](docs/api.md#errors)).'],
+    ['docs/x.md', '## HTTPS (CONTRACT §8)\n\ntext', '## HTTPS\n\ntext'],
+    ['docs/x.md', '## Events (`GET /api/v1/events`, CONTRACT §11)', '## Events (`GET /api/v1/events`)'],
+  ];
+  let failed = 0;
+  for (const [file, input, want] of cases) {
+    const got = rewrite(input, file, map, refine);
+    if (got.text !== want) {
+      failed++;
+      process.stdout.write(`FAIL ${file}: ${JSON.stringify(input)}\n  want ${JSON.stringify(want)}\n  got  ${JSON.stringify(got.text)}\n`);
+    }
+  }
+  const left = rewrite('// CONTRACT §99', 'src/a.ts', map, refine);
+  if (left.unmapped[0] !== 'CONTRACT §99' || left.text !== '// CONTRACT §99') { failed++; process.stdout.write('FAIL an unmapped form is reported and kept\n'); }
+  const moved = moveAnchors('[x](docs/x.md#https-contract-8) [y](#https-contract-8)', 'docs/x.md', new Map([['docs/x.md', [['https-contract-8', 'https']]]]));
+  if (moved !== '[x](docs/x.md#https) [y](#https)') { failed++; process.stdout.write(`FAIL moveAnchors: ${moved}\n`); }
+  process.stdout.write(failed ? `${failed} failed\n` : `${cases.length + 2} cases passed\n`);
+  return failed ? 1 : 0;
+}
+
 function main(argv) {
   // A reader that stops early (| head) is not an error.
   process.stdout.on('error', (err) => { if (err.code === 'EPIPE') process.exit(0); throw err; });
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const paths = argv.filter((a) => !a.startsWith('--'));
   for (const f of flags) {
-    if (!['--write', '--diff', '--check', '--help'].includes(f)) {
+    if (!['--write', '--diff', '--check', '--help', '--self-test'].includes(f)) {
       process.stderr.write(`replace-citations: unknown option ${f}\n`);
       return 2;
     }
@@ -246,6 +288,7 @@ function main(argv) {
   }
   const map = JSON.parse(readFileSync(MAP_FILE, 'utf8'));
   const refine = map._refine ?? {};
+  if (flags.has('--self-test')) return selfTest();
   for (const k of Object.keys(map)) if (k.startsWith('_')) delete map[k];
   delete refine._about;
 
