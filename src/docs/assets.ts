@@ -1,6 +1,6 @@
 // The files of the /docs page, gzipped once: Swagger UI's and the page's start script.
-import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
+import { staticFile, type StaticFile } from '../http/static.ts';
 import { START_SCRIPT } from './page.ts';
 import SWAGGER_FILES from './swagger-files.json' with { type: 'json' };
 import { swaggerFileGzip } from './swagger-files.ts';
@@ -8,31 +8,15 @@ import { ASSET_NAMES } from './asset-names.ts';
 
 export { ASSET_NAMES };
 
-export interface Asset {
-  type: string;
-  etag: string;
-  gzip: Buffer;
-  /** For the rare client that does not take gzip; made on first use. */
-  plain(): Buffer;
-}
+let assets: Map<string, StaticFile> | undefined;
 
-function asset(name: string, gzip: Buffer): Asset {
-  let plain: Buffer | undefined;
-  return {
-    type: name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
-    etag: `"${createHash('sha256').update(gzip).digest('base64url').slice(0, 22)}"`,
-    gzip,
-    plain: () => (plain ??= gunzipSync(gzip)),
-  };
-}
-
-let assets: Map<string, Asset> | undefined;
+const typeOf = (name: string) => (name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
 
 /** The page's files by name, loaded on the first request for one of them. */
-export function docsAssets(): Map<string, Asset> {
+export function docsAssets(): Map<string, StaticFile> {
   if (!assets) {
-    assets = new Map(SWAGGER_FILES.map((name) => [name, asset(name, swaggerFileGzip(name))]));
-    assets.set('start.js', asset('start.js', gzipSync(START_SCRIPT)));
+    assets = new Map(SWAGGER_FILES.map((name) => [name, staticFile({ type: typeOf(name), gzip: swaggerFileGzip(name) })]));
+    assets.set('start.js', staticFile({ type: typeOf('start.js'), gzip: gzipSync(START_SCRIPT) }));
   }
   return assets;
 }
