@@ -137,6 +137,7 @@ export function rewrite(text, file, map, refine = {}) {
     if (groups.project) return match; // another project's tracker: its own reference, kept
     const keys = keysOf(kind, match);
     const targets = [];
+    const chosen = [];
     const lineStart = whole.lastIndexOf('\n', offset - 1) + 1;
     const lineEnd = whole.indexOf('\n', offset + match.length);
     const line = whole.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
@@ -145,9 +146,10 @@ export function rewrite(text, file, map, refine = {}) {
       if (map[key] === null) return match;
       const rule = (refine[key] ?? []).find(([pattern]) => new RegExp(pattern, 'i').test(line));
       const target = rule ? rule[1] : map[key];
+      chosen.push(`${key} → ${target}`);
       if (!targets.includes(target)) targets.push(target);
     }
-    found.push(...keys);
+    found.push(...chosen);
     if (md && /^#{1,6}\s/.test(whole.slice(lineStart, offset + 1))) return '\u0000';
     if (!md) return targets.join(', ');
     return targets.map((t) => markdownLink(t, file)).join(', ');
@@ -330,7 +332,7 @@ function main(argv) {
     if (flags.has('--write')) writeFileSync(join(ROOT, file), r.after);
   }
   process.stdout.write('by form:\n');
-  for (const [k, n] of [...perKey].sort((x, y) => y[1] - x[1])) process.stdout.write(`  ${n}\t${k} → ${map[k]}\n`);
+  for (const [k, n] of [...perKey].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))) process.stdout.write(`  ${n}\t${k}\n`);
   for (const [file, renames] of renamesByFile) {
     for (const [from, to] of renames) process.stdout.write(`heading anchor moved in ${file}: #${from} → #${to}\n`);
   }
