@@ -5,7 +5,9 @@ import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { Cell } from '../metrics/registry.ts';
 import type { LoginLimiter } from './limiter.ts';
+import type { Log } from '../logger.ts';
 import { DUMMY_HASH, Gate, verifyPassword } from './passwords.ts';
+import { rehashOnLogin } from './rehash.ts';
 import type { Tokens } from './tokens.ts';
 import type { UserStore } from './users.ts';
 
@@ -15,10 +17,12 @@ export interface LoginDeps {
   users: UserStore;
   tokens: Tokens;
   limiter: LoginLimiter;
-  /** One scrypt hash at a time (128 MiB each); a few dozen may wait, the rest get 503. */
+  /** One password hash at a time (~20 MB each); a few dozen may wait, the rest get 503. */
   gate: Gate;
   /** Refusals counted for /metrics: wrong credentials, and 429s of the limiter. */
   loginCounts: { failures: Cell; throttled: Cell };
+  /** Where a failed re-hash of an older password hash is reported. */
+  log: Log;
 }
 
 export function loginRoutes(deps: LoginDeps): Route[] {
@@ -50,6 +54,8 @@ export function loginRoutes(deps: LoginDeps): Route[] {
       }
       await deps.limiter.succeed(address, username);
       sendJson(res, 200, { token: await deps.tokens.issue(user), user: { id: user.id, username: user.username } });
+      // An older setting's hash gets the current one, after the answer (it waits for the gate).
+      void rehashOnLogin(user, password, deps);
     },
   }];
 }
