@@ -6,6 +6,7 @@
 // verified where the runtime has crypto.argon2 (Node 24). A gate caps concurrent
 // hashing, so a burst of logins cannot take the device's memory.
 import { crypto } from '../crypto.ts';
+import { tuneAllocator } from '../memory.ts';
 
 export interface ScryptParams {
   kind: 'scrypt';
@@ -82,6 +83,7 @@ export class Gate {
 
 function derive(password: string, salt: Buffer, params: HashParams): Promise<Buffer> {
   const message = password.normalize('NFC');
+  tuneAllocator(); // the hash's 16 MiB block is then mapped and unmapped, not kept in an arena
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, key: Buffer) => (err ? reject(err) : resolve(key));
     if (params.kind === 'scrypt') {

@@ -12,6 +12,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
+import { burstStarted } from '../memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -201,12 +202,14 @@ export function uploadHandler(config: Config, counted: Counted) {
     if (declared > config.maxFileBytes) throw Errors.uploadTooLarge();
     const boundary = boundaryOf(req.headers['content-type']);
     const session = new UploadSession(config, await realBase(config.uploadDir), req);
+    const burstEnded = burstStarted();
     try {
       await session.receive(boundary);
       await session.commit();
       session.count(counted);
     } finally {
       await session.cleanup();
+      burstEnded();
     }
     sendJson(res, 200, { message: 'Uploaded successfully' });
   };
