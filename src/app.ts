@@ -8,7 +8,7 @@ import type { Principal } from './auth/scopes.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import type { Audit } from './audit/trail.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
-import { docsRoutes } from './docs/routes.ts';
+import { docsRoutes } from './apidocs/routes.ts';
 import type { EventHub } from './events/hub.ts';
 import { eventRoutes } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';

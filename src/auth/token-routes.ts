@@ -3,7 +3,7 @@
 // script's token cannot mint or list others unless it was made to administer.
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';

@@ -192,6 +192,11 @@ export class UserStore {
     return [...this.byName.values()];
   }
 
+  /** The users file this store reads (a login's re-hash writes it: src/auth/rehash.ts). */
+  get path(): string {
+    return this.file;
+  }
+
   get size(): number {
     return this.byName.size;
   }

@@ -2,7 +2,7 @@
 // each with its scope and its part of the OpenAPI document.
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
-import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../docs/responses.ts';
+import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
 import { Errors } from '../http/errors.ts';
 import type { Log } from '../util/logger.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';

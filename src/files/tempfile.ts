@@ -9,8 +9,12 @@ import { closeFd, O, openFd } from './confine.ts';
 export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
 
 const BATCH = 1024 * 1024;
-/** Above this much unwritten data the request is paused. */
-const HIGH_WATER = 8 * BATCH;
+/**
+ * Above this much unwritten data the request is paused (the socket is no longer read
+ * until the disk catches up): what one upload may hold in memory, besides the chunks V8
+ * has not collected yet. 8 MiB before: 8 uploads could hold 64 MiB.
+ */
+const HIGH_WATER = 2 * BATCH;
 
 function writev(fd: number, bufs: Buffer[]): Promise<number> {
   return new Promise((resolve, reject) => writevCb(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));

@@ -15,6 +15,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
+import { burstStarted } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -216,12 +217,14 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
     const boundary = boundaryOf(req.headers['content-type']);
     const root = confinementRoot(config.uploadDir, req);
     const session = new UploadSession(config, await uploadRoot(config, root), req, root);
+    const burstEnded = burstStarted();
     try {
       await session.receive(boundary);
       await session.commit();
       session.count(counted);
     } finally {
       await session.cleanup();
+      burstEnded();
     }
     for (const f of session.stored) {
       audit.record({

@@ -1,5 +1,5 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { jsonHeaders, sendJson } from '../http/respond.ts';
 import type { Response, Route } from '../http/types.ts';
 import { VERSION } from '../util/version.ts';
