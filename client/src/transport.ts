@@ -25,6 +25,9 @@ export interface Exchange {
   timeoutMs?: number;
 }
 
+/** Failures of a request sent on a reused keep-alive connection (retried once when safe). */
+const onReusedSocket = new WeakSet<Error>();
+
 export class Transport {
   readonly base: URL;
   private readonly pool: HttpTypes.Agent;
@@ -35,8 +38,24 @@ export class Transport {
     this.pool = agentFor(this.base, trust);
   }
 
-  /** Sends the request and resolves with the answer once its head is in: any status. */
-  send(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
+  /**
+   * Sends the request and resolves with the answer once its head is in: any status. A GET
+   * or HEAD that fails on a reused keep-alive connection before any answer is sent once
+   * more on a new one: the agent closes idle connections after 5 s, and a request can
+   * leave just as the close arrives (Node's `reusedSocket` case).
+   */
+  async send(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
+    try {
+      return await this.sendOnce(ex);
+    } catch (err) {
+      const retry = onReusedSocket.has(err as Error) && (ex.method === 'GET' || ex.method === 'HEAD') &&
+        err instanceof ConnectionError && !ex.signal?.aborted;
+      if (!retry) throw err;
+      return this.sendOnce(ex);
+    }
+  }
+
+  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
     const u = new URL(ex.path, this.base);
     const headers: Record<string, string | number> = { 'User-Agent': 'dagent', ...ex.headers };
     if (!ex.anonymous && this.token) headers.Authorization = `Bearer ${this.token}`;
@@ -46,7 +65,11 @@ export class Transport {
       const req = mod.request(u, { method: ex.method, headers, agent: this.pool, signal: ex.signal }, resolve);
       const timeout = ex.timeoutMs ?? this.timeoutMs;
       if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-      req.once('error', (err: NodeJS.ErrnoException) => reject(this.failure(err)));
+      req.once('error', (err: NodeJS.ErrnoException) => {
+        const failure = this.failure(err);
+        if (req.reusedSocket) onReusedSocket.add(failure);
+        reject(failure);
+      });
       if (ex.body === undefined) req.end();
       else if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) req.end(ex.body);
       else if (typeof ex.body === 'function') ex.body(req).then(() => req.end(), (err: Error) => req.destroy(err));
