@@ -165,6 +165,14 @@ export class DeviceAgent {
     return { status: body.statusCode ?? 0, body, length, start, total, etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
   }
 
+  /** HEAD /api/download: the file's size and validators without its bytes. */
+  async fileInfo(filepath: string, opts: { fstype?: string } = {}): Promise<{ sizeBytes: number; etag: string | null; lastModified: string | null; contentType: string | null }> {
+    const res = await this.transport.ok({ method: 'HEAD', path: `/api/download${query({ filepath, fstype: opts.fstype })}` });
+    res.resume();
+    const h = (name: string) => (res.headers[name] as string | undefined) ?? null;
+    return { sizeBytes: Number(res.headers['content-length']), etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
+  }
+
   /**
    * Downloads into a local file, resuming a partial one left by an earlier call (Range +
    * If-Range with the file's ETag: a file changed on the device meanwhile comes whole),
@@ -268,6 +276,11 @@ export class DeviceAgent {
   /** GET /metrics: the Prometheus text. */
   async metrics(): Promise<string> {
     return readText(await this.transport.ok({ method: 'GET', path: '/metrics' }));
+  }
+
+  /** GET /docs/openapi.json: the OpenAPI document of this agent's API. */
+  openapi(): Promise<Record<string, unknown>> {
+    return this.transport.json('GET', '/docs/openapi.json', undefined, { anonymous: true });
   }
 
   /** Closes idle keep-alive connections, so a program can exit at once. */
