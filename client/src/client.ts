@@ -124,13 +124,20 @@ export class DeviceAgent {
     return this.transport.json('POST', '/api/v1/audiofiles/audiorecordstop');
   }
 
-  /** Polls the recording status until it is no longer `recording`; resolves with the final record. */
+  /**
+   * Polls the recording status until it is no longer `recording`; resolves with the final
+   * record. Until the recording's planned end it asks every 5 s at most (a stop from
+   * elsewhere is seen), then every `intervalMs` (default 250).
+   */
   async waitForRecording(opts: { intervalMs?: number; signal?: AbortSignal } = {}): Promise<RecordingStatus> {
+    const interval = opts.intervalMs ?? 250;
     for (;;) {
       const record = await this.recording();
       if (record.state !== 'recording') return record;
+      const end = record.startedAt && record.durationSeconds !== null ? Date.parse(record.startedAt) + record.durationSeconds * 1000 : NaN;
+      const wait = Number.isFinite(end) ? Math.min(5000, Math.max(interval, end - Date.now())) : interval;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, opts.intervalMs ?? 250);
+        const timer = setTimeout(resolve, wait);
         opts.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(opts.signal!.reason); }, { once: true });
       });
     }
