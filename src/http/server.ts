@@ -40,6 +40,10 @@ export const MAX_QUEUED_REQUESTS = 4;
  */
 function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (twoHosts(req.rawHeaders)) {
+      refuseTwoHosts(res);
+      return;
+    }
     if (res.socket) {
       handler(req, res);
       return;
@@ -51,6 +55,37 @@ function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (
       handler(req, res);
     });
   };
+}
+
+/** Whether a request names its Host twice (Node keeps the first and drops the rest). */
+function twoHosts(raw: string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
+}
+
+const TWO_HOSTS = JSON.stringify({ error: 'a request must have one Host header' });
+
+/**
+ * RFC 9112 §3.2: a request with more than one Host field is answered 400 (a proxy in front
+ * and the agent could each take another one), and the connection closes, as Node closes it
+ * after its own 400 for a missing Host.
+ */
+function refuseTwoHosts(res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  res.writeHead(400, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(TWO_HOSTS),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(TWO_HOSTS);
 }
 
 export interface RunningServer {
@@ -92,6 +127,14 @@ export function listen(
     connectionsCheckingInterval: 1_000,
     maxHeaderSize: 16 * 1024,
   }, inTurn(handler));
+  // Expect: 100-continue: Node sends `100 Continue` before any handler runs unless the
+  // server listens for checkContinue; the agent sends it on the body's first read instead
+  // (AgentRequest._read), after the auth check.
+  const continuing = inTurn(handler);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    (req as AgentRequest).continueWith = res;
+    continuing(req, res);
+  });
   // A client that shuts its sending side after the request still reads: answer it whole.
   answerHalfClosedClients(server);
 
