@@ -215,6 +215,56 @@ export async function cgroupFigure(bin, dir, src, { limitMb = 128, clients = 8 }
   }
 }
 
+const med = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+
+/**
+ * The bench's memory rows (npm run bench): each figure on fresh agents, `rounds` times,
+ * over the agent's own idle RSS. `src`: the upload source file (`mb` MB).
+ */
+export async function memoryRows({ bin, dir, src, mb, rounds, log = () => {} }) {
+  let n = 0;
+  const fresh = () => join(dir, `m${n++}`);
+  const login = [];
+  const pipe = { rss: [], fds: [], after: [], answered: true };
+  const up1 = [];
+  const up8 = { peak: [], after: [], tls: [], tlsAfter: [], identical: true };
+  for (let i = 0; i < rounds; i++) {
+    log(`memory round ${i + 1}/${rounds}: login, pipelining, uploads`);
+    login.push((await loginFigure(bin, fresh())).overIdle);
+    const p = await pipeliningFigure(bin, fresh());
+    pipe.rss.push(p.overIdle);
+    pipe.fds.push(p.fdsOverIdle);
+    pipe.after.push(p.afterOverIdle);
+    pipe.answered &&= p.others.health === 200 && p.others.status === 200;
+    const u1 = await uploadFigure(bin, fresh(), src);
+    up1.push(u1.overIdle);
+    const u8 = await uploadFigure(bin, fresh(), src, { clients: 8 });
+    const t8 = await uploadFigure(bin, fresh(), src, { clients: 8, tls: true });
+    up8.peak.push(u8.overIdle);
+    up8.after.push(u8.afterOverIdle);
+    up8.tls.push(t8.overIdle);
+    up8.tlsAfter.push(t8.afterOverIdle);
+    up8.identical &&= u1.identical && u8.identical && t8.identical;
+  }
+  log('a login and 8 uploads in a 128 MB memory cgroup');
+  const cg = await cgroupFigure(bin, fresh(), src);
+  const rows = [
+    { figure: 'peak RSS during a login, over idle', unit: 'MB', agent: login, target: '≤ +24 MB', ok: med(login) <= 24 },
+    { figure: `5 connections × 500 pipelined 20 MB downloads, never read: RSS over idle${pipe.answered ? '' : ' (others NOT answered)'}`, unit: 'MB', agent: pipe.rss, target: '≤ +40 MB, others answered', ok: med(pipe.rss) <= 40 && pipe.answered },
+    { figure: 'the same: descriptors over idle', unit: 'fds', agent: pipe.fds, target: '≤ +64', ok: med(pipe.fds) <= 64, digits: 0 },
+    { figure: 'the same: RSS over idle 5 s after the attackers closed', unit: 'MB', agent: pipe.after, target: 'report', ok: true },
+    { figure: `peak RSS, one ${mb} MB upload, over idle`, unit: 'MB', agent: up1, target: '≤ +12 MB', ok: med(up1) <= 12 },
+    { figure: `peak RSS, 8 concurrent ${mb} MB uploads, over idle${up8.identical ? '' : ' (files NOT identical)'}`, unit: 'MB', agent: up8.peak, target: '≤ +40 MB', ok: med(up8.peak) <= 40 && up8.identical },
+    { figure: `peak RSS, 8 concurrent ${mb} MB uploads over TLS, over idle`, unit: 'MB', agent: up8.tls, target: '≤ +40 MB', ok: med(up8.tls) <= 40 },
+    { figure: 'RSS 5 s after the last of those uploads, over idle (plain)', unit: 'MB', agent: up8.after, target: '≤ +8 MB', ok: med(up8.after) <= 8 },
+    { figure: 'RSS 5 s after the last of those uploads, over idle (TLS)', unit: 'MB', agent: up8.tlsAfter, target: '≤ +8 MB', ok: med(up8.tlsAfter) <= 8 },
+  ];
+  if (cg) {
+    rows.push({ figure: `a login then 8 concurrent ${mb} MB uploads, agent in a 128 MB cgroup: uploads stored${cg.alive ? '' : ' (agent KILLED)'}`, unit: `of 8 (max usage ${cg.maxUsageMb.toFixed(0)} MB)`, agent: [cg.ok], target: '8/8, agent alive', ok: cg.ok === 8 && cg.alive, digits: 0 });
+  }
+  return rows;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const bin = process.env.AGENT_BIN ?? join(root, 'dist/device-agent');

@@ -14,6 +14,7 @@ import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
 import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
+import { memoryRows } from './memory.mjs';
 import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
@@ -287,6 +288,9 @@ async function main() {
   log('peak memory, each round on a fresh agent');
   const mem = await memoryFigures(join(dir, 'agent'), upSrc);
 
+  log('memory under a login, the pipelining attack, upload bursts, a 128 MB cgroup');
+  const memRows = await memoryRows({ bin, dir: join(dir, 'memory'), src: upSrc, mb, rounds: Math.min(rounds, 3), log: (s) => log(s) });
+
   log('startup and idle memory');
   const start = await startupFigures(smoke ? 1 : 5);
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
@@ -310,6 +314,7 @@ async function main() {
     { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: mem.peak8, target: '≤ 120 MB', ok: median(mem.peak8) <= 120 },
     { figure: `peak RSS during a ${mb} MB upload`, unit: 'MB', agent: mem.peakUp, target: 'report', ok: true },
     { figure: 'RSS 2 s after that upload', unit: 'MB', agent: mem.afterUp, target: 'report', ok: true },
+    ...memRows,
     { figure: 'idle RSS (warm restart)', unit: 'MB', agent: start.idles, baseline: start.baseIdles, baselineName: 'plain Node server', target: '≤ 50 MB', ok: median(start.idles) <= 50 },
     { figure: 'idle RSS, anonymous part (the rest is the mapped executable)', unit: 'MB', agent: start.anons, baseline: start.baseAnons, baselineName: 'plain Node server', target: 'report', ok: true },
     { figure: 'exec → first answered request (warm restart)', unit: 'ms', agent: start.firsts, baseline: start.baseFirsts, baselineName: 'plain Node server', target: '≤ 60 ms', ok: median(start.firsts) <= 60 },

@@ -28,15 +28,17 @@ export const FIRST_REQUEST_GRACE_MS = 1_000;
 export const MAX_QUEUED_REQUESTS = 4;
 
 /**
- * Runs the handler of a request only once its response owns the socket, i.e. is the one
- * being answered. A pipelined request that must wait holds no file, buffer or event-stream
- * slot meanwhile (a download opened its file and allocated its copy buffers at once, an
- * event stream took its slot: 500 pipelined downloads on one unread connection held
- * 1 GB). Each waiting request also counts as a share of the socket's high-water mark of
- * pending output, so with MAX_QUEUED_REQUESTS waiting Node stops reading the connection:
- * the rest stays in the kernel's socket buffer, and the client's own send buffer fills.
- * What is parsed already (at most the one read of up to 64 KiB in which the brake came)
- * waits as request objects only, and a closed connection drops them unanswered.
+ * Brakes a connection that pipelines requests faster than they are answered. HTTP/1.1
+ * answers in order, so a request waiting for its turn gains nothing by starting early:
+ * its handler runs only once its response owns the socket (the access log's wrapper,
+ * src/http/log.ts, holds it back), so a waiting download opens no file and allocates no
+ * buffer, and a waiting event stream takes no slot (500 pipelined downloads on one unread
+ * connection held 1 GB when each started at once). Each waiting request also counts as a
+ * share of the socket's high-water mark of pending output, so with MAX_QUEUED_REQUESTS
+ * waiting Node stops reading the connection: the rest stays in the kernel's socket
+ * buffer, and the client's own send buffer fills. What is parsed already (at most the one
+ * read of up to 64 KiB in which the brake came) waits as request objects only, and a
+ * closed connection drops them, each with its access-log line (aborted).
  */
 function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -44,16 +46,12 @@ function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (
       refuseTwoHosts(res);
       return;
     }
-    if (res.socket) {
-      handler(req, res);
-      return;
+    if (!res.socket) {
+      const share = Math.ceil(req.socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
+      countPendingOutput(res, share);
+      res.once('socket', () => countPendingOutput(res, -share));
     }
-    const share = Math.ceil(req.socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
-    countPendingOutput(res, share);
-    res.once('socket', () => {
-      countPendingOutput(res, -share);
-      handler(req, res);
-    });
+    handler(req, res);
   };
 }
 
