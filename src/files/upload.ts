@@ -12,7 +12,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
-import { burstStarted } from '../memory.ts';
+import { bodyReceived, burstStarted } from '../memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -56,6 +56,7 @@ class UploadSession {
         if (ended) return;
         total += chunk.length;
         if (total > this.config.maxFileBytes) return this.fail(Errors.uploadTooLarge());
+        bodyReceived(chunk.length);
         try {
           parser.write(chunk);
         } catch (err) {
