@@ -43,7 +43,7 @@ export async function startAgent(bin, dir, { tls = false, cgroup } = {}) {
     audio: { device: 'null' }, ...(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {}),
   }));
   if (!existsSync(join(dir, 'users.json'))) {
-    execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+    execFileSync(process.env.CLI_BIN ?? bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
   }
   const logFile = join(dir, `agent-${process.hrtime.bigint()}.log`);
   const fd = openSync(logFile, 'w');
@@ -110,7 +110,8 @@ async function sampled(pid, work) {
 /** Waits until RSS is 1 s after start, the figure loads are measured over. */
 async function idleOf(agent) {
   await sleep(1000);
-  return { rssKb: procStats(agent.child.pid).rssKb, fds: fds(agent.child.pid) };
+  const st = procStats(agent.child.pid);
+  return { rssKb: st.rssKb, anonKb: st.anonKb, fds: fds(agent.child.pid) };
 }
 
 /** Peak RSS of a login over the idle agent's RSS. */
@@ -156,8 +157,10 @@ export async function pipeliningFigure(bin, dir, { connections = 5, requests = 5
     });
     for (const s of socks) s.destroy();
     await sleep(5000);
-    const after = procStats(agent.child.pid).rssKb;
+    const afterStats = procStats(agent.child.pid);
+    const after = afterStats.rssKb;
     return {
+      anonAfterOverIdle: mbOf(afterStats.anonKb - idle.anonKb),
       overIdle: mbOf(r.maxRssKb - idle.rssKb), fdsOverIdle: r.maxFds - idle.fds,
       others: r.value, afterOverIdle: mbOf(after - idle.rssKb), afterFds: fds(agent.child.pid) - idle.fds, idle: mbOf(idle.rssKb),
     };
@@ -284,7 +287,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     if (only.includes('pipelining')) {
       const r = await pipeliningFigure(bin, fresh());
-      console.log(`pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB, +${r.afterFds} fds`);
+      console.log(`pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB (anonymous +${f(r.anonAfterOverIdle)}), +${r.afterFds} fds`);
     }
     if (only.includes('upload1')) {
       const r = await uploadFigure(bin, fresh(), src);

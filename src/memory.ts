@@ -63,6 +63,14 @@ export function tuneAllocator(): void {
   nativeAddon();
 }
 
+/** A burst of another kind ended (a connection that queued requests closed): settle once quiet. */
+export function settleSoon(): void {
+  if (active > 0) return; // the last upload's end settles
+  if (timer) clearTimeout(timer);
+  timer = setTimeout(trimNow, QUIET_MS);
+  timer.unref();
+}
+
 /** Marks the start of a burst of memory (an upload); call the returned function at its end. */
 export function burstStarted(): () => void {
   tuneAllocator();

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { answerHalfClosedClients, countPendingOutput, currentResponse } from './node-internals.ts';
 import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
+import { settleSoon } from '../memory.ts';
 import { sniffConnections } from './sniff.ts';
 
 /** A client must send its headers within this long (slowloris gets 408); silence, or a handshake, as long. */
@@ -47,9 +48,12 @@ function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (
       return;
     }
     if (!res.socket) {
-      const share = Math.ceil(req.socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
+      const socket = req.socket;
+      const share = Math.ceil(socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
       countPendingOutput(res, share);
       res.once('socket', () => countPendingOutput(res, -share));
+      // What its waiting requests took is collected and given back once it closes.
+      if (socket.listeners('close').indexOf(settleSoon) === -1) socket.once('close', settleSoon);
     }
     handler(req, res);
   };
