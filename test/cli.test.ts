@@ -76,10 +76,10 @@ users('user add refuses an invalid name', async ({ cfg }) => {
   assert.match(r.stderr, /invalid user name/);
 });
 
-users('user list prints names and ids', async ({ dir, cfg }) => {
+users('user list prints names, roles, directories and ids', async ({ dir, cfg }) => {
   const r = await runCli(['user', 'list', '--config', cfg]);
   assert.is(r.code, 0);
-  assert.is(r.stdout, `alice\t${usersIn(dir)[0]!.id}\n`);
+  assert.is(r.stdout, `alice\toperator\t-\t${usersIn(dir)[0]!.id}\n`);
 });
 
 users('user passwd changes the hash and the session version', async ({ dir, cfg }) => {

@@ -85,7 +85,7 @@ const sf = suite<{ agent: TestAgent; token: string; data: Buffer; mappedAtStart:
 sf.before(async (ctx) => {
   ctx.agent = await startAgent();
   ctx.mappedAtStart = addonMapped(ctx.agent.child.pid!);
-  // The login loads the addon too (it fixes the allocator's thresholds before the hash: src/memory.ts).
+  // The login loads the addon too (it fixes the allocator's thresholds before the hash: src/native/memory.ts).
   ctx.token = await ctx.agent.login();
   ctx.data = randomBytes(12 * MiB);
   writeFileSync(join(ctx.agent.baseDir, 'big.bin'), ctx.data);

@@ -5,8 +5,8 @@
 // the next successful login (needsRehash). Argon2id hashes (OWASP's first setting) are
 // verified where the runtime has crypto.argon2 (Node 24). A gate caps concurrent
 // hashing, so a burst of logins cannot take the device's memory.
-import { crypto } from '../crypto.ts';
-import { tuneAllocator } from '../memory.ts';
+import { crypto } from '../util/crypto.ts';
+import { tuneAllocator } from '../native/memory.ts';
 
 export interface ScryptParams {
   kind: 'scrypt';

@@ -1,8 +1,8 @@
 // One upload part on its way to disk: a temp file created with O_EXCL next to its target,
 // written in large batches while the request keeps flowing, fsynced before it may be renamed.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import { unlinkSync, writev as writevCb } from 'node:fs';
-import { fchmod, fsync } from '../fsp.ts';
+import { fchmod, fsync } from '../util/fsp.ts';
 import { closeFd, O, openFd } from './confine.ts';
 
 /** Orphans of a crash match this and are swept at start (sweep.ts). */

@@ -5,7 +5,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 
 let log: Log | undefined;
 const noted = new Set<string>();

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { answerHalfClosedClients, countPendingOutput, currentResponse } from './node-internals.ts';
 import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
-import { settleSoon } from '../memory.ts';
+import { settleSoon } from '../native/memory.ts';
 import { sniffConnections } from './sniff.ts';
 
 /** A client must send its headers within this long (slowloris gets 408); silence, or a handshake, as long. */

@@ -24,7 +24,7 @@
 //                              arecord do not hold the port; -ENOTSOCK, -EINVAL (not a
 //                              listening stream) or -EAFNOSUPPORT for anything else
 //
-// glibc's allocator (src/memory.ts): Node exposes none of it.
+// glibc's allocator (src/native/memory.ts): Node exposes none of it.
 //   tuneAllocator() -> 1, or 0 without glibc
 //                              a fixed mmap threshold (128 KiB, glibc's default) and at
 //                              most 2 arenas: glibc otherwise raises the threshold to the

@@ -6,7 +6,7 @@
 // 16 MiB of body frees the chunks already written; a second after the last upload ended
 // (none running), a full collection, then malloc_trim(0) returns every free page of the
 // heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
-import { nativeAddon } from './native/addon.ts';
+import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
 /** Body bytes between two young-generation collections while uploads run. */
