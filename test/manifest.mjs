@@ -9,6 +9,8 @@ export const once = new Set([
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
   'package-build.test.ts', 'package-install.test.ts',
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts',
+  // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
+  'auth-limiter.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
@@ -20,6 +22,8 @@ export const timeouts = {
   'bench-soak.test.ts': 300,
   // ~90 s on a quiet 2-core host (four agents, Chromium, a 20 MB upload throttled to 20 MB/s).
   'web-browser.test.ts': 420,
+  // 40,000+ logins of 16 KiB each: ~60 s alone, more on a busy host.
+  'auth-limiter.test.ts': 600,
   // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
   'system-vm.test.ts': 3600,
 };
