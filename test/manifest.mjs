@@ -10,7 +10,7 @@ export const once = new Set([
   'package-build.test.ts', 'package-install.test.ts',
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
-  'auth-limiter.test.ts',
+  'auth-limiter.test.ts', 'unit-file-lock.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
