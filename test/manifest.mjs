@@ -8,7 +8,10 @@ export const once = new Set([
   'unit-logger.test.ts', 'unit-metrics.test.ts', 'unit-multipart.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
   'package-build.test.ts', 'package-install.test.ts',
-  'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts',
+  'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
+  // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
+  'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
+  'client-big.test.ts', 'client-types.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
   'auth-limiter.test.ts', 'unit-file-lock.test.ts',
 ]);

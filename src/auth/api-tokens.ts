@@ -5,12 +5,12 @@
 // copy, so no token is lost or brought back by another writer's rename.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { replaceFile } from '../atomic.ts';
-import { crypto } from '../crypto.ts';
-import { errnoName } from '../errno.ts';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { crypto } from '../util/crypto.ts';
+import { errnoName } from '../util/errno.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
 import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
 import { normalizeDirectory, type User } from './users.ts';

@@ -1,10 +1,10 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
-import { errnoText } from '../errno.ts';
+import { errnoText } from '../util/errno.ts';
 import { close, constants, fstatSync, open, readlinkSync, type Stats } from 'node:fs';
-import { lstat, readlink, realpath } from '../fsp.ts';
+import { lstat, readlink, realpath } from '../util/fsp.ts';
 import { isAbsolute, posix, relative, resolve } from 'node:path';
-import { isWithin } from '../paths.ts';
+import { isWithin } from '../util/paths.ts';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';
 

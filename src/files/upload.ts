@@ -1,8 +1,8 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { errnoText } from '../errno.ts';
-import { copyFile, fsync, rename } from '../fsp.ts';
-import type { Config } from '../config.ts';
+import { errnoText } from '../util/errno.ts';
+import { copyFile, fsync, rename } from '../util/fsp.ts';
+import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
@@ -15,6 +15,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
+import { burstStarted } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -215,12 +216,14 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
     const boundary = boundaryOf(req.headers['content-type']);
     const root = confinementRoot(config.uploadDir, req);
     const session = new UploadSession(config, await uploadRoot(config, root), req, root);
+    const burstEnded = burstStarted();
     try {
       await session.receive(boundary);
       await session.commit();
       session.count(counted);
     } finally {
       await session.cleanup();
+      burstEnded();
     }
     for (const f of session.stored) {
       audit.record({
