@@ -19,6 +19,7 @@ import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
+import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 import { httpsRows } from './https.mjs';
 import { webFigures } from './web.mjs';
@@ -301,6 +302,8 @@ async function main() {
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
+  log('API tokens and the audit trail');
+  const tokens = await tokensRows({ bin, pairs: ratePairs, seconds, rounds: smoke ? 1 : 3, callgrind: smoke ? null : [20_000, 10_000], log });
 
   const ratio = ([a, b]) => pairRatio(a, b);
   const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
@@ -330,6 +333,7 @@ async function main() {
     ...https,
     ...metrics,
     ...ops,
+    ...tokens,
   ];
   log('web interface: page weight, idle memory, first paint');
   rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));

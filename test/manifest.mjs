@@ -12,6 +12,8 @@ export const once = new Set([
   // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
   'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
   'client-big.test.ts', 'client-types.test.ts',
+  // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
+  'auth-limiter.test.ts', 'unit-file-lock.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
@@ -23,6 +25,8 @@ export const timeouts = {
   'bench-soak.test.ts': 300,
   // ~90 s on a quiet 2-core host (four agents, Chromium, a 20 MB upload throttled to 20 MB/s).
   'web-browser.test.ts': 420,
+  // 40,000+ logins of 16 KiB each: ~60 s alone, more on a busy host.
+  'auth-limiter.test.ts': 600,
   // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
   'system-vm.test.ts': 3600,
 };
