@@ -3,7 +3,6 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
 import { ApiError } from './errors.ts';
 import { downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
