@@ -6,8 +6,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
 import {
-  COMMAND_NAMES, dagent, dagentProcess, hasRoute, startClientAgent, tempHome, tokenProfile, type ClientAgent,
+  COMMAND_NAMES, DAGENT, dagent, dagentProcess, hasRoute, startClientAgent, tempHome, tokenProfile, type ClientAgent,
 } from './helpers/dagent.ts';
 
 type Ctx = { agent: ClientAgent; home: string; token: string };
@@ -169,6 +170,19 @@ function define(tls: boolean): void {
     assert.equal(first.data, await api(ctx.agent, ctx.token, '/api/v1/audiofiles/audiorecordstatus'));
     assert.is(second.event, 'status');
     assert.equal(shape(second.data), shape(await api(ctx.agent, ctx.token, '/api/v1/devicestatus/get')));
+  });
+
+  test('a reader that goes away (events --json | head -1, get - | head -c) ends dagent quietly', async (ctx) => {
+    writeFileSync(join(ctx.agent.baseDir, 'pipe.bin'), randomBytes(4 * 1024 * 1024));
+    for (const args of [['events', '--json'], ['get', 'pipe.bin', '-']]) {
+      const line = `'${process.execPath}' '${DAGENT}' ${args.join(' ')} | head -c 100 > /dev/null; echo "dagent=\${PIPESTATUS[0]}"`;
+      const r = await new Promise<{ out: string; err: string }>((resolve) => {
+        execFile('bash', ['-c', line], { env: { ...process.env, XDG_CONFIG_HOME: ctx.home, DAGENT_PROFILE: '' }, timeout: 20_000 },
+          (_e, out, err) => resolve({ out, err }));
+      });
+      assert.is(r.err, '', args.join(' '));
+      assert.is(r.out, 'dagent=0\n', args.join(' '));
+    }
   });
 
   when('/api/v1/files/mkdir')('mkdir, mv (--force), rm (-r): the API answers and the tree on disk', async (ctx) => {

@@ -185,6 +185,13 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that went away (`dagent events --json | head -1`) ends the command quietly, as
+// SIGPIPE ends a C program, instead of an unhandled EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(process.exitCode ?? 0);
+});
+
 // This module is the program: dagent.ts imports it once the compile cache is on.
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
