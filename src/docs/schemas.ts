@@ -182,6 +182,24 @@ export const schemas: Record<string, Schema> = {
 
   UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
 
+  FilePath: closed({ path: { type: 'string', description: 'relative to the base directory, normalised (`""` for the base itself)' } }),
+  MkdirRequest: {
+    type: 'object', required: ['path'],
+    properties: {
+      path: { type: 'string', description: 'the directory to make, relative to the base directory; missing parents are made too' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
+  MoveRequest: {
+    type: 'object', required: ['from', 'to'],
+    properties: {
+      from: { type: 'string', description: 'what to move, relative to the base directory (a link is moved itself)' },
+      to: { type: 'string', description: 'its new path, relative to the base directory; its directory must exist' },
+      overwrite: { type: 'boolean', description: 'replace an existing `to` (a file, or an empty directory); false when absent' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
+
   FileList: {
     type: 'object',
     required: ['path', 'entries'],
