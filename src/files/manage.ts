@@ -111,20 +111,23 @@ async function removeEntry(dirFd: number, name: string): Promise<void> {
 export async function deletePath(base: string, clientPath: string, recursive: boolean, root: string): Promise<void> {
   const p = await openParent(base, clientPath, root, () => Errors.fileNotFound(clientPath));
   try {
-    const st = await entryOf(p, clientPath);
     const at = inDir(p.dirFd, p.name);
-    try {
-      if (!st.isDirectory()) {
-        await unlink(at);
-      } else if (!recursive) {
-        await rmdir(at);
-      } else {
-        await removeEntry(p.dirFd, p.name);
+    for (let attempt = 0; ; attempt++) {
+      const st = await entryOf(p, clientPath);
+      try {
+        if (!st.isDirectory()) await unlink(at);
+        else if (!recursive) await rmdir(at);
+        else await removeEntry(p.dirFd, p.name);
+        break;
+      } catch (err) {
+        const c = code(err);
+        // Swapped between the look and the change (a link became a directory or back): look again.
+        if ((c === 'EISDIR' || c === 'ENOTDIR') && attempt < 4) continue;
+        if (c === 'ENOTEMPTY' || c === 'EEXIST') throw Errors.notEmpty();
+        if (c === 'ENOENT') throw Errors.fileNotFound(clientPath);
+        if (c === 'EBUSY') throw Errors.busy(clientPath);
+        throw failure(err);
       }
-    } catch (err) {
-      if (code(err) === 'ENOTEMPTY' || code(err) === 'EEXIST') throw Errors.notEmpty();
-      if (code(err) === 'ENOENT') throw Errors.fileNotFound(clientPath);
-      throw failure(err);
     }
     await fsync(p.dirFd).catch(() => {}); // durability of the removal only; it happened
   } finally {
@@ -161,6 +164,7 @@ export async function makeDirectory(base: string, clientPath: string, root: stri
         await mkdir(at, 0o755);
         made = true;
       } catch (err) {
+        if (code(err) === 'ENOENT') throw Errors.fileNotFound(clientPath); // a directory on the way removed meanwhile
         if (code(err) !== 'EEXIST') throw failure(err);
       }
       let next: number;
@@ -215,9 +219,9 @@ export async function movePath(base: string, from: string, to: string, overwrite
       if (dst.dirReal !== src.dirReal) await fsync(src.dirFd).catch(() => {});
       return { crossed: false };
     } catch (err) {
-      if (code(err) !== 'EXDEV') throw renameFailure(err, to);
+      if (code(err) !== 'EXDEV') throw renameFailure(err, from, to);
     }
-    await copyAcross(src, dst, st, to);
+    await copyAcross(src, dst, st, from, to);
     return { crossed: true };
   } finally {
     await closeFd(src.dirFd);
@@ -225,11 +229,13 @@ export async function movePath(base: string, from: string, to: string, overwrite
   }
 }
 
-function renameFailure(err: unknown, to: string): Error {
+function renameFailure(err: unknown, from: string, to: string): Error {
   const c = code(err);
   if (c === 'EINVAL') return Errors.moveIntoItself();
   // A directory over a file, a file over a directory, over a directory that is not empty.
   if (c === 'EISDIR' || c === 'ENOTDIR' || c === 'ENOTEMPTY' || c === 'EEXIST') return Errors.alreadyExists(to);
+  if (c === 'EBUSY') return Errors.busy(from);
+  if (c === 'ENOENT') return Errors.fileNotFound(from); // removed meanwhile
   return failure(err);
 }
 
@@ -240,7 +246,7 @@ const tempName = () => `.device-agent-upload-${crypto().randomBytes(16).toString
  * (files fsynced), renamed into place, and only then is the source removed. A failure on
  * the way removes the copy: the target appears whole or not at all, the source stays.
  */
-async function copyAcross(src: OpenedParent, dst: OpenedParent, st: Stats, to: string): Promise<void> {
+async function copyAcross(src: OpenedParent, dst: OpenedParent, st: Stats, from: string, to: string): Promise<void> {
   const temp = tempName();
   try {
     await copyEntry(src.dirFd, src.name, dst.dirFd, temp, st);
@@ -248,7 +254,7 @@ async function copyAcross(src: OpenedParent, dst: OpenedParent, st: Stats, to: s
     try {
       await rename(inDir(dst.dirFd, temp), inDir(dst.dirFd, dst.name));
     } catch (err) {
-      throw renameFailure(err, to);
+      throw renameFailure(err, from, to);
     }
   } catch (err) {
     await removeEntry(dst.dirFd, temp).catch(() => {}); // nothing of it may stay behind

@@ -92,6 +92,7 @@ export const Errors = {
   notEmpty: () => e(409, 'directory is not empty'),
   notADirectoryInWay: (path: string) => e(409, `${path} exists and is not a directory`),
   alreadyExists: (path: string) => e(409, `${path} already exists`),
+  busy: (path: string) => e(409, `${path} is in use (a mount point)`),
   moveIntoItself: () => e(400, 'cannot move a directory into itself'),
   noSpace: () => e(507, 'no space left on the device'),
   manageFailed: (detail: string) => e(500, `failed to change the file system: ${detail}`),
