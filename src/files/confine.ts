@@ -167,11 +167,12 @@ export async function openParent(base: string, clientPath: string, root: string,
   if (abs === resolve(root)) throw Errors.pathNotAllowed();
   // A credential's directory that is gone: nothing of it can be reached (403, as upload).
   const rootReal = root === base ? await realBase(root) : await realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
-  const parent = posix.dirname(abs);
-  if (await leadsOutside(parent, rootReal)) throw Errors.pathNotAllowed();
+  // A link loop, or a link changed while it was read (readlink's EINVAL), cannot be shown to stay inside.
+  const parent = await realLocation(posix.dirname(abs)).catch(() => { throw Errors.pathNotAllowed(); });
+  if (!isWithin(rootReal, parent)) throw Errors.pathNotAllowed();
   let dirFd: number;
   try {
-    dirFd = await openFd(await realLocation(parent), O.O_RDONLY | O.O_DIRECTORY);
+    dirFd = await openFd(parent, O.O_RDONLY | O.O_DIRECTORY);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG' || code === 'ELOOP') throw missing();
