@@ -36,6 +36,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   audit: Audit;
   sampler: StatusSampler;
   recorder: Recorder;
+  /** The disk guard's check before a recording starts (src/audio/disk-guard.ts). */
+  admitRecording?: () => void;
   events: EventHub;
   /** Access-log lines, and error details that must not reach the client (stdout in production). */
   log: Log;
@@ -69,7 +71,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
     ...docsRoutes(table, deps.tlsInfo),
-    ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds, deps.admitRecording),
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),

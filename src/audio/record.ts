@@ -1,4 +1,4 @@
-// The recording status record (CONTRACT §5) and its file, which keeps the last one across restarts.
+// The recording status record (docs/behaviour.md) and its file, which keeps the last one across restarts.
 import { replaceFile } from '../atomic.ts';
 import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
@@ -7,6 +7,10 @@ import type { Log } from '../logger.ts';
 /** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
 export type RecordingState = typeof RECORDING_STATES[number];
+
+/** Why a recording ended (CONTRACT §13/§15): its duration, a client's stop, its size, a full disk, the agent's shutdown. */
+export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
+export type StoppedBy = typeof STOPPED_BY[number];
 
 export interface RecordingRecord {
   state: RecordingState;
@@ -18,11 +22,13 @@ export interface RecordingRecord {
   file: string | null;
   sizeBytes: number | null;
   error: string | null;
+  /** Why a finished recording ended; null while none has. */
+  stoppedBy?: StoppedBy | null;
 }
 
 export const IDLE: RecordingRecord = Object.freeze({
   state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-  file: null, sizeBytes: null, error: null,
+  file: null, sizeBytes: null, error: null, stoppedBy: null,
 });
 
 const STATES = new Set<string>(RECORDING_STATES);

@@ -8,7 +8,7 @@ import { LENGTH_TOLERANCE, pcmSeconds, soxSeconds } from './length.ts';
 import { endedEarly, explainFailure, hung, notInstalled } from './messages.ts';
 import { Pipeline, type StageResult } from './pipeline.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
-import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
+import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState, type StoppedBy } from './record.ts';
 import { fixWavHeader } from './wav-header.ts';
 import { isoTime } from '../time.ts';
 import type { Log } from '../logger.ts';
@@ -99,6 +99,8 @@ interface Job {
   hung: boolean;
   /** Set when a client asked to stop it now (audiorecordstop): its length is what was recorded. */
   stopAsked: boolean;
+  /** Who asked: a client (`request`), or the disk guard (`disk`). */
+  stoppedBy?: StoppedBy;
 }
 
 export class Recorder {
@@ -176,7 +178,7 @@ export class Recorder {
         this.discard(temp);
         return this.fail(hung(stages[0]!.program, duration, margin));
       }
-      return this.finish(results, temp, final, format, startedMs, job.stopAsked ? null : duration);
+      return this.finish(results, temp, final, format, startedMs, job.stopAsked ? null : duration, job.stoppedBy);
     }).catch((err: unknown) => {
       // A bug here must not leave the recorder busy forever, nor crash the agent.
       opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
@@ -202,12 +204,13 @@ export class Recorder {
    * SIGINT, as at shutdown, and the record gets the length actually recorded. Resolves
    * with the stored record; NotRecording when nothing records.
    */
-  async stop(): Promise<RecordingRecord> {
+  async stop(stoppedBy: StoppedBy = 'request'): Promise<RecordingRecord> {
     if (!this.busy) throw new NotRecording();
     await this.starting; // a start still checking the device: stop what it spawned
     if (!this.busy) throw new NotRecording(); // that start failed
     const job = this.job;
     if (job && !job.stopAsked) {
+      job.stoppedBy = stoppedBy;
       job.stopAsked = true; // a second SIGINT within a second makes sox abort without finalizing
       job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
     }
@@ -231,7 +234,8 @@ export class Recorder {
   }
 
   /** `duration`: the length asked, or null when a client stopped it (the file's own length counts). */
-  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number | null): Promise<void> {
+  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number | null,
+    stoppedBy: StoppedBy | undefined): Promise<void> {
     this.job = undefined;
     const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
     if (bad) {
@@ -275,6 +279,7 @@ export class Recorder {
     this.record = {
       ...this.record, state: 'finished', fileExtension: format, durationSeconds: recorded, finishedAt: isoTime(),
       file: relative(this.opts.baseDir, final).split(sep).join('/'), sizeBytes, error: early,
+      stoppedBy: stoppedBy ?? (this.stopping ? 'shutdown' : 'duration'),
     };
     this.busy = false;
     this.persist();
@@ -282,7 +287,7 @@ export class Recorder {
   }
 
   private fail(message: string): void {
-    this.record = { ...this.record, state: 'failed', finishedAt: isoTime(), file: null, sizeBytes: null, error: message };
+    this.record = { ...this.record, state: 'failed', finishedAt: isoTime(), file: null, sizeBytes: null, error: message, stoppedBy: null };
     this.busy = false;
     this.persist();
     this.opts.onEnded?.('failed');

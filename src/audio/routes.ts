@@ -6,6 +6,7 @@ import { json, ref } from '../docs/responses.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
 import { FORMATS, type AudioFormat } from './argv.ts';
+import { NotEnoughSpace } from './disk-guard.ts';
 import { NotRecording, RecorderBusy, RecorderUnavailable, type Recorder } from './recorder.ts';
 
 const BODY_LIMIT = 16 * 1024;
@@ -22,7 +23,11 @@ export function parseStart(body: Record<string, unknown>, maxDurationSeconds: nu
   return { format: fileExtension as AudioFormat, duration };
 }
 
-export function audioRoutes(recorder: Recorder, maxDurationSeconds: number): Route[] {
+/**
+ * `admit`: the disk guard (src/audio/disk-guard.ts), asked before a start; it rejects with
+ * NotEnoughSpace when the recordings' file system has less free than audio.minFreeBytes.
+ */
+export function audioRoutes(recorder: Recorder, maxDurationSeconds: number, admit?: () => void): Route[] {
   return [
     {
       method: 'POST',
@@ -38,17 +43,24 @@ export function audioRoutes(recorder: Recorder, maxDurationSeconds: number): Rou
           Errors.bodyNotJson(), Errors.badField('duration', '<rule>'), Errors.badField('fileExtension', '<rule>'),
           Errors.recordingInProgress(), new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>')),
           Errors.recorderUnavailable('<message naming the capture program>'),
+          new HttpError(507, Errors.notEnoughSpace(0, 0).message.replace(/0 MB free, 0 MB/, '<N> MB free, <M> MB')),
         ],
-        notes: { 400: 'Invalid body; the text names the field', 503: 'The capture program is missing or fails; state becomes `failed`' },
+        notes: {
+          400: 'Invalid body; the text names the field', 503: 'The capture program is missing or fails; state becomes `failed`',
+          507: 'The file system of the recordings directory has less free space than `audio.minFreeBytes`',
+        },
       }),
       handler: async (req, res) => {
         const { format, duration } = parseStart(await readJsonObject(req, BODY_LIMIT), maxDurationSeconds);
         let record;
         try {
+          // A start while one runs is 409 whatever the disk holds.
+          if (recorder.state !== 'recording') admit?.();
           record = await recorder.start(format, duration);
         } catch (err) {
           if (err instanceof RecorderBusy) throw Errors.recordingInProgress();
           if (err instanceof RecorderUnavailable) throw Errors.recorderUnavailable(err.message);
+          if (err instanceof NotEnoughSpace) throw Errors.notEnoughSpace(err.freeBytes, err.requiredBytes);
           throw err;
         }
         sendJson(res, 202, record);

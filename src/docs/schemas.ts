@@ -2,7 +2,7 @@
 // sends or receives, as spec §2 and CONTRACT §3-§5 fix them. Closed (no extra fields)
 // so that a response the document does not describe fails the drift test.
 import { FORMATS } from '../audio/argv.ts';
-import { RECORDING_STATES } from '../audio/record.ts';
+import { RECORDING_STATES, STOPPED_BY } from '../audio/record.ts';
 import { ROLES } from '../auth/scopes.ts';
 import { SCOPES } from '../http/types.ts';
 import { MAX_ENTRIES } from '../files/list.ts';
@@ -157,6 +157,7 @@ export const schemas: Record<string, Schema> = {
     file: nullable('string', { description: 'relative to the download base directory: usable as `filepath` of /api/download' }),
     sizeBytes: bytes,
     error: nullable('string'),
+    stoppedBy: { enum: [...STOPPED_BY, null], description: 'why a finished recording ended; `disk`: free space fell below half of `audio.minFreeBytes`' },
   }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start.' }),
 
   UploadForm: {
