@@ -2,11 +2,15 @@
 // sessionStorage alone (CONTRACT §12), never in a URL; any 401 sends the user to the login form.
 
 const KEY = 'device-agent.token';
+/** The login answer's scopes: what the page offers (the API decides all the same). */
+const SCOPES = 'device-agent.scopes';
 
 export const session = {
   token: (): string | null => sessionStorage.getItem(KEY),
   set: (token: string) => sessionStorage.setItem(KEY, token),
-  clear: () => sessionStorage.removeItem(KEY),
+  clear: () => { sessionStorage.removeItem(KEY); sessionStorage.removeItem(SCOPES); },
+  /** Whether the logged-in user has `scope` (false when the login answer named none). */
+  has: (scope: string): boolean => (JSON.parse(sessionStorage.getItem(SCOPES) ?? '[]') as string[]).includes(scope),
 };
 
 /** A refusal from the API, with its own error text. */
@@ -67,6 +71,15 @@ export async function postJson<T>(path: string, body?: unknown): Promise<T> {
   return res.json() as Promise<T>;
 }
 
+/** A request whose answer has no body worth reading (204), or a refusal as ApiError. */
+export async function send(path: string, method: string, body?: unknown): Promise<void> {
+  await request(path, {
+    method,
+    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
 export async function login(username: string, password: string): Promise<void> {
   const res = await fetch('/api/v1/agentusers/loginusertoagent', {
     method: 'POST',
@@ -74,7 +87,9 @@ export async function login(username: string, password: string): Promise<void> {
     body: JSON.stringify({ username, password }),
   });
   await check(res, true);
-  session.set(((await res.json()) as { token: string }).token);
+  const body = (await res.json()) as { token: string; user?: { scopes?: string[] } };
+  session.set(body.token);
+  sessionStorage.setItem(SCOPES, JSON.stringify(body.user?.scopes ?? []));
 }
 
 /** A file's bytes, fetched with the bearer header (the token never goes into a URL). */
