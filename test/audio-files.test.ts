@@ -47,7 +47,7 @@ store.after((ctx) => { rmSync(ctx.dir, { recursive: true, force: true }); });
 
 const finished: RecordingRecord = {
   state: 'finished', fileExtension: 'flac', durationSeconds: 2, startedAt: '2025-01-01T00:00:00.000Z',
-  finishedAt: '2025-01-01T00:00:02.100Z', file: 'recordings/a.flac', sizeBytes: 1234, error: null,
+  finishedAt: '2025-01-01T00:00:02.100Z', file: 'recordings/a.flac', sizeBytes: 1234, error: null, stoppedBy: 'duration',
 };
 
 store('keeps a finished record across a save and a load', ({ dir }) => {
