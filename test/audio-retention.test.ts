@@ -40,15 +40,17 @@ const keep = suite<Ctx>('retention across real recordings');
 keep.before((ctx) => { ctx.mic = startVirtualMic(); });
 keep.after(async (ctx) => { await ctx.mic?.stop(); });
 
-keep('maxCount keeps exactly the newest recordings; a reload changes the limit; config show has both keys', async ({ mic }) => {
-  const agent = await startAgent({ users: USERS, env: mic.env, config: { audio: { device: 'pulse', retention: { maxCount: 2 } } } });
+keep('maxCount keeps exactly the newest recordings and the guard is never reached; a reload changes the limit; config show has both keys', async ({ mic }) => {
+  const agent = await startAgent({ users: USERS, env: mic.env, config: { audio: { device: 'pulse', retention: { maxCount: 5 } } } });
   try {
     const token = await agent.login('op', 'operator pass');
     const made: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      made.push((await record(agent, token)).file!.replace('recordings/', ''));
-      assert.ok(await eventually(() => recordings(agent).length === Math.min(i + 1, 2), 5000), String(recordings(agent)));
-      assert.equal(recordings(agent), made.slice(-2), `after recording ${i + 1}`);
+    for (let i = 0; i < 7; i++) {
+      const end = await record(agent, token);
+      assert.is(end.stoppedBy, 'duration');
+      made.push(end.file!.replace('recordings/', ''));
+      assert.ok(await eventually(() => recordings(agent).length === Math.min(i + 1, 5), 5000), String(recordings(agent)));
+      assert.equal(recordings(agent), made.slice(-5), `after recording ${i + 1}`);
     }
     for (const name of recordings(agent)) assert.ok(soxi(join(agent.baseDir, 'recordings', name)).seconds > 0.4);
     const deleted = audits(agent).filter((e) => e.event === 'delete');

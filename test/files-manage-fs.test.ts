@@ -10,7 +10,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { manage, type Call } from './helpers/manage.ts';
+import { eventually } from './helpers/proc.ts';
 import { plant, type Planted } from './helpers/planted.ts';
+
+/** The agent's descriptors of files and directories (sockets and pipes come and go with connections). */
+function fileFds(pid: number): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith('/')) out.push(target);
+    } catch { /* closed meanwhile */ }
+  }
+  return out.sort();
+}
 
 type Ctx = { agent: TestAgent; call: Call; planted: Planted; before: string[]; mounts: string[] };
 
@@ -61,6 +74,7 @@ race('no delete, move or mkdir is ever redirected outside the base', async (ctx)
     return tmp;
   };
   renameSync(makeReal(), r);
+  const fdsBefore = fileFds(ctx.agent.child.pid!);
   let link = false;
   // Between a real directory and a link to the outside twin, as fast as the event loop allows.
   const timer = setInterval(() => {
@@ -102,6 +116,9 @@ race('no delete, move or mkdir is ever redirected outside the base', async (ctx)
   // The race was real: both outcomes happened.
   assert.ok((seen.get(403) ?? 0) > 0 && (seen.get(204) ?? 0) > 0, JSON.stringify([...seen]));
   assert.is(readFileSync(join(ctx.agent.dir, 'outside/victim/f.txt'), 'utf8'), 'OUTSIDE f');
+  // Every directory opened on the way was closed, whatever the race made of it.
+  const pid = ctx.agent.child.pid!;
+  assert.ok(await eventually(() => fileFds(pid).join() === fdsBefore.join(), 3000), `${fileFds(pid).join('\n')}\nbefore:\n${fdsBefore.join('\n')}`);
 });
 
 // ---------------------------------------------------------------------------------------
