@@ -1,14 +1,15 @@
 // Deleting, making directories and moving (docs/behaviour.md, "Managing files"): each
 // change is made on a name inside a directory opened and confirmed by descriptor
 // (confine.ts, openParent), through /proc/self/fd/N/name, never on a path walked again.
-import { opendir, read, write, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { crypto } from '../crypto.ts';
 import { errnoText } from '../errno.ts';
-import { fchmod, fstat, fsync, futimes, lstat, mkdir, readlink, rename, rmdir, symlink, unlink } from '../fsp.ts';
+import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../fsp.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { isWithin, joinName } from '../paths.ts';
 import { closeFd, confirmInside, fdLocation, lexicalPath, O, openFd, openParent, realBase, realLocation, type OpenedParent } from './confine.ts';
+import { placeCopy } from './copy-across.ts';
+import { removeEntry } from './remove-tree.ts';
 import { inDir } from './tempfile.ts';
 
 const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
@@ -45,66 +46,6 @@ async function entryOf(p: OpenedParent, shown: string): Promise<Stats> {
     throw Errors.notRegular();
   }
   return st;
-}
-
-/** The names in an open directory, read through /proc so that it is the checked one. */
-function namesIn(fd: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    opendir(`/proc/self/fd/${fd}`, async (err, dir) => {
-      if (err) return reject(err);
-      const names: string[] = [];
-      try {
-        for await (const d of dir) names.push(d.name);
-        resolve(names);
-      } catch (e) {
-        reject(e);
-      }
-    });
-  });
-}
-
-/**
- * Removes everything inside the directory `name` of `parentFd`, never following a link:
- * the directory is opened with O_NOFOLLOW, each entry is removed through its descriptor.
- * An entry swapped for a link meanwhile is removed as the link it now is.
- */
-async function emptyDirectory(parentFd: number, name: string): Promise<void> {
-  let fd: number;
-  try {
-    fd = await openFd(inDir(parentFd, name), O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW);
-  } catch (err) {
-    // ELOOP/ENOTDIR: no longer a directory (a link put in its place): the caller unlinks it.
-    if (code(err) === 'ELOOP' || code(err) === 'ENOTDIR' || code(err) === 'ENOENT') return;
-    throw err;
-  }
-  try {
-    for (const entry of await namesIn(fd)) await removeEntry(fd, entry);
-  } finally {
-    await closeFd(fd);
-  }
-}
-
-/** Removes one entry of an open directory and, for a directory, all it holds. */
-async function removeEntry(dirFd: number, name: string): Promise<void> {
-  const at = inDir(dirFd, name);
-  for (let attempt = 0; ; attempt++) {
-    const st = await lstat(at).catch((err: unknown) => { if (code(err) === 'ENOENT') return undefined; throw err; });
-    if (!st) return;
-    try {
-      if (st.isDirectory()) {
-        await emptyDirectory(dirFd, name);
-        await rmdir(at);
-      } else {
-        await unlink(at);
-      }
-      return;
-    } catch (err) {
-      // Changed under us (a file became a directory, something was added): look again, a few times.
-      const c = code(err);
-      if (c === 'ENOENT') return;
-      if (attempt >= 4 || (c !== 'EISDIR' && c !== 'ENOTDIR' && c !== 'ENOTEMPTY' && c !== 'EEXIST' && c !== 'EPERM')) throw err;
-    }
-  }
 }
 
 /** DELETE /api/v1/files: a file, a link (itself), an empty directory, or with `recursive` any directory. */
@@ -221,7 +162,13 @@ export async function movePath(base: string, from: string, to: string, overwrite
     } catch (err) {
       if (code(err) !== 'EXDEV') throw renameFailure(err, from, to);
     }
-    await copyAcross(src, dst, st, from, to);
+    // Another file system (a mount inside the base): a copy renamed into place, then the source removed.
+    await placeCopy(src, dst, st).catch((err: unknown) => { throw renameFailure(err, from, to); });
+    try {
+      await removeEntry(src.dirFd, src.name);
+    } catch (err) {
+      throw Errors.manageFailed(`copied to ${to}, but the source could not be removed: ${errnoText(err)}`);
+    }
     return { crossed: true };
   } finally {
     await closeFd(src.dirFd);
@@ -237,95 +184,4 @@ function renameFailure(err: unknown, from: string, to: string): Error {
   if (c === 'EBUSY') return Errors.busy(from);
   if (c === 'ENOENT') return Errors.fileNotFound(from); // removed meanwhile
   return failure(err);
-}
-
-const tempName = () => `.device-agent-upload-${crypto().randomBytes(16).toString('hex')}.tmp`;
-
-/**
- * A move to another file system: the entry is copied under a temp name beside its target
- * (files fsynced), renamed into place, and only then is the source removed. A failure on
- * the way removes the copy: the target appears whole or not at all, the source stays.
- */
-async function copyAcross(src: OpenedParent, dst: OpenedParent, st: Stats, from: string, to: string): Promise<void> {
-  const temp = tempName();
-  try {
-    await copyEntry(src.dirFd, src.name, dst.dirFd, temp, st);
-    await fsync(dst.dirFd);
-    try {
-      await rename(inDir(dst.dirFd, temp), inDir(dst.dirFd, dst.name));
-    } catch (err) {
-      throw renameFailure(err, from, to);
-    }
-  } catch (err) {
-    await removeEntry(dst.dirFd, temp).catch(() => {}); // nothing of it may stay behind
-    throw failure(err);
-  }
-  await fsync(dst.dirFd).catch(() => {});
-  try {
-    await removeEntry(src.dirFd, src.name);
-  } catch (err) {
-    throw Errors.manageFailed(`copied to ${to}, but the source could not be removed: ${errnoText(err)}`);
-  }
-}
-
-/** Copies one entry, never following a link: files by descriptor, links as links, directories entry by entry. */
-async function copyEntry(fromDir: number, name: string, toDir: number, newName: string, st: Stats): Promise<void> {
-  const from = inDir(fromDir, name);
-  const to = inDir(toDir, newName);
-  if (st.isSymbolicLink()) {
-    await symlink(await readlink(from), to);
-  } else if (st.isFile()) {
-    await copyFile(from, to);
-  } else if (st.isDirectory()) {
-    await mkdir(to, 0o700); // opened up once its content is in
-    const [a, b] = [await openFd(from, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW), await openFd(to, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW)];
-    try {
-      for (const entry of await namesIn(a)) {
-        const est = await lstat(inDir(a, entry));
-        await copyEntry(a, entry, b, entry, est);
-      }
-      await fsync(b);
-      await fchmod(b, st.mode & 0o7777);
-      await futimes(b, st.atime, st.mtime);
-    } finally {
-      await closeFd(a);
-      await closeFd(b);
-    }
-  } else {
-    throw Errors.notRegular(); // a FIFO, socket or device inside a directory moved across
-  }
-}
-
-/** A regular file's bytes, mode and times, read from the descriptor opened without following links. */
-async function copyFile(from: string, to: string): Promise<void> {
-  const input = await openFd(from, O.O_RDONLY | O.O_NOFOLLOW | O.O_NONBLOCK);
-  let output = -1;
-  try {
-    const st = await fstat(input);
-    if (!st.isFile()) throw Errors.notRegular();
-    output = await openFd(to, O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NOFOLLOW, 0o600);
-    await copyBytes(input, output);
-    await fchmod(output, st.mode & 0o7777);
-    await futimes(output, st.atime, st.mtime);
-    await fsync(output);
-  } finally {
-    await closeFd(input);
-    if (output >= 0) await closeFd(output);
-  }
-}
-
-async function copyBytes(input: number, output: number): Promise<void> {
-  const buf = Buffer.allocUnsafe(1024 * 1024);
-  const readAt = () => new Promise<number>((res, rej) => read(input, buf, 0, buf.length, null, (e, n) => (e ? rej(e) : res(n))));
-  const writeAll = async (n: number) => {
-    let off = 0;
-    while (off < n) {
-      off += await new Promise<number>((res, rej) => write(output, buf, off, n - off, null, (e, w) => (e ? rej(e) : res(w))));
-    }
-  };
-  for (;;) {
-    const n = await readAt();
-    if (n === 0) return;
-    await writeAll(n);
-  }
 }
