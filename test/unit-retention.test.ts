@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyRetention, startedAt, toDelete, type Recording } from '../src/audio/retention.ts';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { ConfigError, parseConfig } from '../src/config/config.ts';
 import { makeDir } from './helpers/agent.ts';
 
 const NONE = { maxCount: null, maxBytes: null, maxAgeDays: null };

@@ -4,9 +4,9 @@
 // retention limits are applied at start, after each recording and daily. Both read the
 // config at each use, so a reload changes them without a restart.
 import { statfsSync } from 'node:fs';
-import type { AudioConfig } from '../config.ts';
-import { statfs } from '../fsp.ts';
-import type { Log } from '../logger.ts';
+import type { AudioConfig } from '../config/config.ts';
+import { statfs } from '../util/fsp.ts';
+import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
 import { applyRetention, type Recording } from './retention.ts';
 

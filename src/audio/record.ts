@@ -1,14 +1,14 @@
-// The recording status record (docs/behaviour.md) and its file, which keeps the last one across restarts.
-import { replaceFile } from '../atomic.ts';
+// The recording status record (CONTRACT §5) and its file, which keeps the last one across restarts.
+import { replaceFile } from '../util/atomic.ts';
 import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 
 /** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
 export type RecordingState = typeof RECORDING_STATES[number];
 
-/** Why a recording ended (CONTRACT §13/§15): its duration, a client's stop, its size, a full disk, the agent's shutdown. */
+/** Why a recording ended: its duration, a client's stop, its size, a full disk, the agent's shutdown. */
 export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
 export type StoppedBy = typeof STOPPED_BY[number];
 
@@ -60,7 +60,7 @@ export function loadRecord(file: string, log: Log): RecordingRecord {
   return record;
 }
 
-/** Replaces the file atomically (src/atomic.ts). */
+/** Replaces the file atomically (src/util/atomic.ts). */
 export function saveRecord(file: string, record: RecordingRecord): void {
   replaceFile(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o644 });
 }

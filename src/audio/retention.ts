@@ -3,8 +3,8 @@
 // agent's own recordings count (its name pattern, regular files); anything else there stays.
 import { close, constants as O, open, opendir } from 'node:fs';
 import { promisify } from 'node:util';
-import { lstat, unlink } from '../fsp.ts';
-import type { RetentionConfig } from '../config.ts';
+import { lstat, unlink } from '../util/fsp.ts';
+import type { RetentionConfig } from '../config/config.ts';
 
 const openFd = promisify(open) as (path: string, flags: number) => Promise<number>;
 const closeFd = promisify(close);

@@ -2,7 +2,7 @@
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
 import { FORMATS, type AudioFormat } from './argv.ts';

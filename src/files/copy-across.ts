@@ -1,8 +1,8 @@
 // A move onto another file system (rename's EXDEV): the entry is copied beside its target
 // under a temp name, never following a link, each file fsynced, then renamed into place.
 import { read, write, type Stats } from 'node:fs';
-import { crypto } from '../crypto.ts';
-import { fchmod, fstat, fsync, futimes, lstat, mkdir, readlink, rename, symlink } from '../fsp.ts';
+import { crypto } from '../util/crypto.ts';
+import { fchmod, fstat, fsync, futimes, lstat, mkdir, readlink, rename, symlink } from '../util/fsp.ts';
 import { Errors } from '../http/errors.ts';
 import { closeFd, O, openFd, type OpenedParent } from './confine.ts';
 import { namesIn, removeEntry } from './remove-tree.ts';

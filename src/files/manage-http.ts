@@ -1,7 +1,7 @@
 // The HTTP side of managing files: DELETE /api/v1/files, POST /api/v1/files/mkdir and
 // /api/v1/files/move read and check their input, call manage.ts, answer and audit.
 import type { Audit, AuditEvent } from '../audit/trail.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';

@@ -3,10 +3,10 @@
 // (confine.ts, openParent), through /proc/self/fd/N/name, never on a path walked again.
 import type { Stats } from 'node:fs';
 import { posix } from 'node:path';
-import { errnoText } from '../errno.ts';
-import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../fsp.ts';
+import { errnoText } from '../util/errno.ts';
+import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../util/fsp.ts';
 import { Errors, HttpError } from '../http/errors.ts';
-import { isWithin, joinName } from '../paths.ts';
+import { isWithin, joinName } from '../util/paths.ts';
 import { closeFd, confirmInside, fdLocation, lexicalPath, O, openFd, openParent, realBase, realLocation, type OpenedParent } from './confine.ts';
 import { placeCopy } from './copy-across.ts';
 import { removeEntry } from './remove-tree.ts';

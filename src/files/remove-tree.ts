@@ -1,7 +1,7 @@
 // Removing a directory tree without ever following a link: each directory is opened with
 // O_NOFOLLOW and emptied entry by entry through its descriptor (/proc/self/fd/N/name).
 import { opendir } from 'node:fs';
-import { lstat, rmdir, unlink } from '../fsp.ts';
+import { lstat, rmdir, unlink } from '../util/fsp.ts';
 import { closeFd, O, openFd } from './confine.ts';
 import { inDir } from './tempfile.ts';
 
