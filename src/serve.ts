@@ -2,6 +2,8 @@
 import { errnoName } from './errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
+import { Captures } from './audio/captures.ts';
+import { LiveStreams } from './audio/live.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
@@ -145,20 +147,24 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   }
   const audit = createAudit(config.audit.file, (text) => opts.log.error(text));
 
+  // One capture per device, shared by the recording, the live streams and the level meter.
+  const captures = new Captures(config.audio.recorder);
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
-    stateFile: recordingStateFile(config.usersFile), log: opts.log,
+    stateFile: recordingStateFile(config.usersFile), log: opts.log, captures, maxFileBytes: config.maxFileBytes,
     onEnded: (result) => { metrics.recordings[result].value++; },
+    audit: (event) => audit.record(event),
   });
+  const live = new LiveStreams(captures);
   // The certificate first: a missing or broken pair stops the start (exit 78) before listening.
   const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
   tls?.start();
   // With TLS on, /metrics shows its handshake failures and the served certificate's end.
   if (tls) metrics.watchTls({ handshakeFailures: () => tlsMetrics.failedHandshakes, certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
-  const events = new EventHub(eventSources(sampler, recorder));
+  const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
-    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics,
+    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, captures, live, events, log: opts.log, metrics,
     tlsInfo: tls && (() => tls.info),
   };
   let current = config;
@@ -227,7 +233,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
       audit.setFile(plan.config.audit.file);
       tokens.setTtl(plan.config.tokenTtlSeconds);
-      recorder.configure(plan.config.audio);
+      recorder.configure({ ...plan.config.audio, maxFileBytes: plan.config.maxFileBytes });
+      captures.configure(plan.config.audio.recorder);
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
@@ -242,8 +249,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       await apiTokens.stop();
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain
-      // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
-      await Promise.all([recorder.shutdown(), running.close(drainMs)]);
+      live.close(); // so do live audio streams
+      // A running recording is stopped so its file is finalized and kept (CONTRACT §5);
+      // then the captures end (nobody is left on them).
+      await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
       await audit.close();
     },

@@ -6,7 +6,7 @@ import type { Request, Route } from '../http/types.ts';
 import { EVENT_LIMITS, type EventHub } from './hub.ts';
 
 /** How long the request's credential holds, and whether it still does (revocation, a user removed). */
-function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
+export function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
   const hash = req.apiToken;
   if (hash !== undefined) {
     return { expiresAtMs: creds.apiTokens.expiresAtMs(hash), valid: () => creds.apiTokens.valid(hash) };
