@@ -41,7 +41,7 @@ export class Captures {
     capture = this.running.get(device);
     if (!capture || capture.ended || capture.stopping) {
       const started: Capture = new Capture(this.recorder, device, format,
-        (level) => this.level({ device, ...level }),
+        ({ peakDbfs, rmsDbfs }) => this.level({ device, peakDbfs, rmsDbfs }),
         () => { if (this.running.get(device) === started) this.running.delete(device); });
       this.running.set(device, started);
       capture = started;

@@ -120,6 +120,8 @@ export class LiveStreams {
       'X-Content-Type-Options': 'nosniff',
       'X-Accel-Buffering': 'no',
     });
+    // The headers go now: an encoder may hold its first bytes a while (silence compresses to little).
+    res.flushHeaders();
     res.once('close', () => finish(false));
     if (format === 'wav') {
       res.write(streamingWavHeader(capture.format));
@@ -136,9 +138,13 @@ export class LiveStreams {
     }
     ready = true;
     for (const chunk of pending.splice(0)) send(chunk);
-    timer = setInterval(() => {
-      if (Date.now() >= owner.expiresAtMs || !owner.valid()) finish(true);
-    }, Math.min(this.limits.checkMs, Math.max(0, owner.expiresAtMs - Date.now())));
+    const check = () => {
+      if (!(Date.now() < owner.expiresAtMs) || !owner.valid()) finish(true);
+    };
+    // Checked every checkMs (a revoked credential), and at the expiry itself when that comes sooner.
+    timer = setInterval(check, this.limits.checkMs);
+    const left = owner.expiresAtMs - Date.now();
+    if (left < this.limits.checkMs) setTimeout(check, Math.max(0, left)).unref();
   }
 
   /** Shutdown: every stream ends now, and no new one opens. */
