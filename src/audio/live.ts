@@ -69,11 +69,13 @@ export class LiveStreams {
     const pending: Buffer[] = [];
     let encoder: ChildProcess | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let unhook = () => {};
     const stream: Stream = { end: () => finish(true) };
     const finish = (graceful: boolean) => {
       if (over) return;
       over = true;
       clearInterval(timer);
+      unhook();
       this.streams.delete(stream);
       release();
       this.captures.get(device)?.detach(consumer);
@@ -123,6 +125,12 @@ export class LiveStreams {
     // The headers go now: an encoder may hold its first bytes a while (silence compresses to little).
     res.flushHeaders();
     res.once('close', () => finish(false));
+    // A live client sends nothing more: its FIN means it left (the server keeps half-closed
+    // connections open to answer them), so its place is free now, not at the next write.
+    const socket = res.socket;
+    const gone = () => finish(false);
+    socket?.once('end', gone);
+    unhook = () => socket?.removeListener('end', gone);
     if (format === 'wav') {
       res.write(streamingWavHeader(capture.format));
     } else {
