@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { captureStage, encodeStage, pcmBytes, wavFileBytes } from '../src/audio/argv.ts';
+import { captureStage, encodeStage, pcmBytes, soxBuffer, wavFileBytes } from '../src/audio/argv.ts';
 import { parseDeviceList } from '../src/audio/devices.ts';
 import { explainCaptureEnd, explainFailure, lastLine, notInstalled, refusal } from '../src/audio/messages.ts';
 import { LevelMeter, SILENCE_DBFS, streamingWavHeader } from '../src/audio/pcm.ts';
@@ -19,8 +19,14 @@ argv('arecord captures raw PCM to stdout for as long as it runs, without -q so t
 argv('sox captures from ALSA at the rate and channels asked and writes raw PCM at them', () => {
   assert.equal(captureStage('sox', 'hw:1,0', { rate: 48000, channels: 1 }), {
     program: 'sox',
-    args: ['-q', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
+    args: ['-q', '--buffer', '16384', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
   });
+});
+
+argv('sox captures in blocks of about 170 ms of sound, never under its default 8 KiB', () => {
+  assert.is(soxBuffer({ rate: 48000, channels: 1 }), 16384);
+  assert.is(soxBuffer({ rate: 8000, channels: 1 }), 8192);
+  assert.is(soxBuffer({ rate: 192000, channels: 2 }), 131072);
 });
 
 argv('the encoder reads the capture\'s format from stdin and writes the recording\'s; mp3 sets no bit depth', () => {

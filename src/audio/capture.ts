@@ -27,8 +27,9 @@ const STDERR_TAIL = 4096;
  * How often, at least, the level of a running capture is reported (the events stream's
  * `level`, ≥ 4 a second): with the chunk that arrives once this much has passed, no timer
  * of its own (a wakeup of the agent costs more than the chunk; measured: 45 wakeups a
- * second cost a recording 4.8 ms of CPU per second of audio). A device hands on a chunk
- * every 85-140 ms at 48 kHz mono (sox's 8 KiB, arecord's period), so 5-7 reports a second.
+ * second cost a recording 4.8 ms of CPU per second of audio). The capture hands on a
+ * chunk every ~170 ms with sox (argv.ts, soxBuffer) and ~135 ms with arecord (its period)
+ * at 48 kHz mono, so 5-7 reports a second.
  */
 export const LEVEL_EVERY_MS = 100;
 
