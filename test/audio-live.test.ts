@@ -165,6 +165,10 @@ live('at most 4 live streams: the fifth is 503; a bad format is 400', async (ctx
   assert.is(fifth.status, 503);
   assert.equal(await fifth.json(), { error: 'too many live audio streams (at most 4), try again later' });
   for (const l of four) l.close();
+  // HEAD says what a GET would answer and takes no place.
+  const head = await fetch(`${ctx.agent.url}/api/v1/audio/live?format=flac`, { method: 'HEAD', headers: bearer(ctx.token) });
+  assert.is(head.status, 200);
+  assert.is(head.headers.get('content-type'), 'audio/flac');
   const bad = await get(ctx, '/api/v1/audio/live?format=ogg');
   assert.is(bad.status, 400);
   assert.equal(await bad.json(), { error: 'format must be one of "flac", "wav", "mp3"' });

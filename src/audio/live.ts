@@ -20,6 +20,16 @@ export const LIVE_LIMITS = {
 
 export const CONTENT_TYPES: Record<AudioFormat, string> = { wav: 'audio/wav', flac: 'audio/flac', mp3: 'audio/mpeg' };
 
+/** The headers of a live stream's answer. */
+export function liveHeaders(format: AudioFormat): Record<string, string> {
+  return {
+    'Content-Type': CONTENT_TYPES[format],
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Accel-Buffering': 'no', // a reverse proxy passes the sound on at once
+  };
+}
+
 /** Whose stream: its credential's expiry, and whether it still holds. */
 export interface LiveOwner {
   expiresAtMs: number;
@@ -116,12 +126,7 @@ export class LiveStreams {
       return;
     }
     this.streams.add(stream);
-    res.writeHead(200, {
-      'Content-Type': CONTENT_TYPES[format],
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-      'X-Accel-Buffering': 'no',
-    });
+    res.writeHead(200, liveHeaders(format));
     // The headers go now: an encoder may hold its first bytes a while (silence compresses to little).
     res.flushHeaders();
     res.once('close', () => finish(false));

@@ -12,7 +12,7 @@ import {
 import { CaptureFailed } from './capture.ts';
 import type { Captures } from './captures.ts';
 import { knownDevice, listDevices } from './devices.ts';
-import { CONTENT_TYPES, LIVE_LIMITS, type LiveOwner, type LiveStreams } from './live.ts';
+import { CONTENT_TYPES, LIVE_LIMITS, liveHeaders, type LiveOwner, type LiveStreams } from './live.ts';
 import { LevelMeter } from './pcm.ts';
 import { NotRecording, RecorderBusy, RecorderUnavailable, type Recorder, type StartRequest } from './recorder.ts';
 
@@ -280,6 +280,12 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
         if (format === undefined || !(FORMATS as readonly string[]).includes(format)) throw Errors.badField('format', formatRule);
         const device = await queryDevice(query, recorder);
         if (live.isClosed) throw Errors.shuttingDown();
+        if (req.method === 'HEAD') {
+          // What a GET would answer, without opening the device or taking a place.
+          res.writeHead(200, liveHeaders(format as AudioFormat));
+          res.end();
+          return;
+        }
         if (live.full) throw Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams);
         try {
           await live.open(res, device, format as AudioFormat, { rate: DEFAULT_RATE, channels: DEFAULT_CHANNELS }, deps.owner(req));
