@@ -10,11 +10,11 @@ import type { Principal } from './auth/scopes.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import type { Audit } from './audit/trail.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
-import { docsRoutes } from './docs/routes.ts';
+import { docsRoutes } from './apidocs/routes.ts';
 import type { EventHub } from './events/hub.ts';
 import { eventRoutes, validity } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import { fileRoutes } from './files/routes.ts';
 import { ClientGone, Errors, HttpError } from './http/errors.ts';
 import { withAccessLog } from './http/log.ts';
@@ -30,7 +30,7 @@ import { uiRoutes } from './ui/routes.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
-import type { Log } from './logger.ts';
+import type { Log } from './util/logger.ts';
 
 export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;

@@ -3,13 +3,13 @@ import { checkConfig } from './cli/check.ts';
 import { tlsShow } from './cli/tls.ts';
 import { tokenCommand } from './cli/tokens.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
-import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
-import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
-import { createLogger, PRIORITY } from './logger.ts';
+import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config/config.ts';
+import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config/files.ts';
+import { createLogger, PRIORITY } from './util/logger.ts';
 import { startAgent, type Agent } from './serve.ts';
 import { passedFds } from './systemd/listen-fds.ts';
 import { systemdNotifier } from './systemd/notify.ts';
-import { VERSION } from './version.ts';
+import { VERSION } from './util/version.ts';
 
 /** sysexits EX_USAGE, the code of a usageError(). */
 const EX_USAGE = 64;

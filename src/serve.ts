@@ -1,5 +1,5 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
-import { errnoName } from './errno.ts';
+import { errnoName } from './util/errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
 import { Captures } from './audio/captures.ts';
@@ -12,16 +12,16 @@ import { Tokens } from './auth/tokens.ts';
 import { ApiTokenStore, TokensFileError } from './auth/api-tokens.ts';
 import { createAudit } from './audit/trail.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
-import { ConfigError, type Config } from './config.ts';
-import { crypto } from './crypto.ts';
+import { ConfigError, type Config } from './config/config.ts';
+import { crypto } from './util/crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
-import type { Log } from './logger.ts';
+import type { Log } from './util/logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { AgentMetrics } from './metrics/agent.ts';
-import { planReload, type ReloadPlan } from './reload.ts';
+import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
@@ -51,7 +51,7 @@ export interface Agent {
   /** The STATUS= line for systemd: address and recording state. */
   statusLine(): string;
   /**
-   * Applies a new, validated config to new requests (src/reload.ts says which keys wait
+   * Applies a new, validated config to new requests (src/config/reload.ts says which keys wait
    * for a restart; each is logged at warning). Throws a ConfigError, changing nothing, when
    * it cannot apply (a new users file that does not load).
    */

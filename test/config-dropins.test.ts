@@ -5,8 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, readConfigFiles } from '../src/config-files.ts';
-import { ConfigError } from '../src/config.ts';
+import { loadConfig, readConfigFiles } from '../src/config/files.ts';
+import { ConfigError } from '../src/config/config.ts';
 import { makeDir, prepareDir, runCli, startAgent } from './helpers/agent.ts';
 
 type Ctx = { dir: string; main: string; d: string };

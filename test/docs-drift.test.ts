@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config-files.ts';
+import { loadConfig } from '../src/config/files.ts';
 import { startAgent, type Agent } from '../src/serve.ts';
 import { prepareDir } from './helpers/agent.ts';
 import { silentLog } from './helpers/log.ts';

@@ -17,7 +17,7 @@ import { Gate } from '../src/auth/passwords.ts';
 import { loadSecret } from '../src/auth/secret.ts';
 import { Tokens } from '../src/auth/tokens.ts';
 import { UserStore } from '../src/auth/users.ts';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { listen, type RunningServer } from '../src/http/server.ts';
 import { prepare } from '../src/serve.ts';
 import { StatusSampler } from '../src/status/sampler.ts';

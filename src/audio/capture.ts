@@ -2,7 +2,7 @@
 // consumer attached (the recording's encoder, live streams, level meters). Consumers come
 // and go without restarting it; it ends when the last one leaves, or when it fails.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { errnoName } from '../errno.ts';
+import { errnoName } from '../util/errno.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
 import { LevelMeter } from './pcm.ts';

@@ -5,8 +5,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { joinName } from '../paths.ts';
-import { errnoName } from '../errno.ts';
+import { joinName } from '../util/paths.ts';
+import { errnoName } from '../util/errno.ts';
 import { encodeStage, frameBytes, pcmBytes, type AudioFormat, type PcmFormat, type RecorderName } from './argv.ts';
 import { CaptureFailed, type Capture, type Consumer } from './capture.ts';
 import type { Captures } from './captures.ts';
@@ -14,8 +14,8 @@ import { explainFailure, hung, notInstalled } from './messages.ts';
 import { LevelMeter } from './pcm.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState, type StoppedBy } from './record.ts';
-import { isoTime } from '../time.ts';
-import type { Log } from '../logger.ts';
+import { isoTime } from '../util/time.ts';
+import type { Log } from '../util/logger.ts';
 
 export { RecorderUnavailable };
 

@@ -3,7 +3,7 @@
 import { Errors, HttpError, mib } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { parseQuery } from '../files/query.ts';
 import type { Request, Route } from '../http/types.ts';
 import {

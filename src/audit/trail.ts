@@ -7,7 +7,7 @@
 // reopened on SIGHUP for logrotate.
 import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { isoTime } from '../time.ts';
+import { isoTime } from '../util/time.ts';
 
 export const AUDIT_IDENTIFIER = 'device-agent-audit';
 const JOURNAL_STDOUT = '/run/systemd/journal/stdout';

@@ -5,12 +5,12 @@
 // copy, so no token is lost or brought back by another writer's rename.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { replaceFile } from '../atomic.ts';
-import { crypto } from '../crypto.ts';
-import { errnoName } from '../errno.ts';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { crypto } from '../util/crypto.ts';
+import { errnoName } from '../util/errno.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
 import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
 import { normalizeDirectory, type User } from './users.ts';
@@ -276,7 +276,7 @@ export class ApiTokenStore {
    * ones, or the reason it is refused. Records the use (flushed to the file within a minute).
    */
   principal(sha256: string, from: string): Principal | ApiTokenRefusal {
-    const live = this.byHash.get(sha256);
+    const live = this.byHash.get(sha256) ?? (this.freshen() ? this.byHash.get(sha256) : undefined);
     if (!live) return 'invalid';
     if (live.expiresAtMs <= Date.now()) return 'expired';
     const t = live.stored;
@@ -290,6 +290,19 @@ export class ApiTokenStore {
       live.principalOf = user;
     }
     return live.principal!;
+  }
+
+  /**
+   * An unknown hash may be a token the CLI made a moment ago, before the next poll: the
+   * file is stat'ed (one syscall, only for unknown tokens) and read again when it changed,
+   * so that a script can use a token at once after `device-agent token create`.
+   */
+  private freshen(): boolean {
+    const key = fileStamp(this.file);
+    if (key === this.loadedKey) return false;
+    this.loadedKey = key;
+    this.reload();
+    return true;
   }
 
   /** Whether the token of this hash would still be accepted (an open event stream asks). */

@@ -8,7 +8,7 @@
 // costs a password hash behind a gate of one. (lru-cache allocates its arrays for `max`
 // entries up front: 50,000 cost 7 ms of every start.)
 import type { LRUCache } from 'lru-cache';
-import { lruCache } from '../lru.ts';
+import { lruCache } from '../util/lru.ts';
 import { validUsername } from './users.ts';
 
 export interface LimiterOptions {
@@ -27,7 +27,7 @@ export class LoginLimiter {
 
   constructor(private readonly opts: LimiterOptions = { maxFailures: 10, windowMs: 15 * 60_000, max: 10_000 }) {}
 
-  /** Made on the first login, with lru-cache (src/lru.ts): it allocates its arrays for `max` entries up front (0.9 ms of a start). */
+  /** Made on the first login, with lru-cache (src/util/lru.ts): it allocates its arrays for `max` entries up front (0.9 ms of a start). */
   private async counters(): Promise<LRUCache<string, Counter>> {
     this.lru ??= new (await lruCache()).LRUCache<string, Counter>({ max: this.opts.max });
     return this.lru;

@@ -1,13 +1,15 @@
 // POST /api/v1/agentusers/loginusertoagent: a password for a login token (a JWT).
 import type { Audit } from '../audit/trail.ts';
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { Cell } from '../metrics/registry.ts';
 import type { LoginLimiter } from './limiter.ts';
-import { DUMMY_HASH, Gate, verifyPassword } from './passwords.ts';
+import type { Log } from '../util/logger.ts';
+import { DUMMY_HASH, type Gate, verifyPassword } from './passwords.ts';
+import { rehashOnLogin } from './rehash.ts';
 import { ROLE_SCOPES, sortScopes } from './scopes.ts';
 import type { Tokens } from './tokens.ts';
 import { validUsername, type UserStore } from './users.ts';
@@ -18,11 +20,13 @@ export interface LoginDeps {
   users: UserStore;
   tokens: Tokens;
   limiter: LoginLimiter;
-  /** One password hash at a time; a few dozen may wait, the rest get 503. */
+  /** One password hash at a time (~20 MB each); a few dozen may wait, the rest get 503. */
   gate: Gate;
   /** Refusals counted for /metrics: wrong credentials, and 429s of the limiter. */
   loginCounts: { failures: Cell; throttled: Cell };
   audit: Audit;
+  /** Where a failed re-hash of an older password hash is reported. */
+  log: Log;
 }
 
 export function loginRoutes(deps: LoginDeps): Route[] {
@@ -65,6 +69,8 @@ export function loginRoutes(deps: LoginDeps): Route[] {
         token: await deps.tokens.issue(user),
         user: { id: user.id, username: user.username, role: user.role, scopes: sortScopes(ROLE_SCOPES[user.role]), directory: user.directory },
       });
+      // An older setting's hash gets the current one, after the answer (it waits for the gate).
+      void rehashOnLogin(user, password, deps);
     },
     doc: () => ({
       operation: {

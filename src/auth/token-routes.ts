@@ -2,8 +2,8 @@
 // "API tokens"). The token routes take a login token, or an API token with `admin`: a
 // script's token cannot mint or list others unless it was made to administer.
 import type { Audit } from '../audit/trail.ts';
-import type { Config } from '../config.ts';
-import { json, ref } from '../docs/responses.ts';
+import type { Config } from '../config/config.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';

@@ -4,9 +4,9 @@ import { TOKEN_REFUSALS, type TokenRefusal } from '../http/errors.ts';
 import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { crypto } from '../crypto.ts';
-import { lazy } from '../lazy.ts';
-import { lruCache } from '../lru.ts';
+import { crypto } from '../util/crypto.ts';
+import { lazy } from '../util/lazy.ts';
+import { lruCache } from '../util/lru.ts';
 import type { User } from './users.ts';
 
 export interface Claims {

@@ -1,12 +1,12 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
-import { replaceFile } from '../atomic.ts';
-import { errnoName } from '../errno.ts';
-import { crypto } from '../crypto.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { errnoName } from '../util/errno.ts';
+import { crypto } from '../util/crypto.ts';
 import { readFileSync, statSync } from 'node:fs';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import { dirname } from 'node:path';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { isRole, type Role } from './scopes.ts';
 
 export interface User {
@@ -190,6 +190,11 @@ export class UserStore {
 
   all(): User[] {
     return [...this.byName.values()];
+  }
+
+  /** The users file this store reads (a login's re-hash writes it: src/auth/rehash.ts). */
+  get path(): string {
+    return this.file;
   }
 
   get size(): number {

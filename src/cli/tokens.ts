@@ -3,7 +3,7 @@
 import { addToken, publicRecord, readTokens, TOKEN_NAME, TokenNameTaken, updateTokensSync, type StoredToken } from '../auth/api-tokens.ts';
 import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes } from '../auth/scopes.ts';
 import { readUsers, type User } from '../auth/users.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { Scope } from '../http/types.ts';
 import { CliError, directoryOption, onlyOptions, usageError, withCliAudit, type Options } from './users.ts';
 

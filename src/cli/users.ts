@@ -3,7 +3,7 @@ import { createAudit, type Audit } from '../audit/trail.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { isRole, ROLES, type Role } from '../auth/scopes.ts';
 import { newSessionVersion, newUser, normalizeDirectory, readUsers, validUsername, writeUsers } from '../auth/users.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { readNewPassword } from './password.ts';
 

@@ -1,14 +1,14 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
-import { lazy } from '../lazy.ts';
-import { errnoText } from '../errno.ts';
+import { lazy } from '../util/lazy.ts';
+import { errnoText } from '../util/errno.ts';
 import { read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { Errors } from '../http/errors.ts';
 import { countSentAside } from '../http/log.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';

@@ -3,14 +3,14 @@
 // location leaves the base and special files are left out, never opened.
 import { opendir, type Dirent } from 'node:fs';
 import { posix, resolve } from 'node:path';
-import type { Config } from '../config.ts';
-import { errnoText } from '../errno.ts';
-import { lstat } from '../fsp.ts';
+import type { Config } from '../config/config.ts';
+import { errnoText } from '../util/errno.ts';
+import { lstat } from '../util/fsp.ts';
 import { Errors } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
-import { isWithin, joinName } from '../paths.ts';
-import { isoTime } from '../time.ts';
+import { isWithin, joinName } from '../util/paths.ts';
+import { isoTime } from '../util/time.ts';
 import { closeFd, fdLocation, lexicalPath, openConfined, realLocation } from './confine.ts';
 import { confinementRoot } from './scope-dir.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';

@@ -1,10 +1,10 @@
 // GET/HEAD /api/download and POST /api/upload (docs/api.md, "Files"), GET /api/v1/files/list,
 // each with its scope and its part of the OpenAPI document.
 import type { Audit } from '../audit/trail.ts';
-import type { Config } from '../config.ts';
-import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../docs/responses.ts';
+import type { Config } from '../config/config.ts';
+import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
 import { Errors } from '../http/errors.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
 import type { Route, RouteDoc } from '../http/types.ts';
 import { downloadHandler } from './download.ts';

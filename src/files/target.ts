@@ -1,10 +1,10 @@
 // Where an upload lands: saveToPath checked lexically and through its links, its directory
 // opened and confirmed by descriptor, so the final rename cannot be redirected outside.
-import { errnoText } from '../errno.ts';
-import { stat } from '../fsp.ts';
+import { errnoText } from '../util/errno.ts';
+import { stat } from '../util/fsp.ts';
 import { basename, dirname, join } from 'node:path';
 import { Errors } from '../http/errors.ts';
-import { isWithin } from '../paths.ts';
+import { isWithin } from '../util/paths.ts';
 import { closeFd, confirmInside, lexicalPath, O, openFd, realLocation } from './confine.ts';
 
 export interface Destination {

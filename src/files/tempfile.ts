@@ -1,16 +1,20 @@
 // One upload part on its way to disk: a temp file created with O_EXCL next to its target,
 // written in large batches while the request keeps flowing, fsynced before it may be renamed.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import { unlinkSync, writev as writevCb } from 'node:fs';
-import { fchmod, fsync } from '../fsp.ts';
+import { fchmod, fsync } from '../util/fsp.ts';
 import { closeFd, O, openFd } from './confine.ts';
 
 /** Orphans of a crash match this and are swept at start (sweep.ts). */
 export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
 
 const BATCH = 1024 * 1024;
-/** Above this much unwritten data the request is paused. */
-const HIGH_WATER = 8 * BATCH;
+/**
+ * Above this much unwritten data the request is paused (the socket is no longer read
+ * until the disk catches up): what one upload may hold in memory, besides the chunks V8
+ * has not collected yet. 8 MiB before: 8 uploads could hold 64 MiB.
+ */
+const HIGH_WATER = 2 * BATCH;
 
 function writev(fd: number, bufs: Buffer[]): Promise<number> {
   return new Promise((resolve, reject) => writevCb(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));
@@ -56,7 +60,7 @@ export class TempFile {
   /** `onError` hears the first failure (ENOSPC, EIO...); `onDrain` when writing catches up. */
   constructor(dir: Promise<number>, private readonly onError: (err: unknown) => void, private readonly onDrain: () => void) {
     live.add(this);
-    this.then(async () => {
+    this.afterChain(async () => {
       this.dirFd = await dir;
       this.fd = await openFd(inDir(this.dirFd, this.name), O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NOFOLLOW, 0o644);
       this.created = true;
@@ -65,7 +69,7 @@ export class TempFile {
     });
   }
 
-  private then(step: () => Promise<void>): Promise<void> {
+  private afterChain(step: () => Promise<void>): Promise<void> {
     const next = this.chain.then(step);
     next.catch((err) => { if (!this.discarded) this.onError(err); });
     this.chain = next;
@@ -88,7 +92,7 @@ export class TempFile {
     const size = this.queued;
     this.queue = [];
     this.queued = 0;
-    this.then(async () => {
+    this.afterChain(async () => {
       if (this.discarded) return;
       await writeAll(this.fd, bufs);
       const before = this.unwritten;
@@ -100,7 +104,7 @@ export class TempFile {
   /** Writes the rest, fsyncs and closes; then the file may be renamed into place. */
   finish(): Promise<void> {
     this.flush();
-    return this.then(async () => {
+    return this.afterChain(async () => {
       await fsync(this.fd);
       const fd = this.fd;
       this.fd = -1;

@@ -1,20 +1,21 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { errnoText } from '../errno.ts';
-import { copyFile, fsync, rename } from '../fsp.ts';
-import type { Config } from '../config.ts';
+import { errnoText } from '../util/errno.ts';
+import { copyFile, fsync, rename } from '../util/fsp.ts';
+import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
 import type { Audit } from '../audit/trail.ts';
 import { posix } from 'node:path';
-import { closeFd, O, openFd, realBase } from './confine.ts';
+import { closeFd, O, openFd, realRoot } from './confine.ts';
 import { confinementRoot } from './scope-dir.ts';
 import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
+import { bodyReceived, burstStarted } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -62,6 +63,7 @@ class UploadSession {
         if (ended) return;
         total += chunk.length;
         if (total > this.config.maxFileBytes) return this.fail(Errors.uploadTooLarge());
+        bodyReceived(chunk.length);
         try {
           parser.write(chunk);
         } catch (err) {
@@ -202,10 +204,9 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   temp.markRenamed();
 }
 
-/** The real location of the directory uploads are confined to; a credential's directory that is gone is 403. */
-async function uploadRoot(config: Config, root: string): Promise<string> {
-  if (root === config.uploadDir) return realBase(root);
-  return realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+/** The real location of the directory uploads are confined to; a credential's directory that is gone, or a link, is 403. */
+function uploadRoot(config: Config, root: string): Promise<string> {
+  return realRoot(config.uploadDir, root);
 }
 
 export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
@@ -216,12 +217,14 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
     const boundary = boundaryOf(req.headers['content-type']);
     const root = confinementRoot(config.uploadDir, req);
     const session = new UploadSession(config, await uploadRoot(config, root), req, root);
+    const burstEnded = burstStarted();
     try {
       await session.receive(boundary);
       await session.commit();
       session.count(counted);
     } finally {
       await session.cleanup();
+      burstEnded();
     }
     for (const f of session.stored) {
       audit.record({

@@ -17,7 +17,7 @@ export type Scope = (typeof SCOPES)[number];
 
 /**
  * A route's OpenAPI operation, without `security` and without the answers of the auth
- * check: the document adds both from the route's scope (src/docs/openapi.ts), so the
+ * check: the document adds both from the route's scope (src/apidocs/openapi.ts), so the
  * document and the check cannot disagree.
  */
 export interface RouteDoc {

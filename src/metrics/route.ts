@@ -1,6 +1,6 @@
 // GET /metrics (docs/api.md, "Metrics"): the Prometheus text, for a credential with scope metrics or the static metrics
 // token (Prometheus's authorization.credentials_file). The token opens this route only.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import type { Request, Route } from '../http/types.ts';
 import type { AgentMetrics } from './agent.ts';
 import { CONTENT_TYPE } from './exposition.ts';

@@ -1,8 +1,8 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { jsonHeaders, sendJson } from '../http/respond.ts';
 import type { Response, Route } from '../http/types.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../util/version.ts';
 import type { JsonText, StatusSampler } from './sampler.ts';
 
 export function statusRoutes(sampler: StatusSampler): Route[] {

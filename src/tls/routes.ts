@@ -1,6 +1,6 @@
 // GET /api/v1/tls, without a token: what a client needs to trust the device (the web page
 // shows it), and whether it must show a certificate of its own. With TLS off: {"enabled": false}.
-import { json, ref } from '../docs/responses.ts';
+import { json, ref } from '../apidocs/responses.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { CertInfo } from './cert.ts';

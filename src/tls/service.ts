@@ -3,13 +3,19 @@
 // (polled, like the users file) or on demand (SIGHUP), renewed daily. A pair or CA file
 // that fails to load keeps the old one in service and logs an error naming the file.
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
-import { ConfigError, type TlsConfig } from '../config.ts';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
-import type { Log } from '../logger.ts';
+import { ConfigError, type TlsConfig } from '../config/config.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
+import type { Log } from '../util/logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
 import { issuedBy, loadClientCa, sameCa, type ClientCa } from './client-ca.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
 import { tlsMetrics } from './metrics.ts';
+
+/**
+ * OpenSSL's SSL_OP_NO_RENEGOTIATION (crypto.constants has it; node:crypto is not loaded
+ * for one number: test/tls-input.test.ts checks the two agree).
+ */
+export const SSL_OP_NO_RENEGOTIATION = 0x40000000;
 
 /** TLS 1.2's forward-secret AEAD suites; TLS 1.3's are all of that kind. */
 const CIPHERS = [
@@ -80,6 +86,9 @@ export class TlsService {
       minVersion: 'TLSv1.2',
       ciphers: CIPHERS,
       honorCipherOrder: true,
+      // A client may not renegotiate (TLS 1.2; 1.3 has none): each renegotiation is a
+      // full handshake the client can ask for at will, a CPU cost with no use here.
+      secureOptions: SSL_OP_NO_RENEGOTIATION,
     };
   }
 

@@ -1,6 +1,6 @@
-// The agent's log as tests read it: every line is `<priority>ISO-time text` (src/logger.ts),
+// The agent's log as tests read it: every line is `<priority>ISO-time text` (src/util/logger.ts),
 // and in-process parts of the agent log into collectLog() instead.
-import { PRIORITY, type Log } from '../../src/logger.ts';
+import { PRIORITY, type Log } from '../../src/util/logger.ts';
 
 /** A Log keeping each line as `<priority>text` (no time), so a test can pin the priority too. */
 export function collectLog(lines: string[] = []): Log & { lines: string[] } {

@@ -5,7 +5,7 @@
 import { AUTH_FAILURES, errorResponses } from './responses.ts';
 import { Errors } from '../http/errors.ts';
 import type { Route, RouteDoc } from '../http/types.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../util/version.ts';
 import { schemas } from './schemas.ts';
 
 /** What a client checks before trusting this agent's HTTPS certificate, for the page's top. */

@@ -1,6 +1,6 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { dirname } from 'node:path';
-import { isWithin, joinName, resolveFrom } from './paths.ts';
+import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';

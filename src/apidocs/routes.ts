@@ -1,9 +1,10 @@
 // GET /docs (Swagger UI), /docs/openapi.json and /docs/assets/:file. No token needed:
 // they show what the spec already says and nothing about this device.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
+import { sendStatic } from '../http/static.ts';
 import type { Route } from '../http/types.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import type { TlsSummary } from './openapi.ts';
 import { ASSET_NAMES } from './asset-names.ts';
 
@@ -22,12 +23,6 @@ const COMMON = {
 function send(res: ServerResponse, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(200, { ...COMMON, ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
-}
-
-/** gzip unless the client refuses it (absent, or `gzip;q=0`). */
-function acceptsGzip(req: IncomingMessage): boolean {
-  const m = /(?:^|,)\s*gzip\s*(?:;\s*q=([0-9.]+))?/i.exec(req.headers['accept-encoding'] ?? '');
-  return m !== null && (m[1] === undefined || Number(m[1]) > 0);
 }
 
 /**
@@ -95,14 +90,7 @@ export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary
         const asset = (await assets()).docsAssets().get(req.params.file ?? '');
         if (!asset) throw Errors.notFound();
         // Revalidated on each load, so a new agent version is picked up at once.
-        const headers = { ...COMMON, ETag: asset.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
-        if (req.headers['if-none-match'] === asset.etag) {
-          res.writeHead(304, headers);
-          res.end();
-          return;
-        }
-        if (acceptsGzip(req)) send(res, asset.type, asset.gzip, { ...headers, 'Content-Encoding': 'gzip' });
-        else send(res, asset.type, asset.plain(), headers);
+        sendStatic(req, res, asset, { ...COMMON, 'Cache-Control': 'no-cache' });
       },
     },
   ];
