@@ -43,7 +43,8 @@ function timed(cmd, args, env, withOutput = false) {
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
     child.stderr.on('data', (d) => { err += d; });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the output may still be in the pipe when the process has exited.
+    child.on('close', (code) => {
       const s = Number(process.hrtime.bigint() - t) / 1e9;
       if (code === 0) resolve(withOutput ? { s, out } : s);
       else reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
@@ -54,7 +55,14 @@ function timed(cmd, args, env, withOutput = false) {
 /** curl's own time_total (request to last byte) of one transfer. */
 async function curlTotal(args, env) {
   const { out } = await timed('curl', ['-s', '-S', '-f', '-w', '%{time_total}', ...args], env, true);
-  return Number(out.trim());
+  return seconds(out, 'curl');
+}
+
+/** A positive number of seconds printed by a timed process, or an error saying what it printed. */
+function seconds(out, who) {
+  const s = Number(out.trim());
+  if (!(out.trim() !== '' && s > 0)) throw new Error(`${who} printed ${JSON.stringify(out)}, not a time`);
+  return s;
 }
 
 /** The library in a process of its own: seconds from the request to the last byte of one transfer. */
@@ -96,7 +104,7 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {
         makeFile(join(agent.filesDir, 'big.bin'), bytes);
         const out = join(dir, 'out.bin');
         const r = { get: [[], []], put: [[], []], libGet: [[], []], libPut: [[], []] };
-        const lib = async (what, local) => Number((await timed(node, ['--input-type=module', '-e', LIBRARY, url, agent.token, pin ?? '', what, local], env, true)).out);
+        const lib = async (what, local) => seconds((await timed(node, ['--input-type=module', '-e', LIBRARY, url, agent.token, pin ?? '', what, local], env, true)).out, 'the library');
         const turn = async (who, into) => {
           if (who === 0) {
             into.get[0].push(bytes / 1e6 / await timed(node, [DAGENT, 'get', 'big.bin', out], env));
