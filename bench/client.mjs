@@ -73,7 +73,7 @@ const agent = new DeviceAgent({ url, token, pin: pin || undefined });
 const t = process.hrtime.bigint();
 if (what === 'get') await agent.downloadToFile('big.bin', local, { resume: false });
 else await agent.upload([local], 'up.bin');
-console.log(Number(process.hrtime.bigint() - t) / 1e9);
+process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e9)); // not console.log: FORCE_COLOR would colour it
 agent.close();
 `;
 
