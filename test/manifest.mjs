@@ -12,6 +12,8 @@ export const once = new Set([
   // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
   'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
   'client-big.test.ts', 'client-types.test.ts',
+  // The Node-RED nodes are built on the client, so they run against the built executable too.
+  'nodered-nodes.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
