@@ -53,41 +53,52 @@ async function load(ctx: Ctx, extra: Array<Record<string, unknown>>, opts: { pin
 
 const WAIT_MS = 30_000;
 
+/** A promise a test may leave unawaited when it fails early: its later timeout is no unhandled rejection. */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => {});
+  return p;
+}
+
 /** The next message a helper node receives. */
 function nextMessage(id: string): Promise<any> {
   const node = helper.getNode(id);
-  return new Promise((resolve, reject) => {
+  return quiet(new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no message reached ${id}`)), WAIT_MS);
     node.once('input', (msg: unknown) => { clearTimeout(timer); resolve(msg); });
-  });
+  }));
 }
 
 /** Messages a helper node receives until `until` says enough. */
 function messages(id: string, until: (got: any[]) => boolean): Promise<any[]> {
   const node = helper.getNode(id);
   const got: any[] = [];
-  return new Promise((resolve, reject) => {
+  return quiet(new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${id} received only ${JSON.stringify(got.map((m) => m.topic))}`)), WAIT_MS);
     const on = (msg: unknown) => {
       got.push(msg);
       if (until(got)) { clearTimeout(timer); node.removeListener('input', on); resolve(got); }
     };
     node.on('input', on);
-  });
+  }));
 }
 
 /** The first status a node shows that `match` accepts (the helper emits call:status for each). */
 function statusOf(id: string, match: (s: any) => boolean): Promise<any> {
   const node = helper.getNode(id);
   const seen: unknown[] = [];
-  return new Promise((resolve, reject) => {
+  return quiet(new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${id} showed only ${JSON.stringify(seen)}`)), WAIT_MS);
     const on = (call: { args: [any] }) => {
       seen.push(call.args[0]);
       if (match(call.args[0])) { clearTimeout(timer); node.removeListener('call:status', on); resolve(call.args[0]); }
     };
     node.on('call:status', on);
-  });
+  }));
+}
+
+/** Every status a node has shown since the flow was loaded (the helper spies on Node.prototype.status). */
+function shownBy(id: string): unknown[] {
+  return helper._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id).map((c: any) => c.args[0]);
 }
 
 test.before(async (ctx) => {
@@ -116,6 +127,115 @@ test('status: the device status record in msg.payload, the rest of the message k
   assert.is(msg.payload.hostname, theirs.hostname);
   assert.is(msg.payload.agent.version, theirs.agent.version);
   assert.is(msg.payload.recording.state, 'idle');
+});
+
+test('record: a 1 s recording, waited for, its file in msg.payload as a Buffer, byte for byte', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '1', format: 'wav', device: '', wait: true, output: 'buffer', saveTo: '', wires: [['out']] }]);
+  const got = nextMessage('out');
+  const shown = statusOf('n', (s) => s.fill === 'green');
+  helper.getNode('n').receive({ payload: 'go' });
+  const msg = await got;
+  assert.is(msg.recording.state, 'finished');
+  assert.is(msg.recording.fileExtension, 'wav');
+  assert.match(msg.filename, /^recordings\/recording-[0-9TZ.-]+\.wav$/);
+  assert.is(msg.filename, msg.recording.file);
+  assert.ok(Buffer.isBuffer(msg.payload));
+  assert.is(msg.payload.length, msg.recording.sizeBytes);
+  assert.ok(msg.payload.equals(readFileSync(join(ctx.agent.baseDir, msg.recording.file))));
+  assert.is(msg.payload.subarray(0, 4).toString('latin1'), 'RIFF');
+  assert.equal(await shown, { fill: 'green', shape: 'dot', text: msg.filename.slice('recordings/'.length) });
+});
+
+test('record without waiting: the started record at once; a second start meanwhile is the agent\'s 409 in a catch node', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '2', format: 'flac', wait: false, output: 'record', wires: [['out']] }]);
+  const got = nextMessage('out');
+  helper.getNode('n').receive({ payload: 'go' });
+  const msg = await got;
+  assert.is(msg.payload.state, 'recording');
+  assert.is(msg.payload.fileExtension, 'flac');
+  const caught = nextMessage('caught');
+  const shown = statusOf('n', (s) => s.fill === 'red');
+  helper.getNode('n').receive({ payload: 'again' });
+  const error = await caught;
+  assert.is(error.error.message, 'device-agent answered 409: a recording is already in progress');
+  assert.is(error.statusCode, 409);
+  assert.equal(await shown, { fill: 'red', shape: 'ring', text: '409 a recording is already in progress' });
+  // Let it end before the next test records.
+  for (;;) {
+    const res = await fetch(`${ctx.agent.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${ctx.token}` } });
+    if (((await res.json()) as { state: string }).state !== 'recording') break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+});
+
+test('file: put msg.payload, list it, get it back byte for byte; a missing file is the agent\'s 404', async (ctx) => {
+  const bytes = randomBytes(300_000);
+  await load(ctx, [
+    { id: 'file-put', type: 'device-agent file', operation: 'put', path: 'node-red.bin', wires: [['out']] },
+    { id: 'file-list', type: 'device-agent file', operation: 'list', path: '', wires: [['out']] },
+    { id: 'file-get', type: 'device-agent file', operation: 'get', path: '', saveTo: '', wires: [['out']] },
+  ]);
+  let got = nextMessage('out');
+  helper.getNode('file-put').receive({ payload: bytes });
+  const put = await got;
+  assert.is(put.path, 'node-red.bin');
+  assert.equal(put.payload, { message: 'Uploaded successfully' });
+  assert.ok(readFileSync(join(ctx.agent.baseDir, 'node-red.bin')).equals(bytes));
+
+  got = nextMessage('out');
+  helper.getNode('file-list').receive({});
+  const list = await got;
+  const entry = list.payload.entries.find((e: { name: string }) => e.name === 'node-red.bin');
+  assert.is(entry?.sizeBytes, bytes.length);
+
+  got = nextMessage('out');
+  helper.getNode('file-get').receive({ path: 'node-red.bin' });
+  const back = await got;
+  assert.ok(Buffer.isBuffer(back.payload));
+  assert.ok(back.payload.equals(bytes));
+
+  const caught = nextMessage('caught');
+  helper.getNode('file-get').receive({ path: 'no/such.bin' });
+  const error = await caught;
+  assert.is(error.error.message, 'device-agent answered 404: file not found at no/such.bin');
+  assert.is(error.statusCode, 404);
+});
+
+test('events: one message per event, the recording record and the status at once; the node shows connected', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent events', status: true, recording: true, level: true, other: false, wires: [['out']] }]);
+  const got = await messages('out', (m) => m.some((x) => x.topic === 'status') && m.some((x) => x.topic === 'recording'));
+  const status = got.find((m) => m.topic === 'status');
+  const recording = got.find((m) => m.topic === 'recording');
+  const now = await fetch(`${ctx.agent.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${ctx.token}` } });
+  assert.equal(recording.payload, await now.json());
+  const res = await fetch(`${ctx.agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${ctx.token}` } });
+  assert.is(status.payload.hostname, ((await res.json()) as { hostname: string }).hostname);
+  for (const m of got) assert.equal(Object.keys(m).sort(), ['_msgid', 'payload', 'topic']);
+  assert.equal(shownBy('n'), [{ fill: 'yellow', shape: 'dot', text: 'connecting' }, { fill: 'green', shape: 'dot', text: 'connected' }]);
+});
+
+test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the catch node gets both pins', async (ctx) => {
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const wrong = `sha256//${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+  await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { pin: wrong });
+  const caught = nextMessage('caught');
+  const shown = statusOf('n', (s) => s.fill === 'red');
+  helper.getNode('n').receive({ payload: 'go' });
+  const error = await caught;
+  assert.is(error.error.message, `the device's key is not the pinned one: pinned ${wrong}, the device presented ${ctx.agent.pin}`);
+  assert.is(error.statusCode, undefined);
+  assert.equal(await shown, { fill: 'red', shape: 'ring', text: 'wrong pin' });
+});
+
+test('a token the agent does not know: 401 in the status and the catch node', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { token: `dat_${'A'.repeat(43)}` });
+  const caught = nextMessage('caught');
+  const shown = statusOf('n', (s) => s.fill === 'red');
+  helper.getNode('n').receive({ payload: 'go' });
+  const error = await caught;
+  assert.is(error.error.message, 'device-agent answered 401: invalid token');
+  assert.is(error.statusCode, 401);
+  assert.equal(await shown, { fill: 'red', shape: 'ring', text: '401 invalid token' });
 });
 
 test.run();

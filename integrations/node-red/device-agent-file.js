@@ -19,11 +19,11 @@ module.exports = function (RED) {
     const device = server(RED, this, config);
 
     this.on('input', async (msg, send, done) => {
-      if (!device) return done(new Error('no device-agent config node is selected'));
+      if (!device) return fail(this, new Error('no device-agent config node is selected'), msg, done);
       const operation = config.operation && config.operation !== 'msg' ? config.operation : msg.operation;
-      if (!OPERATIONS.includes(operation)) return done(new Error(`msg.operation must be one of list, get, put, delete, not ${operation}`));
+      if (!OPERATIONS.includes(operation)) return fail(this, new Error(`msg.operation must be one of list, get, put, delete, not ${operation}`), msg, done);
       const path = pick(msg, 'path', config.path);
-      if (path === undefined && operation !== 'list') return done(new Error(`${operation} needs a path on the device (the node's "Path", or msg.path)`));
+      if (path === undefined && operation !== 'list') return fail(this, new Error(`${operation} needs a path on the device (the node's "Path", or msg.path)`), msg, done);
       this.status({ fill: 'blue', shape: 'dot', text: operation });
       try {
         const agent = await device.agent();

@@ -31,14 +31,14 @@ module.exports = function (RED) {
     const running = new Set();
 
     this.on('input', async (msg, send, done) => {
-      if (!device) return done(new Error('no device-agent config node is selected'));
+      if (!device) return fail(this, new Error('no device-agent config node is selected'), msg, done);
       const duration = Number(pick(msg, 'duration', config.duration));
       const format = String(pick(msg, 'format', config.format) ?? 'wav');
       const deviceId = pick(msg, 'device', config.device);
       const wait = config.wait !== false;
       const output = wait ? config.output || 'record' : 'record';
-      if (!(duration > 0)) return done(new Error(`duration must be a number of seconds above 0, not ${pick(msg, 'duration', config.duration)}`));
-      if (!FORMATS.includes(format)) return done(new Error(`format must be one of wav, flac, mp3, not ${format}`));
+      if (!(duration > 0)) return fail(this, new Error(`duration must be a number of seconds above 0, not ${pick(msg, 'duration', config.duration)}`), msg, done);
+      if (!FORMATS.includes(format)) return fail(this, new Error(`format must be one of wav, flac, mp3, not ${format}`), msg, done);
       const abort = new AbortController();
       running.add(abort);
       try {

@@ -9,7 +9,7 @@ module.exports = function (RED) {
     const device = server(RED, this, config);
 
     this.on('input', async (msg, send, done) => {
-      if (!device) return done(new Error('no device-agent config node is selected'));
+      if (!device) return fail(this, new Error('no device-agent config node is selected'), msg, done);
       this.status({ fill: 'blue', shape: 'dot', text: 'requesting' });
       try {
         const agent = await device.agent();

@@ -44,8 +44,8 @@ function fail(node, err, msg, done) {
   const d = describe(err);
   node.status({ fill: 'red', shape: 'ring', text: d.short });
   if (err && err.name === 'ApiError' && msg) msg.statusCode = err.status;
-  const error = new Error(d.text);
-  if (done) done(error);
+  // A string, not an Error: catch nodes then get the text itself in msg.error.message.
+  if (done) done(d.text);
   else node.error(d.text, msg);
 }
 
