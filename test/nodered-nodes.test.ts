@@ -214,6 +214,28 @@ test('events: one message per event, the recording record and the status at once
   assert.equal(shownBy('n'), [{ fill: 'yellow', shape: 'dot', text: 'connecting' }, { fill: 'green', shape: 'dot', text: 'connected' }]);
 });
 
+test('the example flow loads without an error or a warning and runs: status on its inject, events connected', async (ctx) => {
+  const example = JSON.parse(readFileSync(join(NODES, 'examples/device-agent.json'), 'utf8')) as Array<Record<string, any>>;
+  const config = example.find((n) => n.type === 'device-agent-config')!;
+  // The operator's step the flow asks for: this device's URL, token and pin.
+  Object.assign(config, { url: ctx.agent.clientUrl, pin: ctx.agent.pin });
+  const core = ['20-inject', '21-debug', '90-comment'].map((f) => require(require.resolve(`@node-red/nodes/core/common/${f}.js`)));
+  const debugStatus = example.find((n) => n.type === 'debug' && n.name === 'status')!;
+  await helper.load([...core, ...nodes], example, { [config.id]: { token: ctx.token } });
+  for (const n of example.filter((x) => x.type !== 'tab')) assert.ok(helper.getNode(n.id), `${n.type} ${n.id} was not created`);
+  const events = example.find((n) => n.type === 'device-agent events')!;
+  const connected = shownBy(events.id).some((s: any) => s.text === 'connected') ? null : statusOf(events.id, (s) => s.text === 'connected');
+  // The inject fires once 2 s after the start: the status reaches the debug node.
+  const reached = await new Promise<any>((resolve) => helper.getNode(debugStatus.id).once('input', resolve));
+  assert.is(typeof reached.payload.hostname, 'string');
+  await connected;
+  // Errors from anywhere, warnings from the flow's nodes (the harness warns of its own "helper" node and unencrypted test credentials).
+  const log = helper.log();
+  const bad = log.args.map((a: any[]) => a[0]).filter((m: any) => m.level <= log.ERROR || (m.level <= log.WARN && m.id !== undefined));
+  assert.equal(bad, []);
+  assert.ok(log.args.length > 0);
+});
+
 test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the catch node gets both pins', async (ctx) => {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const wrong = `sha256//${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
