@@ -3,12 +3,13 @@
 // API token made through the API: status, a recording fetched as a Buffer, a put/get round
 // trip, events arriving, errors in the node's status and catch nodes.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT } from './helpers/agent.ts';
+import { ROOT, spawnAgent } from './helpers/agent.ts';
 import { startClientAgent, type ClientAgent } from './helpers/dagent.ts';
 
 const require = createRequire(import.meta.url);
@@ -234,6 +235,39 @@ test('the example flow loads without an error or a warning and runs: status on i
   const bad = log.args.map((a: any[]) => a[0]).filter((m: any) => m.level <= log.ERROR || (m.level <= log.WARN && m.id !== undefined));
   assert.equal(bad, []);
   assert.ok(log.args.length > 0);
+});
+
+test('events: the agent stops, the node retries 1 s then 2 s later showing why, and reconnects when it is back', async (ctx) => {
+  const agent = await startClientAgent(false);
+  let restarted: ChildProcess | null = null;
+  try {
+    const token = await apiToken(agent, 'node-red');
+    await helper.load(nodes, flow({ ...ctx, agent }, [{ id: 'n', type: 'device-agent events', status: false, recording: true, level: false, other: false, wires: [['out']] }], null), { dev: { token } });
+    const first = await nextMessage('out');
+    assert.is(first.topic, 'recording');
+    const refused = statusOf('n', (s) => s.text === 'no connection; again in 2 s');
+    await agent.stop();
+    assert.equal(await refused, { fill: 'red', shape: 'ring', text: 'no connection; again in 2 s' });
+    const shown = shownBy('n').map((s: any) => s.text);
+    // The stream ended (or broke) when the agent stopped: the first try comes 1 s later, the next 2 s after that one failed.
+    assert.equal(shown.slice(0, 2), ['connecting', 'connected']);
+    assert.match(String(shown.at(-3)), /; again in 1 s$/);
+    assert.is(shown.at(-2), 'connecting');
+    const logged = helper.log().args.map((a: any[]) => a[0]).filter((m: any) => m.id === 'n' && m.level === helper.log().ERROR).map((m: any) => m.msg);
+    assert.ok(logged.includes(`could not connect to 127.0.0.1:${agent.port}: connection refused`), JSON.stringify(logged));
+
+    // Back on the same port, with the same tokens file: the node connects again by itself.
+    const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+    writeFileSync(agent.configFile, JSON.stringify({ ...config, port: agent.port }));
+    const connected = statusOf('n', (s) => s.text === 'connected');
+    const again = nextMessage('out');
+    restarted = (await spawnAgent(agent.dir)).child;
+    assert.equal(await connected, { fill: 'green', shape: 'dot', text: 'connected' });
+    assert.is((await again).topic, 'recording');
+  } finally {
+    restarted?.kill('SIGKILL');
+    await agent.cleanup();
+  }
 });
 
 test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the catch node gets both pins', async (ctx) => {
