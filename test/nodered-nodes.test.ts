@@ -4,13 +4,13 @@
 // trip, events arriving, errors in the node's status and catch nodes.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT, spawnAgent } from './helpers/agent.ts';
-import { startClientAgent, type ClientAgent } from './helpers/dagent.ts';
+import { makeDir, ROOT, spawnAgent } from './helpers/agent.ts';
+import { hasRoute, startClientAgent, type ClientAgent } from './helpers/dagent.ts';
 
 const require = createRequire(import.meta.url);
 const NODES = join(ROOT, 'integrations/node-red');
@@ -147,6 +147,24 @@ test('record: a 1 s recording, waited for, its file in msg.payload as a Buffer, 
   assert.equal(await shown, { fill: 'green', shape: 'dot', text: msg.filename.slice('recordings/'.length) });
 });
 
+test('record saved to a local directory: the file there under its name on the device, msg.payload its path', async (ctx) => {
+  const dir = makeDir('da-nodered-');
+  try {
+    await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '', format: '', wait: true, output: 'file', saveTo: '', wires: [['out']] }]);
+    const got = nextMessage('out');
+    helper.getNode('n').receive({ duration: 1, format: 'flac', saveTo: `${dir}/` });
+    const msg = await got;
+    assert.is(msg.recording.state, 'finished');
+    assert.is(msg.recording.fileExtension, 'flac');
+    assert.is(msg.payload, join(dir, basename(msg.recording.file)));
+    assert.is(msg.filename, msg.payload);
+    assert.ok(readFileSync(msg.payload).equals(readFileSync(join(ctx.agent.baseDir, msg.recording.file))));
+    assert.equal(readdirSync(dir), [basename(msg.recording.file)]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('record without waiting: the started record at once; a second start meanwhile is the agent\'s 409 in a catch node', async (ctx) => {
   await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '2', format: 'flac', wait: false, output: 'record', wires: [['out']] }]);
   const got = nextMessage('out');
@@ -200,6 +218,16 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
   const error = await caught;
   assert.is(error.error.message, 'device-agent answered 404: file not found at no/such.bin');
   assert.is(error.statusCode, 404);
+});
+
+(hasRoute('/api/v1/files') ? test : test.skip)('file delete: the file is gone from the device; msg.payload says so', async (ctx) => {
+  writeFileSync(join(ctx.agent.baseDir, 'to-delete.txt'), 'bye');
+  await load(ctx, [{ id: 'file-delete', type: 'device-agent file', operation: 'delete', path: 'to-delete.txt', recursive: false, wires: [['out']] }]);
+  const got = nextMessage('out');
+  helper.getNode('file-delete').receive({});
+  const msg = await got;
+  assert.equal(msg.payload, { path: 'to-delete.txt', deleted: true });
+  assert.not.ok(existsSync(join(ctx.agent.baseDir, 'to-delete.txt')));
 });
 
 test('events: one message per event, the recording record and the status at once; the node shows connected', async (ctx) => {
