@@ -302,10 +302,14 @@ test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const wrong = `sha256//${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
   await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { pin: wrong });
+  const served = () => ctx.agent.output().split('\n').filter((l) => l.includes('/api/v1/devicestatus/get')).length;
+  const before = served();
+  assert.ok(before > 0, 'the access log shows the status requests of the tests before');
   const caught = nextMessage('caught');
   const shown = statusOf('n', (s) => s.fill === 'red');
   helper.getNode('n').receive({ payload: 'go' });
   const error = await caught;
+  assert.is(served(), before, 'a request reached the agent');
   assert.is(error.error.message, `the device's key is not the pinned one: pinned ${wrong}, the device presented ${ctx.agent.pin}`);
   assert.is(error.statusCode, undefined);
   assert.equal(await shown, { fill: 'red', shape: 'ring', text: 'wrong pin' });
