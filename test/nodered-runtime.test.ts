@@ -1,16 +1,16 @@
-// The package as Node-RED itself installs it: a real Node-RED (its own red.js, a user
-// directory whose node_modules holds the package) loads the five node types from the
-// package.json "node-red" section, serves each node's editor template and help to the
-// editor, lists the example flow; the example, deployed through the admin API as the
-// editor does (token as a credential), runs against a real agent, and the token stays out
-// of the flow file.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// The package as an operator installs it: the tarballs of the client and of the nodes
+// (npm pack) installed into a Node-RED user directory, and a real Node-RED (its own red.js)
+// started on it. Node-RED loads the five node types from the package.json "node-red"
+// section, serves each node's editor template and help, lists the example flow; the
+// example, deployed through the admin API as the editor does (token as a credential),
+// runs against a real agent, and the token stays out of the flow file.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, ROOT } from './helpers/agent.ts';
-import { startClientAgent, type ClientAgent } from './helpers/dagent.ts';
+import { CLIENT, startClientAgent, type ClientAgent } from './helpers/dagent.ts';
 
 const PACKAGE = join(ROOT, 'integrations/node-red');
 const RED = join(ROOT, 'node_modules/node-red/red.js');
@@ -44,9 +44,12 @@ test.before(async (ctx) => {
   assert.is(res.status, 201);
   ctx.token = ((await res.json()) as { token: string }).token;
 
+  // The README's install: both tarballs into the user directory (the client's dist/ is built by helpers/dagent.ts).
   ctx.userDir = makeDir('da-nodered-user-');
-  mkdirSync(join(ctx.userDir, 'node_modules'));
-  symlinkSync(PACKAGE, join(ctx.userDir, 'node_modules/node-red-contrib-device-agent'));
+  const tarballs = [CLIENT, PACKAGE].map((dir) =>
+    join(ctx.userDir, execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', ctx.userDir], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1)!));
+  writeFileSync(join(ctx.userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: ctx.userDir, stdio: 'ignore' });
   writeFileSync(join(ctx.userDir, 'settings.js'), `module.exports = ${JSON.stringify({
     uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'a secret of this test', telemetry: { enabled: false }, logging: { console: { level: 'info' } },
   })};\n`);
@@ -79,6 +82,7 @@ test('Node-RED loads the five node types of the package, each enabled, none with
     assert.is(s.enabled, true, s.name);
     assert.is(s.err, undefined, `${s.name}: ${s.err}`);
     assert.is(s.version, JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')).version);
+    assert.is(s.local, true, `${s.name} is not the one installed in the user directory`);
   }
   assert.not.match(ctx.log(), /\[(error|warn)\].*device-agent/);
 });
