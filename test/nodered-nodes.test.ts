@@ -23,13 +23,13 @@ const nodes = ['device-agent-config', 'device-agent-status', 'device-agent-recor
 type Ctx = { agent: ClientAgent; token: string };
 const test = suite<Ctx>('Node-RED nodes');
 
-/** A token with the scopes the nodes use, made through the API as an operator would. */
-async function apiToken(agent: ClientAgent, name: string): Promise<string> {
+/** A token with the scopes the nodes use (or those given), made through the API as an operator would. */
+async function apiToken(agent: ClientAgent, name: string, scopes = ['status', 'audio', 'files:read', 'files:write']): Promise<string> {
   const login = await agent.login();
   const res = await fetch(`${agent.url}/api/v1/tokens`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${login}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ name, scopes: ['status', 'audio', 'files:read', 'files:write'] }),
+    body: JSON.stringify({ name, scopes }),
   });
   assert.is(res.status, 201);
   return ((await res.json()) as { token: string }).token;
@@ -324,6 +324,26 @@ test('a token the agent does not know: 401 in the status and the catch node', as
   assert.is(error.error.message, 'device-agent answered 401: invalid token');
   assert.is(error.statusCode, 401);
   assert.equal(await shown, { fill: 'red', shape: 'ring', text: '401 invalid token' });
+});
+
+test('a token without the audio scope: the record node fails with the agent\'s 403, nothing records', async (ctx) => {
+  const token = await apiToken(ctx.agent, 'node-red-viewer', ['status', 'files:read']);
+  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '1', format: 'wav', wait: true, output: 'record', wires: [['out']] }], { token });
+  const caught = nextMessage('caught');
+  const shown = statusOf('n', (s) => s.fill === 'red');
+  helper.getNode('n').receive({});
+  const error = await caught;
+  assert.is(error.error.message, 'device-agent answered 403: insufficient scope: audio is required');
+  assert.is(error.statusCode, 403);
+  assert.equal(await shown, { fill: 'red', shape: 'ring', text: '403 insufficient scope: audio is required' });
+});
+
+test('a config node without a token: the node says so in its status and to catch nodes', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { token: '' });
+  const caught = nextMessage('caught');
+  helper.getNode('n').receive({});
+  assert.is((await caught).error.message, 'the device-agent config node has no API token');
+  assert.equal(shownBy('n').at(-1), { fill: 'red', shape: 'ring', text: 'the device-agent config node has no API token' });
 });
 
 test.run();
