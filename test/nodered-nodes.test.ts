@@ -192,7 +192,7 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
   await load(ctx, [
     { id: 'file-put', type: 'device-agent file', operation: 'put', path: 'node-red.bin', wires: [['out']] },
     { id: 'file-list', type: 'device-agent file', operation: 'list', path: '', wires: [['out']] },
-    { id: 'file-get', type: 'device-agent file', operation: 'get', path: '', saveTo: '', wires: [['out']] },
+    { id: 'file-get', type: 'device-agent file', operation: 'msg', path: '', saveTo: '', wires: [['out']] },
   ]);
   let got = nextMessage('out');
   helper.getNode('file-put').receive({ payload: bytes });
@@ -208,16 +208,20 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
   assert.is(entry?.sizeBytes, bytes.length);
 
   got = nextMessage('out');
-  helper.getNode('file-get').receive({ path: 'node-red.bin' });
+  helper.getNode('file-get').receive({ operation: 'get', path: 'node-red.bin' });
   const back = await got;
   assert.ok(Buffer.isBuffer(back.payload));
   assert.ok(back.payload.equals(bytes));
 
   const caught = nextMessage('caught');
-  helper.getNode('file-get').receive({ path: 'no/such.bin' });
+  helper.getNode('file-get').receive({ operation: 'get', path: 'no/such.bin' });
   const error = await caught;
   assert.is(error.error.message, 'device-agent answered 404: file not found at no/such.bin');
   assert.is(error.statusCode, 404);
+
+  const refused = nextMessage('caught');
+  helper.getNode('file-get').receive({ operation: 'rename', path: 'node-red.bin' });
+  assert.is((await refused).error.message, 'msg.operation must be one of list, get, put, delete, not rename');
 });
 
 (hasRoute('/api/v1/files') ? test : test.skip)('file delete: the file is gone from the device; msg.payload says so', async (ctx) => {
@@ -351,6 +355,14 @@ test('a token without the audio scope: the record node fails with the agent\'s 4
   assert.is(error.error.message, 'device-agent answered 403: insufficient scope: audio is required');
   assert.is(error.statusCode, 403);
   assert.equal(await shown, { fill: 'red', shape: 'ring', text: '403 insufficient scope: audio is required' });
+});
+
+test('record: a duration that is not a number of seconds is refused before any request', async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '', format: 'wav', wait: true, output: 'record', wires: [['out']] }]);
+  const caught = nextMessage('caught');
+  helper.getNode('n').receive({ duration: 'soon' });
+  assert.is((await caught).error.message, 'duration must be a number of seconds above 0, not soon');
+  assert.equal(shownBy('n').at(-1), { fill: 'red', shape: 'ring', text: 'duration must be a number of seconds above 0, not soon' });
 });
 
 test('a config node without a token: the node says so in its status and to catch nodes', async (ctx) => {
