@@ -5,7 +5,7 @@
 const { readFile } = require('node:fs/promises');
 const { loadClient } = require('./lib/common.js');
 
-module.exports = function (RED) {
+module.exports = (RED) => {
   function DeviceAgentConfigNode(config) {
     RED.nodes.createNode(this, config);
     this.name = config.name;
@@ -19,7 +19,7 @@ module.exports = function (RED) {
       if (agent) return agent;
       const made = (async () => {
         const { DeviceAgent } = await loadClient();
-        const token = this.credentials && this.credentials.token;
+        const token = this.credentials?.token;
         if (!token) throw new Error('the device-agent config node has no API token');
         const ca = this.caFile ? await readFile(this.caFile, 'utf8') : undefined;
         return new DeviceAgent({ url: this.url, token, pin: this.pin || undefined, ca });

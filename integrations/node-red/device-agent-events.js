@@ -9,7 +9,7 @@ const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 60_000;
 const KINDS = ['status', 'recording', 'level'];
 
-module.exports = function (RED) {
+module.exports = (RED) => {
   function DeviceAgentEventsNode(config) {
     RED.nodes.createNode(this, config);
     const device = server(RED, this, config);

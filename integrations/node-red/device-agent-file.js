@@ -13,7 +13,7 @@ async function readAll(stream) {
   return Buffer.concat(chunks);
 }
 
-module.exports = function (RED) {
+module.exports = (RED) => {
   function DeviceAgentFileNode(config) {
     RED.nodes.createNode(this, config);
     const device = server(RED, this, config);

@@ -24,7 +24,7 @@ async function readAll(stream) {
   return Buffer.concat(chunks);
 }
 
-module.exports = function (RED) {
+module.exports = (RED) => {
   function DeviceAgentRecordNode(config) {
     RED.nodes.createNode(this, config);
     const device = server(RED, this, config);

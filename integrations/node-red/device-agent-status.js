@@ -3,7 +3,7 @@
 'use strict';
 const { fail, server } = require('./lib/common.js');
 
-module.exports = function (RED) {
+module.exports = (RED) => {
   function DeviceAgentStatusNode(config) {
     RED.nodes.createNode(this, config);
     const device = server(RED, this, config);
