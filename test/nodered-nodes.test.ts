@@ -11,6 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, ROOT, spawnAgent } from './helpers/agent.ts';
 import { hasRoute, startClientAgent, type ClientAgent } from './helpers/dagent.ts';
+import { makeCa } from './helpers/tls.ts';
 
 const require = createRequire(import.meta.url);
 const NODES = join(ROOT, 'integrations/node-red');
@@ -36,10 +37,10 @@ async function apiToken(agent: ClientAgent, name: string, scopes = ['status', 'a
 }
 
 /** A flow on one tab: the config node of this agent, the nodes given, helper nodes "out" and "caught". */
-function flow(ctx: Ctx, extra: Array<Record<string, unknown>>, pin = ctx.agent.pin) {
+function flow(ctx: Ctx, extra: Array<Record<string, unknown>>, pin = ctx.agent.pin, caFile = '') {
   return [
     { id: 'f1', type: 'tab', label: 'test' },
-    { id: 'dev', type: 'device-agent-config', name: 'agent', url: ctx.agent.clientUrl, pin, caFile: '' },
+    { id: 'dev', type: 'device-agent-config', name: 'agent', url: ctx.agent.clientUrl, pin, caFile },
     { id: 'n-catch', type: 'catch', z: 'f1', scope: null, wires: [['caught']] },
     { id: 'out', type: 'helper', z: 'f1', wires: [] },
     { id: 'caught', type: 'helper', z: 'f1', wires: [] },
@@ -47,8 +48,8 @@ function flow(ctx: Ctx, extra: Array<Record<string, unknown>>, pin = ctx.agent.p
   ];
 }
 
-async function load(ctx: Ctx, extra: Array<Record<string, unknown>>, opts: { pin?: string | null; token?: string } = {}) {
-  const f = flow(ctx, extra, opts.pin === undefined ? ctx.agent.pin : opts.pin);
+async function load(ctx: Ctx, extra: Array<Record<string, unknown>>, opts: { pin?: string | null; token?: string; caFile?: string } = {}) {
+  const f = flow(ctx, extra, opts.pin === undefined ? ctx.agent.pin : opts.pin, opts.caFile);
   await helper.load(nodes, f, { dev: { token: opts.token ?? ctx.token } });
 }
 
@@ -331,6 +332,29 @@ test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the
     assert.is(served(), 1, 'a request of the node reached the agent');
   } finally {
     await agent.cleanup();
+  }
+});
+
+test('a CA file instead of a pin: the CA that issued the device\'s certificate works, another is "untrusted certificate"', async (ctx) => {
+  // The agent's certificate is self-signed: it is its own CA, and names 127.0.0.1.
+  await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { pin: '', caFile: join(ctx.agent.dir, 'tls/cert.pem') });
+  const got = nextMessage('out');
+  helper.getNode('n').receive({});
+  assert.is(typeof (await got).payload.hostname, 'string');
+  await helper.unload();
+
+  const dir = makeDir('da-nodered-ca-');
+  try {
+    makeCa(join(dir, 'ca.pem'), join(dir, 'ca.key'), '/CN=Another CA');
+    await load(ctx, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], { pin: '', caFile: join(dir, 'ca.pem') });
+    const caught = nextMessage('caught');
+    const shown = statusOf('n', (s) => s.fill === 'red');
+    helper.getNode('n').receive({});
+    const message = (await caught).error.message;
+    assert.match(message, new RegExp(`^127\\.0\\.0\\.1:${ctx.agent.port}: the certificate is not trusted \\([A-Z_]+: [^)]+\\)\\.$`));
+    assert.equal(await shown, { fill: 'red', shape: 'ring', text: 'untrusted certificate' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
