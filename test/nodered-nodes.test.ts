@@ -1,7 +1,10 @@
 // The Node-RED nodes (integrations/node-red) in a real Node-RED runtime, loaded by
-// node-red-node-test-helper, against a real agent over HTTPS with its key pinned and an
-// API token made through the API: status, a recording fetched as a Buffer, a put/get round
-// trip, events arriving, errors in the node's status and catch nodes.
+// node-red-node-test-helper, against a real agent (the built executable) over HTTPS with
+// its key pinned and an API token made through the API: status, 1 s recordings fetched as a
+// Buffer and saved to a directory, a put/list/get round trip, delete, events arriving and
+// coming back after the agent restarts, the example flow; and the failures a flow author
+// meets (wrong pin, another CA, unknown token, missing scope, 404, 409, bad input), each in
+// the node's status and in catch nodes with the agent's own text.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
