@@ -7,7 +7,7 @@
 // the node's status and in catch nodes with the agent's own text.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { suite } from 'uvu';
@@ -236,6 +236,21 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
   const msg = await got;
   assert.equal(msg.payload, { path: 'to-delete.txt', deleted: true });
   assert.not.ok(existsSync(join(ctx.agent.baseDir, 'to-delete.txt')));
+});
+
+(hasRoute('/api/v1/files') ? test : test.skip)('file delete of a directory that is not empty: 409 without recursive, gone with msg.recursive', async (ctx) => {
+  mkdirSync(join(ctx.agent.baseDir, 'full/sub'), { recursive: true });
+  writeFileSync(join(ctx.agent.baseDir, 'full/sub/a.txt'), 'a');
+  await load(ctx, [{ id: 'file-delete', type: 'device-agent file', operation: 'delete', path: '', recursive: false, wires: [['out']] }]);
+  const caught = nextMessage('caught');
+  helper.getNode('file-delete').receive({ path: 'full' });
+  const error = await caught;
+  assert.is(error.error.message, 'device-agent answered 409: directory is not empty');
+  assert.ok(existsSync(join(ctx.agent.baseDir, 'full/sub/a.txt')));
+  const got = nextMessage('out');
+  helper.getNode('file-delete').receive({ path: 'full', recursive: true });
+  assert.equal((await got).payload, { path: 'full', deleted: true });
+  assert.not.ok(existsSync(join(ctx.agent.baseDir, 'full')));
 });
 
 test('events: one message per event, the recording record and the status at once; the node shows connected', async (ctx) => {
