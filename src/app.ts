@@ -38,6 +38,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   audit: Audit;
   sampler: StatusSampler;
   recorder: Recorder;
+  /** The disk guard's check before a recording starts (src/audio/disk-guard.ts). */
+  admitRecording?: () => void;
   captures: Captures;
   live: LiveStreams;
   events: EventHub;

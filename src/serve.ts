@@ -1,7 +1,10 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
 import { errnoName } from './util/errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+import { joinName } from './util/paths.ts';
 import { createApp } from './app.ts';
+import { guardRecordings } from './audio/disk-guard.ts';
 import { Captures } from './audio/captures.ts';
 import { LiveStreams } from './audio/live.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
@@ -161,13 +164,22 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   tls?.start();
   // With TLS on, /metrics shows its handshake failures and the served certificate's end.
   if (tls) metrics.watchTls({ handshakeFailures: () => tlsMetrics.failedHandshakes, certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined });
+  let current = config;
+  // Retention and the disk guard read the running config at each use: a reload applies to both.
+  const recordings = guardRecordings({
+    recorder, recordingsDir: config.recordingsDir, audio: () => current.audio, log: opts.log,
+    onDeleted: (r) => audit.record({
+      event: 'delete', outcome: 'ok', user: null, credential: 'agent', client: 'local',
+      path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)), bytes: r.bytes, reason: 'retention',
+    }),
+  });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
     users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, captures, live, events, log: opts.log, metrics,
+    admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
   };
-  let current = config;
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
@@ -250,6 +262,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain
       live.close(); // so do live audio streams
+      recordings.close();
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5);
       // then the captures end (nobody is left on them).
       await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);

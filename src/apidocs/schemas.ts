@@ -170,7 +170,7 @@ export const schemas: Record<string, Schema> = {
     sampleRate: nullable('integer'),
     channels: nullable('integer'),
     peakDbfs: nullable('number', { description: 'the loudest sample recorded, in dBFS; null until the recording ends' }),
-    stoppedBy: { enum: [...STOPPED_BY, null], description: 'what ended the recording; null while it runs, or when the capture failed' },
+    stoppedBy: { enum: [...STOPPED_BY, null], description: 'what ended the recording (`disk`: free space fell below half of `audio.minFreeBytes`); null while it runs, or when the capture failed' },
   }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start. ' +
     'A recording whose device failed mid-way is `failed` and still names the file of what was recorded.' }),
 
@@ -217,6 +217,24 @@ export const schemas: Record<string, Schema> = {
   },
 
   UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
+
+  FilePath: closed({ path: { type: 'string', description: 'relative to the base directory, normalised (`""` for the base itself)' } }),
+  MkdirRequest: {
+    type: 'object', required: ['path'],
+    properties: {
+      path: { type: 'string', description: 'the directory to make, relative to the base directory; missing parents are made too' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
+  MoveRequest: {
+    type: 'object', required: ['from', 'to'],
+    properties: {
+      from: { type: 'string', description: 'what to move, relative to the base directory (a link is moved itself)' },
+      to: { type: 'string', description: 'its new path, relative to the base directory; its directory must exist' },
+      overwrite: { type: 'boolean', description: 'replace an existing `to` (a file, or an empty directory); false when absent' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
 
   FileList: {
     type: 'object',

@@ -58,7 +58,7 @@ export function loadRecord(file: string, log: Log): RecordingRecord {
   const record = { ...IDLE, ...r };
   if (record.state === 'recording') {
     return {
-      ...record, state: 'failed', finishedAt: null, file: null, sizeBytes: null,
+      ...record, state: 'failed', finishedAt: null, file: null, sizeBytes: null, stoppedBy: null,
       error: 'the agent stopped during the recording (killed or powered off); nothing was kept',
     };
   }

@@ -10,6 +10,7 @@ import {
   CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE, wavFileBytes, type AudioFormat,
 } from './argv.ts';
 import { CaptureFailed } from './capture.ts';
+import { NotEnoughSpace } from './disk-guard.ts';
 import type { Captures } from './captures.ts';
 import { knownDevice, listDevices } from './devices.ts';
 import { CONTENT_TYPES, LIVE_LIMITS, liveHeaders, type LiveOwner, type LiveStreams } from './live.ts';
@@ -109,6 +110,11 @@ export interface AudioDeps {
   live: LiveStreams;
   /** How long the request's credential holds (src/events/routes.ts). */
   owner: (req: Request) => LiveOwner;
+  /**
+   * The disk guard (src/audio/disk-guard.ts), asked before a start; it throws
+   * NotEnoughSpace when the recordings' file system has less free than audio.minFreeBytes.
+   */
+  admitRecording?: () => void;
 }
 
 export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
@@ -130,10 +136,12 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           Errors.unknownStartField('<field>'), Errors.wavTooLarge('<d>', '<N>', '<M>'),
           Errors.recordingInProgress(), new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>')),
           Errors.recorderUnavailable('<message naming the capture program, or the device and what it refused>'),
+          new HttpError(507, Errors.notEnoughSpace(0, 0).message.replace(/0 MB free, 0 MB/, '<N> MB free, <M> MB')),
         ],
         notes: {
           400: 'Invalid body (the text names the field), a device that is not listed, or a wav recording larger than the download limit (maxFileBytes)',
           503: 'The capture program is missing or fails, or the device refuses the format; state becomes `failed`',
+          507: 'The file system of the recordings directory has less free space than `audio.minFreeBytes`',
         },
       }),
       handler: async (req, res) => {
@@ -144,10 +152,13 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
         const user = req.user!;
         let record;
         try {
+          // A start while one runs is 409 whatever the disk holds.
+          if (recorder.state !== 'recording') deps.admitRecording?.();
           record = await recorder.start({ ...start, who: { user: user.username || null, credential: user.credential, client: req.socket.remoteAddress ?? '' } });
         } catch (err) {
           if (err instanceof RecorderBusy) throw Errors.recordingInProgress();
           if (err instanceof RecorderUnavailable) throw Errors.recorderUnavailable(err.message);
+          if (err instanceof NotEnoughSpace) throw Errors.notEnoughSpace(err.freeBytes, err.requiredBytes);
           throw err;
         }
         sendJson(res, 202, record);
