@@ -5,13 +5,14 @@
 // BENCHMARKS.md and bench/ratios.svg (--smoke: under test-artifacts/ instead, so a smoke
 // run never replaces the real figures).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
+import { audioRows } from './audio.mjs';
 import { eventsRows } from './events.mjs';
 import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
 import { memoryRows } from './memory.mjs';
@@ -19,6 +20,7 @@ import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
+import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 import { httpsRows } from './https.mjs';
 import { webFigures } from './web.mjs';
@@ -294,6 +296,8 @@ async function main() {
   log('startup and idle memory');
   const start = await startupFigures(smoke ? 1 : 5);
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
+  log('audio: recording and live listeners on a PulseAudio virtual microphone');
+  const audio = await audioRows({ bin, rounds: smoke ? 1 : 3, window: smoke ? 2 : 8, soakS: smoke ? 5 : 60, seconds, pairs: smoke ? 1 : 3, log });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
   log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
@@ -301,6 +305,8 @@ async function main() {
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
+  log('API tokens and the audit trail');
+  const tokens = await tokensRows({ bin, pairs: ratePairs, seconds, rounds: smoke ? 1 : 3, callgrind: smoke ? null : [20_000, 10_000], log });
 
   const ratio = ([a, b]) => pairRatio(a, b);
   const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
@@ -326,10 +332,12 @@ async function main() {
     { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, aim: true, digits: 2 },
     { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
     ...events.rows,
+    ...audio.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
     ...https,
     ...metrics,
     ...ops,
+    ...tokens,
   ];
   log('web interface: page weight, idle memory, first paint');
   rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));

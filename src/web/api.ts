@@ -26,6 +26,8 @@ export const session = {
     sessionStorage.removeItem(KEY);
     sessionStorage.removeItem(USER_KEY);
   },
+  /** Whether the logged-in user has `scope` (false when no user is known). */
+  has: (scope: string): boolean => storedUser()?.scopes.includes(scope) ?? false,
 };
 
 /** A refusal from the API, with its own error text. */
@@ -88,6 +90,15 @@ export async function postJson<T>(path: string, body?: unknown): Promise<T> {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return res.json() as Promise<T>;
+}
+
+/** A request whose answer has no body worth reading (204), or a refusal as ApiError. */
+export async function send(path: string, method: string, body?: unknown): Promise<void> {
+  await request(path, {
+    method,
+    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }
 
 export async function login(username: string, password: string): Promise<void> {
