@@ -8,10 +8,6 @@ import type { Log } from '../util/logger.ts';
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
 export type RecordingState = typeof RECORDING_STATES[number];
 
-/** Why a recording ended: its duration, a client's stop, its size, a full disk, the agent's shutdown. */
-export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
-export type StoppedBy = typeof STOPPED_BY[number];
-
 export interface RecordingRecord {
   state: RecordingState;
   fileExtension: AudioFormat | null;
@@ -22,13 +18,22 @@ export interface RecordingRecord {
   file: string | null;
   sizeBytes: number | null;
   error: string | null;
-  /** Why a finished recording ended; null while none has. */
-  stoppedBy?: StoppedBy | null;
+  /** The ALSA device, rate and channels recorded (docs/behaviour.md, "Audio"). */
+  device: string | null;
+  sampleRate: number | null;
+  channels: number | null;
+  /** The loudest sample of what was recorded; null until it ends. */
+  peakDbfs: number | null;
+  stoppedBy: StoppedBy | null;
 }
+
+/** What ended a recording, for the code and the OpenAPI document. */
+export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
+export type StoppedBy = typeof STOPPED_BY[number];
 
 export const IDLE: RecordingRecord = Object.freeze({
   state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-  file: null, sizeBytes: null, error: null, stoppedBy: null,
+  file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
 });
 
 const STATES = new Set<string>(RECORDING_STATES);

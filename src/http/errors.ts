@@ -110,4 +110,18 @@ export const Errors = {
    * rounded up, so the free figure shown is always below the required one. */
   notEnoughSpace: (freeBytes: number, requiredBytes: number) =>
     e(507, `not enough free space: ${Math.floor(freeBytes / 1048576)} MB free, ${Math.ceil(requiredBytes / 1048576)} MB required`),
+
+  // audio devices, levels and live audio (docs/behaviour.md, "Audio")
+  unknownDevice: (id: string) => e(400, `device ${id} is not an audio capture device here (GET /api/v1/audio/devices lists them)`),
+  unknownStartField: (field: string) => e(400, `${field} is not a field of a recording start`),
+  /** Sizes in MiB as "N MB", like the download limit's own text (50 MB = 52428800). */
+  wavTooLarge: (duration: number | string, sizeMb: string, limitMb: string) =>
+    e(400, `a ${duration} s wav recording would be ${sizeMb} MB, over the ${limitMb} MB download limit`),
+  tooManyLiveStreams: (max: number) => e(503, `too many live audio streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
+  deviceUnavailable: (detail: string) => e(503, detail),
 } as const;
+
+/** Bytes as MiB with at most one decimal: 52428800 -> "50", 345600044 -> "329.6". */
+export function mib(bytes: number): string {
+  return String(Math.round(bytes / 104857.6) / 10);
+}
