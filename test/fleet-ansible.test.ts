@@ -1,0 +1,194 @@
+// The Ansible collection deviceagent.fleet, built and installed with Debian's ansible-galaxy,
+// run by ansible-playbook -f 5 against five real agents on loopback over HTTPS with pins.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { cannotRunAnsible, setUpAnsible, type Ansible } from './helpers/ansible.ts';
+import { VERSION } from './helpers/packages.ts';
+
+const HOSTS = ['dev1', 'dev2', 'dev3', 'dev4', 'dev5'];
+const fleet = suite('deviceagent.fleet modules against five agents');
+const why = cannotRunAnsible();
+const it = why ? fleet.skip : fleet;
+if (why) console.log(`  ansible tests skipped: ${why}`);
+
+let tmp: string;
+let ansible: Ansible;
+const agents: TestAgent[] = [];
+const pins: string[] = [];
+const tokens: string[] = [];
+let inventory: string;
+
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+const byHost = <T>(f: (agent: TestAgent, i: number) => T) => Object.fromEntries(HOSTS.map((h, i) => [h, f(agents[i]!, i)]));
+
+/** An inventory of the five agents; `pinOf(i)` gives host i's pin (the right one unless a test says otherwise). */
+function writeInventory(name: string, pinOf = (i: number) => pins[i]!): string {
+  const file = join(tmp, name);
+  writeFileSync(file, JSON.stringify({
+    all: {
+      vars: { ansible_connection: 'local', ansible_python_interpreter: '/usr/bin/python3' },
+      hosts: byHost((a, i) => ({ device_agent_url: a.url.replace('http:', 'https:'), device_agent_token: tokens[i], device_agent_pin: pinOf(i) })),
+    },
+  }, null, 2));
+  return file;
+}
+
+/** A play over every host with the collection's connection options set once (module_defaults). */
+const play = (tasks: string) => `
+- hosts: all
+  gather_facts: false
+  module_defaults:
+    group/deviceagent.fleet.agent:
+      url: "{{ device_agent_url }}"
+      token: "{{ device_agent_token }}"
+      pin: "{{ device_agent_pin }}"
+  tasks:
+${tasks.replace(/^/gm, '    ')}
+`;
+
+function allOk(run: Awaited<ReturnType<Ansible['playbook']>>) {
+  assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
+  for (const h of HOSTS) assert.is(run.json!.stats[h]!.failures, 0, h);
+}
+
+fleet.before(async () => {
+  if (why) return;
+  tmp = mkdtempSync(join(tmpdir(), 'da-ansible-'));
+  const [set] = await Promise.all([
+    setUpAnsible(tmp),
+    ...HOSTS.map(async (_, i) => {
+      agents[i] = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+    }),
+  ]);
+  ansible = set;
+  for (const [i, agent] of agents.entries()) {
+    tokens[i] = await agent.login();
+    // The agent's own pin (what `device-agent tls show` prints), not one the collection computed.
+    pins[i] = ((await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { spkiPin: string }).spkiPin;
+  }
+  inventory = writeInventory('inventory.json');
+});
+
+fleet.after(async () => {
+  await Promise.all(agents.map((a) => a.cleanup()));
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+it('status: each of the five hosts reads its own agent, pinned, changed false', async () => {
+  const run = await ansible.playbook(play(`
+- name: status
+  deviceagent.fleet.status:
+  register: st`), inventory);
+  allOk(run);
+  const results = run.task('status');
+  for (const h of HOSTS) {
+    const r = results[h]!;
+    assert.is(r.changed, false);
+    assert.is(r.status.hostname, hostname());
+    assert.is(r.status.agent.version, VERSION);
+    assert.type(r.status.memory.totalBytes, 'number');
+  }
+  // Each host talked to its own agent: five agents, one status request each.
+  for (const a of agents) assert.is(a.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get 200')).length, 1);
+});
+
+it('recording with dest: waits for the end and fetches a file identical to the one on the device', async () => {
+  const run = await ansible.playbook(play(`
+- name: record
+  deviceagent.fleet.recording:
+    duration: 1
+    format: wav
+    dest: "${tmp}/recordings/{{ inventory_hostname }}/"`), inventory);
+  allOk(run);
+  const results = run.task('record');
+  for (const [i, h] of HOSTS.entries()) {
+    const r = results[h]!;
+    assert.is(r.changed, true);
+    assert.is(r.recording.state, 'finished');
+    assert.match(r.recording.file, /^recordings\/.+\.wav$/);
+    assert.is(r.dest, join(tmp, 'recordings', h, r.recording.file.split('/').pop()));
+    const fetched = readFileSync(r.dest);
+    assert.ok(fetched.equals(readFileSync(join(agents[i]!.baseDir, r.recording.file))), `${h}: the fetched file is the recorded one`);
+    assert.is(r.sha256, sha256(fetched));
+    assert.is(fetched.subarray(0, 4).toString(), 'RIFF');
+  }
+});
+
+it('file: upload, upload again (changed false), same size other content (changed), fetch twice', async () => {
+  const a = Buffer.alloc(100_000, 'a');
+  const b = Buffer.alloc(100_000, 'b');
+  writeFileSync(join(tmp, 'a.bin'), a);
+  writeFileSync(join(tmp, 'b.bin'), b);
+  const run = await ansible.playbook(play(`
+- name: upload
+  deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/a.bin" }
+- name: upload again
+  deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/a.bin" }
+- name: upload other content of the same size
+  deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/b.bin" }
+- name: fetch
+  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/fetched/{{ inventory_hostname }}/" }
+- name: fetch again
+  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/fetched/{{ inventory_hostname }}/" }`), inventory);
+  allOk(run);
+  for (const [i, h] of HOSTS.entries()) {
+    assert.is(run.task('upload')[h]!.changed, true, h);
+    assert.is(run.task('upload again')[h]!.changed, false, h);
+    assert.is(run.task('upload again')[h]!.sha256, sha256(a));
+    assert.is(run.task('upload other content of the same size')[h]!.changed, true, h);
+    assert.ok(readFileSync(join(agents[i]!.baseDir, 'payload.bin')).equals(b));
+    assert.is(run.task('fetch')[h]!.changed, true);
+    assert.is(run.task('fetch again')[h]!.changed, false);
+    assert.ok(readFileSync(join(tmp, 'fetched', h, 'payload.bin')).equals(b));
+  }
+  // Upload two: the first and the one of other content; the unchanged one compared by download.
+  for (const agent of agents) assert.is(agent.output().split('\n').filter((l) => / POST \/api\/upload 200 /.test(l)).length, 2);
+});
+
+it('check mode changes nothing: no upload, no recording, no fetched file, yet reports what would change', async () => {
+  writeFileSync(join(tmp, 'c.bin'), 'other content\n');
+  const before = await Promise.all(agents.map(async (a) =>
+    (await fetch(`${a.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[agents.indexOf(a)]}` } })).json()));
+  const run = await ansible.playbook(play(`
+- name: upload
+  deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/c.bin" }
+- name: record
+  deviceagent.fleet.recording: { duration: 1, dest: "${tmp}/check-recordings/" }
+- name: fetch
+  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/check-fetched/{{ inventory_hostname }}.bin" }`), inventory, ['--check']);
+  allOk(run);
+  for (const [i, h] of HOSTS.entries()) {
+    assert.is(run.task('upload')[h]!.changed, true);
+    assert.is(run.task('record')[h]!.changed, true);
+    assert.is(run.task('fetch')[h]!.changed, true);
+    assert.ok(readFileSync(join(agents[i]!.baseDir, 'payload.bin')).equals(Buffer.alloc(100_000, 'b')), `${h}: payload unchanged`);
+    const now = await (await fetch(`${agents[i]!.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json();
+    assert.equal(now, before[i], `${h}: no recording started`);
+  }
+  assert.not.ok(existsSync(join(tmp, 'check-recordings')));
+  assert.not.ok(existsSync(join(tmp, 'check-fetched')));
+});
+
+it('a wrong pin fails the host before the token is sent, naming both keys', async () => {
+  // Each host is given the next agent's pin: a real key, just not this device's.
+  const wrong = writeInventory('wrong-pins.json', (i) => pins[(i + 1) % pins.length]!);
+  const seen = agents.map((a) => a.output().length);
+  const run = await ansible.playbook(play(`
+- name: status
+  deviceagent.fleet.status:`), wrong);
+  assert.is(run.code, 2, run.stdout + run.stderr);
+  const results = run.task('status');
+  for (const [i, h] of HOSTS.entries()) {
+    assert.is(results[h]!.failed, true);
+    assert.is(results[h]!.msg, `${agents[i]!.url.replace('http:', 'https:')}: the device presents the public key ${pins[i]}, ` +
+      `not the pinned ${pins[(i + 1) % pins.length]}`);
+    assert.is(agents[i]!.output().slice(seen[i]).includes('/api/v1/devicestatus/get'), false, `${h}: no request reached the agent`);
+  }
+});
+
+fleet.run();
