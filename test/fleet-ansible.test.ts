@@ -1,15 +1,20 @@
 // The Ansible collection deviceagent.fleet, built and installed with Debian's ansible-galaxy,
 // run by ansible-playbook -f 5 against five real agents on loopback over HTTPS with pins.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
-import { cannotRunAnsible, setUpAnsible, type Ansible } from './helpers/ansible.ts';
+import { cannotRunAnsible, COLLECTION_SRC, setUpAnsible, type Ansible } from './helpers/ansible.ts';
 import { VERSION } from './helpers/packages.ts';
 
+const runP = promisify(execFile);
+const SANITY_NEEDS_PYPI = ['ansible-doc', 'import', 'pep8', 'pylint', 'runtime-metadata', 'validate-modules', 'yamllint'];
+const VALIDATE_MODULES = '/usr/lib/python3/dist-packages/ansible_test/_util/controller/sanity/validate-modules/validate.py';
 const HOSTS = ['dev1', 'dev2', 'dev3', 'dev4', 'dev5'];
 const fleet = suite('deviceagent.fleet modules against five agents');
 const why = cannotRunAnsible();
@@ -189,6 +194,34 @@ it('a wrong pin fails the host before the token is sent, naming both keys', asyn
       `not the pinned ${pins[(i + 1) % pins.length]}`);
     assert.is(agents[i]!.output().slice(seen[i]).includes('/api/v1/devicestatus/get'), false, `${h}: no request reached the agent`);
   }
+});
+
+it('ansible-doc renders every module; ansible-test sanity and validate-modules pass', async () => {
+  for (const m of ['status', 'recording', 'file', 'token']) {
+    const { stdout } = await runP('ansible-doc', ['-t', 'module', `deviceagent.fleet.${m}`], { env: ansible.env });
+    assert.match(stdout, `> DEVICEAGENT.FLEET.${m.toUpperCase()}`);
+    assert.match(stdout, 'EXAMPLES:');
+    assert.match(stdout, 'RETURN VALUES:');
+  }
+  const collection = join(tmp, 'sanity/ansible_collections/deviceagent/fleet');
+  cpSync(COLLECTION_SRC, collection, { recursive: true });
+  const env = { ...ansible.env, PATH: `/usr/bin:/bin:${process.env.PATH}` };
+  // Debian's ansible-core runs these offline; the rest install pinned tools from PyPI into a venv.
+  const skipped = SANITY_NEEDS_PYPI.flatMap((t) => ['--skip-test', t]);
+  const sanity = await runP('ansible-test', ['sanity', '--python', '3.11', ...skipped], { cwd: collection, env }).catch((e) => e);
+  assert.is(sanity.code ?? 0, 0, `${sanity.stdout}${sanity.stderr}`);
+  assert.match(sanity.stdout, 'Running sanity test "compile" on Python 3.11');
+  // validate-modules (DOCUMENTATION against the argument spec) is ansible-test's script run with
+  // Debian's python3-voluptuous; the errors the collection's ignore file lists are left out as ansible-test does.
+  const ignored = new Set(readFileSync(join(collection, 'tests/sanity/ignore-2.14.txt'), 'utf8').split('\n')
+    .filter(Boolean).map((l) => l.split(' ').slice(0, 2).join(' ').replace('validate-modules:', '')));
+  const { stdout } = await runP('/usr/bin/python3', [VALIDATE_MODULES, '--format', 'json', '--arg-spec',
+    '--collection', 'ansible_collections/deviceagent/fleet', '--collection-version', '0.1.0',
+    ...['status', 'recording', 'file', 'token'].map((m) => `plugins/modules/${m}.py`)],
+  { cwd: collection, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(tmp, 'sanity') } }).catch((e) => e);
+  const errors = Object.entries(JSON.parse(stdout) as Record<string, { errors: Array<{ code: string; msg: string }> }>)
+    .flatMap(([file, r]) => r.errors.map((e) => `${file} ${e.code}`)).filter((e) => !ignored.has(e));
+  assert.equal(errors, []);
 });
 
 fleet.run();

@@ -50,10 +50,11 @@ options:
     default: false
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Reads (lists, and downloads to compare) but writes nothing; C(changed) says what would change.
 author:
-  - device-agent maintainers
+  - device-agent maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

@@ -56,10 +56,11 @@ options:
     type: path
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Nothing is started, stopped or downloaded; the result says what would be done.
 author:
-  - device-agent maintainers
+  - device-agent maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

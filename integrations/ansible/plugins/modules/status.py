@@ -16,8 +16,13 @@ description:
     network, the agent's version and the recording state). Never changes anything.
 extends_documentation_fragment:
   - deviceagent.fleet.agent
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+    details: It only reads.
 author:
-  - device-agent maintainers
+  - device-agent maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

@@ -60,10 +60,11 @@ options:
     type: str
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Lists tokens, creates and revokes none.
 author:
-  - device-agent maintainers
+  - device-agent maintainers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''
