@@ -1,6 +1,6 @@
 // Runs Debian's ansible-core against the collection in integrations/ansible: builds it with
 // ansible-galaxy, installs the tarball into a temp collections path, runs ansible-playbook
-// with the tests' JSON callback (helpers/ansible/json_results.py) and hands back each task's result per host.
+// with the tests' JSON callback (helpers/ansible/callback/json_results.py) and hands back each task's result per host.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,7 +53,8 @@ export async function setUpAnsible(dir: string): Promise<Ansible> {
     ANSIBLE_CONFIG: config, // nothing from the machine's /etc/ansible or a cwd ansible.cfg
     ANSIBLE_COLLECTIONS_PATH: collections,
     ANSIBLE_STDOUT_CALLBACK: 'json_results',
-    ANSIBLE_CALLBACK_PLUGINS: join(ROOT, 'test/helpers/ansible'),
+    ANSIBLE_CALLBACK_PLUGINS: join(ROOT, 'test/helpers/ansible/callback'),
+    ANSIBLE_CONNECTION_PLUGINS: join(ROOT, 'test/helpers/ansible/connection'),
     ANSIBLE_LOCAL_TEMP: join(dir, 'tmp-local'),
     ANSIBLE_REMOTE_TEMP: join(dir, 'tmp-remote'),
     ANSIBLE_RETRY_FILES_ENABLED: '0',
