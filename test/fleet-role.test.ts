@@ -1,6 +1,6 @@
 // The role deviceagent.fleet.agent applied by ansible-playbook to a throwaway Debian 12 root:
 // installs the .deb, writes a drop-in, reloads the running agent, which then answers on the
-// new setting, creates a user through the device's CLI; a second run changes nothing.
+// new setting, creates a user through the device's CLI, reads the TLS pin; a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
 import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +37,9 @@ const PLAYBOOK = `
 async function apply(vars: Record<string, unknown>): Promise<PlaybookRun> {
   const file = join(tmp, 'vars.json');
   writeFileSync(file, JSON.stringify({ device_agent_deb: debPath('amd64'), ...vars }));
+  const t = Date.now();
   const run = await ansible.playbook(PLAYBOOK, inventory, ['-e', `@${file}`]);
+  console.log(`  (fleet-role: ansible-playbook ran in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
   assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
   return run;
 }
@@ -74,9 +76,11 @@ const changedTasks = (run: PlaybookRun) => run.json!.plays.flatMap((p) => p.task
 
 role.before(async () => {
   if (why) return;
+  const t = Date.now();
   tmp = mkdtempSync(join(tmpdir(), 'da-role-'));
   [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()])
     .then(([a, r]) => [a, r] as const);
+  console.log(`  (fleet-role: packages, collection and Debian root ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
   inventory = join(tmp, 'inventory.json');
   writeFileSync(inventory, JSON.stringify({
     all: { hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } } },
@@ -105,6 +109,7 @@ it('installs the .deb, writes the drop-in, creates the user through the CLI', as
   assert.is(stdout, `install ok installed ${VERSION}`);
   assert.is(readFileSync(root.file('/etc/device-agent/config.d/50-fleet.json'), 'utf8'), '{\n    "host": "127.0.0.1",\n    "port": 0\n}\n');
   assert.match((await root.exec(['device-agent', 'user', 'list'])).stdout, /^fleet\t/m);
+  assert.is(run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.skipped, true, 'no certificate yet');
   // The user's password is the role's: the agent started on the merged config logs it in.
   agent = await startInstalled();
   assert.is(await tokenLifetime(), 3600);
@@ -117,6 +122,10 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
   assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Reload device-agent with the given command']);
+  // The agent made its certificate at its first start: the role now reads its pin over the connection.
+  const facts = run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.ansible_facts;
+  const tls = (await (await fetch(`${agent!.url}/api/v1/tls`)).json()) as { spkiPin: string };
+  assert.is(facts.device_agent_tls_pin, tls.spkiPin);
   // SIGHUP is handled after the signal arrives: wait for the new lifetime, whatever the machine's speed.
   let lifetime = await tokenLifetime();
   for (let i = 0; i < 100 && lifetime !== 120; i++) {
