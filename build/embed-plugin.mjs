@@ -1,8 +1,8 @@
-// Build-time half of the /docs assets. Swagger UI's files (src/docs/swagger-files.json)
+// Build-time half of the /docs assets. Swagger UI's files (src/apidocs/swagger-files.json)
 // are gzipped into dist/sea-assets/ and handed to Node's single-executable config as
 // assets: they travel in the executable as raw bytes, not as JavaScript source to parse
 // at every start (measured: 650 KB of base64 in the bundle cost ~20 ms of compile time).
-// The esbuild plugin replaces src/docs/swagger-files.ts by a reader of those assets.
+// The esbuild plugin replaces src/apidocs/swagger-files.ts by a reader of those assets.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -11,9 +11,9 @@ import { gzipSync } from 'node:zlib';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
-const NAMES = JSON.parse(readFileSync(join(here, '../src/docs/swagger-files.json'), 'utf8'));
+const NAMES = JSON.parse(readFileSync(join(here, '../src/apidocs/swagger-files.json'), 'utf8'));
 
-/** Same rule as src/docs/swagger-files.ts: the source map is not shipped, so no link to it. */
+/** Same rule as src/apidocs/swagger-files.ts: the source map is not shipped, so no link to it. */
 const SOURCE_MAP_LINK = /\n\/[/*]# sourceMappingURL=[^\n]*\s*$/;
 
 /** Writes the gzipped files to `dir` and returns the SEA config's `assets` map. */
@@ -42,5 +42,5 @@ export function replaceModule(name, modulePath, file) {
 
 /** Swagger UI's files from the executable's assets (build/replacements/swagger-files.ts). */
 export function embedSwaggerUi() {
-  return replaceModule('embed-swagger-ui', 'src/docs/swagger-files.ts', 'swagger-files.ts');
+  return replaceModule('embed-swagger-ui', 'src/apidocs/swagger-files.ts', 'swagger-files.ts');
 }

@@ -2,13 +2,17 @@
 import type { ServerResponse } from 'node:http';
 import type { Recorder } from './audio/recorder.ts';
 import { audioRoutes } from './audio/routes.ts';
-import { authenticate } from './auth/bearer.ts';
+import type { ApiTokenStore } from './auth/api-tokens.ts';
+import { authenticate, type Credentials } from './auth/bearer.ts';
+import type { Principal } from './auth/scopes.ts';
+import { tokenRoutes } from './auth/token-routes.ts';
+import type { Audit } from './audit/trail.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
-import { docsRoutes } from './docs/routes.ts';
+import { docsRoutes } from './apidocs/routes.ts';
 import type { EventHub } from './events/hub.ts';
 import { eventRoutes } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import { fileRoutes } from './files/routes.ts';
 import { ClientGone, Errors, HttpError } from './http/errors.ts';
 import { withAccessLog } from './http/log.ts';
@@ -24,10 +28,12 @@ import { uiRoutes } from './ui/routes.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
-import type { Log } from './logger.ts';
+import type { Log } from './util/logger.ts';
 
 export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   tokens: Tokens;
+  apiTokens: ApiTokenStore;
+  audit: Audit;
   sampler: StatusSampler;
   recorder: Recorder;
   events: EventHub;
@@ -51,14 +57,21 @@ function hasUnreadBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function allRoutes(config: Config, deps: AppDeps): Route[] {
+/** The metrics token's principal: `metrics` and nothing else. */
+const METRICS_PRINCIPAL: Principal = { id: '', username: '', scopes: new Set(['metrics']), directory: null, credential: 'metrics' };
+
+/** The client address the audit trail names. */
+export const clientOf = (req: Request): string => req.socket.remoteAddress ?? '';
+
+function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[]): Route[] {
   return [
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusRoutes(deps.sampler),
-    ...fileRoutes(config, deps.log, deps.metrics),
-    ...docsRoutes(deps.tlsInfo),
+    ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
+    ...docsRoutes(table, deps.tlsInfo),
     ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
-    ...eventRoutes(deps.events, deps.tokens),
+    ...eventRoutes(deps.events, deps),
+    ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
@@ -66,7 +79,7 @@ function allRoutes(config: Config, deps: AppDeps): Route[] {
 }
 
 export function createApp(config: Config, deps: AppDeps): App {
-  const routes = allRoutes(config, deps);
+  const routes: Route[] = allRoutes(config, deps, () => routes);
   // Their duration series exist from the start, but only where counting is on.
   if (deps.metricsToken) deps.metrics.http.declare(routes.map((r) => r.path));
 
@@ -86,6 +99,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     let headers: Record<string, string> = {};
     if (err instanceof HttpError) {
       ({ status, message, headers } = err);
+      if (status === 403 || (status === 401 && req.headers.authorization !== undefined)) auditDenial(req, status, message);
     } else {
       deps.log.error(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
     }
@@ -98,15 +112,37 @@ export function createApp(config: Config, deps: AppDeps): App {
     sendJson(res, status, { error: message }, headers);
   };
 
-  const router = new Router(routes, (route) => route.auth
+  // A 401 for a credential that is present but bad, a 403 of scope or of path: who was
+  // refused what (a refusal of the login route itself is its own event, `login`).
+  const auditDenial = (req: Request, status: number, reason: string) => {
+    if (req.route === '/api/v1/agentusers/loginusertoagent') return;
+    deps.audit.record({
+      event: 'denied', outcome: 'denied', user: req.user?.username || null, credential: req.user?.credential ?? 'none',
+      client: clientOf(req), path: req.path, status, reason,
+    });
+  };
+
+  const creds: Credentials = { tokens: deps.tokens, apiTokens: deps.apiTokens };
+  // Each route's scope is checked where its credential is: per route, never by path prefix.
+  const router = new Router(routes, (route) => {
+    const scope = route.scope;
+    if (scope === null) return route.handler;
+    const login = route.loginSuffices === true;
+    const permitted = (req: Request, res: ServerResponse) => {
+      if (!req.user!.scopes.has(scope) && !(login && req.user!.credential === 'login')) throw Errors.insufficientScope(scope);
+      return route.handler(req, res);
+    };
     // Not async: a promise layer per request would only cost; dispatch() turns a throw
     // or a rejection into onError.
-    ? (req, res) => {
-      if (route.credential?.(req)) return route.handler(req, res);
-      const pending = authenticate(deps.tokens, req);
-      return pending ? pending.then(() => route.handler(req, res)) : route.handler(req, res);
-    }
-    : route.handler);
+    return (req, res) => {
+      if (route.credential?.(req)) {
+        req.user = METRICS_PRINCIPAL;
+        return route.handler(req, res);
+      }
+      const pending = authenticate(creds, req);
+      return pending ? pending.then(() => permitted(req, res)) : permitted(req, res);
+    };
+  });
 
   const dispatch = (req: Request, res: ServerResponse): void => {
     const url = req.url ?? '/';

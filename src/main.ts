@@ -1,14 +1,15 @@
 // The entry point: argv, environment, signals and exit codes live here and nowhere else.
 import { checkConfig } from './cli/check.ts';
 import { tlsShow } from './cli/tls.ts';
+import { tokenCommand } from './cli/tokens.ts';
 import { CliError, usageError, userCommand } from './cli/users.ts';
-import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config.ts';
-import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config-files.ts';
-import { createLogger, PRIORITY } from './logger.ts';
+import { ConfigError, DEFAULT_CONFIG_PATH, devConfig, EX_CONFIG, type Config } from './config/config.ts';
+import { inFiles, loadConfig, parseConfigFiles, readConfigFiles } from './config/files.ts';
+import { createLogger, PRIORITY } from './util/logger.ts';
 import { startAgent, type Agent } from './serve.ts';
 import { passedFds } from './systemd/listen-fds.ts';
 import { systemdNotifier } from './systemd/notify.ts';
-import { VERSION } from './version.ts';
+import { VERSION } from './util/version.ts';
 
 /** sysexits EX_USAGE, the code of a usageError(). */
 const EX_USAGE = 64;
@@ -17,12 +18,24 @@ const USAGE = `device-agent ${VERSION}: a small HTTP agent for Linux devices
 
 Usage:
   device-agent [serve] [--config FILE]     run the HTTP service (default command)
-  device-agent user add NAME [--config FILE]
-                                           create a user; the password is read from
+  device-agent user add NAME [--role R] [--directory DIR]
+                                           create a user (role viewer, operator (default)
+                                           or admin; DIR relative to baseDir confines its
+                                           file routes); the password is read from
                                            standard input (one line) or prompted twice
+  device-agent user set NAME [--role R] [--directory DIR | --no-directory]
+                                           change a user's role or directory (applies to
+                                           its sessions and tokens within 2 s)
   device-agent user passwd NAME            set a new password (same input rules)
   device-agent user remove NAME            remove a user; its tokens stop working
-  device-agent user list                   list user names and ids
+  device-agent user list                   list users: name, role, directory, id
+  device-agent token create NAME --user USER [--scopes a,b] [--directory DIR]
+                             [--expires-days N | --no-expiry]
+                                           make an API token; printed once, alone on the
+                                           last line of standard output
+  device-agent token list [--user USER]    list API tokens (never their text)
+  device-agent token revoke ID|NAME --user USER
+                                           revoke an API token (refused within 2 s)
   device-agent config check [--config FILE]
                                            validate the config, its drop-ins (config.d/*.json
                                            beside it) and its paths (exit 0 or 78)
@@ -44,13 +57,26 @@ interface Args {
   dev: boolean;
   help: boolean;
   version: boolean;
+  /** The user and token commands' options (--role, --scopes, ...), by name without dashes. */
+  options: Map<string, string | true>;
 }
 
+/** Options that take a value, and those that are flags; each belongs to the user or token commands. */
+const VALUE_OPTIONS = new Set(['role', 'directory', 'user', 'scopes', 'expires-days']);
+const FLAG_OPTIONS = new Set(['no-directory', 'no-expiry']);
+
 function parseArgs(argv: string[]): Args {
-  const args: Args = { positional: [], config: undefined, dev: false, help: false, version: false };
+  const args: Args = { positional: [], config: undefined, dev: false, help: false, version: false, options: new Map() };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--config') {
+    const name = a.startsWith('--') ? a.slice(2).split('=', 1)[0]! : '';
+    if (VALUE_OPTIONS.has(name)) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined) throw usageError(`--${name} needs a value`);
+      args.options.set(name, v);
+    } else if (FLAG_OPTIONS.has(name) && !a.includes('=')) {
+      args.options.set(name, true);
+    } else if (a === '--config') {
       const v = argv[++i];
       if (!v) throw usageError('--config needs a file');
       args.config = v;
@@ -154,6 +180,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command = 'serve', sub, name, ...extra] = args.positional;
+  if (args.options.size > 0 && command !== 'user' && command !== 'token') {
+    throw usageError(`--${[...args.options.keys()][0]} is an option of the user and token commands`);
+  }
   const out = (line: string) => process.stdout.write(line + '\n');
   switch (command) {
     case 'serve':
@@ -163,7 +192,11 @@ async function main(argv: string[]): Promise<number> {
       return -1; // keeps running
     case 'user':
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      await userCommand(sub, name, resolveConfig(args).usersFile, out);
+      await userCommand(sub, name, resolveConfig(args), args.options, out);
+      return 0;
+    case 'token':
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      await tokenCommand(sub, name, resolveConfig(args), args.options, out);
       return 0;
     case 'config':
       if ((sub !== 'check' && sub !== 'show') || name) throw usageError('usage: device-agent config check|show [--config FILE]');

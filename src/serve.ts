@@ -1,5 +1,5 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
-import { errnoName } from './errno.ts';
+import { errnoName } from './util/errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
 import { createApp } from './app.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
@@ -7,17 +7,19 @@ import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
 import { Tokens } from './auth/tokens.ts';
+import { ApiTokenStore, TokensFileError } from './auth/api-tokens.ts';
+import { createAudit } from './audit/trail.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
-import { ConfigError, type Config } from './config.ts';
-import { crypto } from './crypto.ts';
+import { ConfigError, type Config } from './config/config.ts';
+import { crypto } from './util/crypto.ts';
 import { sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
-import type { Log } from './logger.ts';
+import type { Log } from './util/logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
 import { AgentMetrics } from './metrics/agent.ts';
-import { planReload, type ReloadPlan } from './reload.ts';
+import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
@@ -47,7 +49,7 @@ export interface Agent {
   /** The STATUS= line for systemd: address and recording state. */
   statusLine(): string;
   /**
-   * Applies a new, validated config to new requests (src/reload.ts says which keys wait
+   * Applies a new, validated config to new requests (src/config/reload.ts says which keys wait
    * for a restart; each is logged at warning). Throws a ConfigError, changing nothing, when
    * it cannot apply (a new users file that does not load).
    */
@@ -95,7 +97,7 @@ export function prepare(config: Config): void {
 
 async function createFirstAdmin(config: Config, announce: (text: string) => void): Promise<void> {
   const password = crypto().randomBytes(12).toString('base64url');
-  writeUsers(config.usersFile, [newUser('admin', await hashPassword(password))]);
+  writeUsers(config.usersFile, [newUser('admin', await hashPassword(password), 'admin')]);
   announce(`first start: created user "admin" with password ${password}\n` +
     `(shown once; change it with: npm start -- user passwd admin)\n` +
     `log in at http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/`);
@@ -134,6 +136,14 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   if (users.size === 0) opts.log.warn(`no users in ${config.usersFile}: add one with "device-agent user add NAME"`);
 
   const tokens = new Tokens(secret, config.tokenTtlSeconds, users);
+  const apiTokens = new ApiTokenStore(config.tokensFile, users, opts.log);
+  try {
+    apiTokens.load();
+  } catch (err) {
+    if (err instanceof TokensFileError) throw new ConfigError(`tokensFile: ${err.message}`);
+    throw err;
+  }
+  const audit = createAudit(config.audit.file, (text) => opts.log.error(text));
 
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
@@ -148,7 +158,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder));
   const deps = {
-    users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics,
+    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics,
     tlsInfo: tls && (() => tls.info),
   };
   let current = config;
@@ -163,6 +173,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     throw new ConfigError(`port: cannot listen on ${config.host}:${config.port}: ${errnoName(err)}`);
   }
   users.watch();
+  apiTokens.watch();
   if (tls && running.tls) {
     const server = running.tls;
     tls.onChange((options) => server.setSecureContext(options));
@@ -205,12 +216,22 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
           throw err;
         }
       }
+      if (plan.config.tokensFile !== current.tokensFile) {
+        try {
+          apiTokens.switchTo(plan.config.tokensFile);
+        } catch (err) {
+          if (err instanceof TokensFileError) throw new ConfigError(`tokensFile: ${err.message}`);
+          throw err;
+        }
+      }
       for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
+      audit.setFile(plan.config.audit.file);
       tokens.setTtl(plan.config.tokenTtlSeconds);
       recorder.configure(plan.config.audio);
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
+      audit.record({ event: 'config.reload', outcome: 'ok', user: null, credential: 'signal', client: 'local', changed: plan.changed });
       return plan;
     },
     async reloadTls() {
@@ -218,11 +239,13 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
     async stop(drainMs = 10_000) {
       users.stop();
+      await apiTokens.stop();
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain
       // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
       await Promise.all([recorder.shutdown(), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
+      await audit.close();
     },
   };
 }

@@ -18,11 +18,14 @@ login.before(async (ctx) => {
 });
 login.after(async (ctx) => { await ctx.agent.cleanup(); });
 
-login('answers 200 with token and user {id, username}', async ({ agent }) => {
+login('answers 200 with token and user {id, username, role, scopes, directory}', async ({ agent }) => {
   const res = await jsonPost(agent.url + LOGIN, ADMIN);
   assert.is(res.status, 200);
   const body = await res.json() as { token: string; user: { id: string; username: string } };
-  assert.equal(body.user, { id: agent.users[0]!.id, username: 'admin' });
+  assert.equal(body.user, {
+    id: agent.users[0]!.id, username: 'admin', role: 'admin',
+    scopes: ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'], directory: null,
+  });
   assert.type(body.token, 'string');
 });
 

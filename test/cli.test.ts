@@ -46,13 +46,13 @@ users.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 const usersIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as
   Array<{ id: string; username: string; hash: string; sessionVersion: string }>;
 
-users('user add reads one line from stdin and stores a scrypt hash', async ({ dir, cfg }) => {
+users('user add reads one line from stdin and stores a hash of the current setting', async ({ dir, cfg }) => {
   const r = await runCli(['user', 'add', 'alice', '--config', cfg], { input: 'secret-pass-1\nignored\n' });
   assert.is(r.code, 0, r.stderr);
   const [alice] = usersIn(dir);
   assert.is(alice!.username, 'alice');
   assert.ok(parseHash(alice!.hash), 'hash parses');
-  assert.is(parseHash(alice!.hash)!.params.logN, 17);
+  assert.equal(parseHash(alice!.hash)!.params, { kind: 'scrypt', logN: 14, r: 8, p: 5 });
   assert.not.ok(alice!.hash.includes('secret-pass-1'));
   assert.is(statSync(join(dir, 'users.json')).mode & 0o777, 0o600);
 });
@@ -76,10 +76,10 @@ users('user add refuses an invalid name', async ({ cfg }) => {
   assert.match(r.stderr, /invalid user name/);
 });
 
-users('user list prints names and ids', async ({ dir, cfg }) => {
+users('user list prints names, roles, directories and ids', async ({ dir, cfg }) => {
   const r = await runCli(['user', 'list', '--config', cfg]);
   assert.is(r.code, 0);
-  assert.is(r.stdout, `alice\t${usersIn(dir)[0]!.id}\n`);
+  assert.is(r.stdout, `alice\toperator\t-\t${usersIn(dir)[0]!.id}\n`);
 });
 
 users('user passwd changes the hash and the session version', async ({ dir, cfg }) => {

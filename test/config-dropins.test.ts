@@ -5,8 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, readConfigFiles } from '../src/config-files.ts';
-import { ConfigError } from '../src/config.ts';
+import { loadConfig, readConfigFiles } from '../src/config/files.ts';
+import { ConfigError } from '../src/config/config.ts';
 import { makeDir, prepareDir, runCli, startAgent } from './helpers/agent.ts';
 
 type Ctx = { dir: string; main: string; d: string };
@@ -110,11 +110,12 @@ cli('config show prints the merged config, defaults filled in and paths resolved
     assert.equal(JSON.parse(r.stdout), {
       host: '127.0.0.1', port: 8443,
       baseDir: join(dir, 'files'), uploadDir: join(dir, 'files'), recordingsDir: join(dir, 'files/recordings'),
-      usersFile: join(dir, 'users.json'), jwtSecretFile: join(dir, 'jwt.secret'),
+      usersFile: join(dir, 'users.json'), tokensFile: join(dir, 'tokens.json'), jwtSecretFile: join(dir, 'jwt.secret'),
       tokenTtlSeconds: 3600, maxFileBytes: 1024,
       audio: { recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600 },
       tls: null,
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
+      audit: { file: null },
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { ConfigError, parseConfig } from '../src/config/config.ts';
 import { makeDir, prepareDir, runCli } from './helpers/agent.ts';
 
 const parse = suite('config parsing');
@@ -16,12 +16,14 @@ parse('fills every default', () => {
     uploadDir: '/var/lib/device-agent/files',
     recordingsDir: '/var/lib/device-agent/files/recordings',
     usersFile: '/var/lib/device-agent/users.json',
+    tokensFile: '/var/lib/device-agent/tokens.json',
     jwtSecretFile: '/var/lib/device-agent/jwt.secret',
     tokenTtlSeconds: 3600,
     maxFileBytes: 52428800,
     audio: { recorder: 'sox', device: 'default', maxDurationSeconds: 3600 },
     tls: null,
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
+    audit: { file: null },
   });
 });
 

@@ -22,19 +22,22 @@ document('is served without a token and passes the OpenAPI 3.1 validator with no
   assert.equal(doc.raw.servers, [{ url: '/', description: 'this agent' }]);
 });
 
-document('declares the bearer scheme and uses it on every protected operation', ({ doc }) => {
+document('declares the bearer scheme and states each protected operation\'s scope', ({ doc }) => {
   assert.equal(doc.raw.components.securitySchemes, {
-    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the `token` of the login answer' },
+    bearerAuth: { type: 'http', scheme: 'bearer', description: 'the `token` of the login answer (a JWT), or an API token (`dat_...`)' },
     metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },
   });
   for (const [path, item] of Object.entries<any>(doc.raw.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
-      // /metrics alone also takes the metrics token (CONTRACT §10): either scheme opens it.
-      const schemes = path === '/metrics' ? '[{"bearerAuth":[]},{"metricsToken":[]}]' : '[{"bearerAuth":[]}]';
-      const protectedOp = JSON.stringify(op.security) === schemes;
-      assert.ok(protectedOp || JSON.stringify(op.security) === '[]', `${method} ${path}: security must be stated`);
+      const scope = op['x-scope'];
+      // /metrics alone also takes the metrics token: either scheme opens it.
+      const schemes = scope === undefined ? '[]'
+        : path === '/metrics' ? `[{"bearerAuth":["${scope}"]},{"metricsToken":[]}]` : `[{"bearerAuth":["${scope}"]}]`;
+      assert.is(JSON.stringify(op.security), schemes, `${method} ${path}: security must name the scope`);
       const bearerFailure = JSON.stringify(op.responses['401'] ?? {}).includes('missing bearer token');
-      assert.is(bearerFailure, protectedOp, `${method} ${path}: bearer 401 documented iff protected`);
+      assert.is(bearerFailure, scope !== undefined, `${method} ${path}: bearer 401 documented iff protected`);
+      const scopeFailure = JSON.stringify(op.responses['403'] ?? {}).includes(`insufficient scope: ${scope} is required`);
+      assert.is(scopeFailure, scope !== undefined, `${method} ${path}: the 403 of scope documented iff protected`);
     }
   }
 });

@@ -4,17 +4,20 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config-files.ts';
+import { loadConfig } from '../src/config/files.ts';
 import { startAgent, type Agent } from '../src/serve.ts';
 import { prepareDir } from './helpers/agent.ts';
 import { silentLog } from './helpers/log.ts';
 
-const drift = suite<{ dir: string; agent: Agent; routes: Map<string, boolean>; doc: Map<string, boolean> }>('docs drift');
+const drift = suite<{ dir: string; agent: Agent; routes: Map<string, string | null>; doc: Map<string, string | null> }>('docs drift');
 
 const METHODS = ['get', 'head', 'post', 'put', 'delete', 'patch', 'options'];
 
 /** The router's `/api/:name` is OpenAPI's `/api/{name}`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
+
+/** The scope a documented operation asks for (its bearer scheme's scopes), or null for none. */
+const scopeOf = (op: { security: Array<Record<string, string[]>> }) => op.security.find((s) => s.bearerAuth)?.bearerAuth?.[0] ?? null;
 
 drift.before(async (ctx) => {
   // In-process, so the routes are the very ones the app was built with.
@@ -22,12 +25,12 @@ drift.before(async (ctx) => {
   ctx.agent = await startAgent(loadConfig(join(ctx.dir, 'config.json')), {
     firstRunAdmin: false, log: silentLog, announce: () => {},
   });
-  ctx.routes = new Map(ctx.agent.routes.map((r) => [`${r.method} ${openApiPath(r.path)}`, r.auth]));
+  ctx.routes = new Map(ctx.agent.routes.map((r) => [`${r.method} ${openApiPath(r.path)}`, r.scope]));
   const doc = (await (await fetch(`http://127.0.0.1:${ctx.agent.port}/docs/openapi.json`)).json()) as any;
   ctx.doc = new Map();
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const method of METHODS) {
-      if (item[method]) ctx.doc.set(`${method.toUpperCase()} ${path}`, item[method].security.length > 0);
+      if (item[method]) ctx.doc.set(`${method.toUpperCase()} ${path}`, scopeOf(item[method]));
     }
   }
 });
@@ -48,9 +51,9 @@ drift('documents no route the app does not serve', ({ routes, doc }) => {
   assert.equal(unserved, [], `documented routes the app does not register: ${unserved.join(', ')}`);
 });
 
-drift('asks for the bearer token exactly where the app does', ({ routes, doc }) => {
-  for (const [route, auth] of routes) {
-    if (doc.has(route)) assert.is(doc.get(route), auth, `${route}: auth ${auth} in the app`);
+drift('asks for the scope the app checks, and no credential where the app asks none', ({ routes, doc }) => {
+  for (const [route, scope] of routes) {
+    if (doc.has(route)) assert.is(doc.get(route), scope, `${route}: scope ${scope} in the app`);
   }
 });
 

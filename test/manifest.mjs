@@ -8,7 +8,7 @@ export const once = new Set([
   'unit-logger.test.ts', 'unit-metrics.test.ts', 'unit-multipart.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
   'package-build.test.ts', 'package-install.test.ts', 'package-repo.test.ts', 'fleet-ansible.test.ts', 'fleet-role.test.ts',
-  'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts',
+  'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */

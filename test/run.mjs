@@ -1,7 +1,8 @@
 // Runs the suite by the passes of test/manifest.mjs, one uvu process per file (each with a
 // timeout, its time printed), and closes with one "N passed, N failed, N skipped" line.
-//   node test/run.mjs [--pass sources|bin] [PATTERN]   PATTERN: a regex on file names
-//   npm run test:quick   the sources pass alone, for the inner loop
+//   node test/run.mjs [--pass sources|bin] [--quick] [PATTERN]   PATTERN: a regex on file names
+//   npm run test:quick   the inner loop: the sources pass without the package, VM, bench and role
+//                        files (--quick), which need a build, root and minutes each
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,12 +14,17 @@ const uvu = join(root, 'node_modules/uvu/bin.js');
 
 const argv = process.argv.slice(2);
 let only;
+let quick = false;
 let pattern = /\.test\.ts$/;
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--pass') only = argv[++i];
+  else if (argv[i] === '--quick') quick = true;
   else pattern = new RegExp(argv[i]);
 }
-const files = readdirSync(join(root, 'test')).filter((f) => f.endsWith('.test.ts') && pattern.test(f)).sort();
+/** Left out of the inner loop: they build packages, boot a VM or run the bench. */
+const SLOW = /^(package-|system-vm|bench-|fleet-role)/;
+const files = readdirSync(join(root, 'test'))
+  .filter((f) => f.endsWith('.test.ts') && pattern.test(f) && !(quick && SLOW.test(f))).sort();
 
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { readUsers } from '../src/auth/users.ts';
 import { startAgent as startInProcess } from '../src/serve.ts';
 import { makeDir, prepareDir, runCli, startAgent } from './helpers/agent.ts';

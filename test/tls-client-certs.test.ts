@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { ConfigError, parseConfig } from '../src/config/config.ts';
 import { ADMIN, makeDir, prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { rawRequest } from './helpers/http.ts';
 import { assertDocumented, readDocument } from './helpers/openapi.ts';

@@ -9,7 +9,7 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../src/config-files.ts';
+import { loadConfig } from '../src/config/files.ts';
 import { startAgent as startInProcess } from '../src/serve.ts';
 import { tlsMetrics } from '../src/tls/metrics.ts';
 import { prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, parseConfig } from '../src/config.ts';
+import { ConfigError, parseConfig } from '../src/config/config.ts';
 import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';

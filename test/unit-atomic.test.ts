@@ -1,11 +1,11 @@
-// One atomic-replace helper (src/atomic.ts) for the users file, the secret and the
+// One atomic-replace helper (src/util/atomic.ts) for the users file, the secret and the
 // recording record: whole files only, never through a planted link, nothing left behind.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { replaceFile } from '../src/atomic.ts';
+import { replaceFile } from '../src/util/atomic.ts';
 import { saveRecord, type RecordingRecord } from '../src/audio/record.ts';
 
 const test = suite<{ dir: string }>('atomic replace');

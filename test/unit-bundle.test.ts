@@ -124,7 +124,7 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
   const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
     'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
   assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
-  // Every lazily made thing (src/lazy.ts) is known here and none was made by a start.
+  // Every lazily made thing (src/util/lazy.ts) is known here and none was made by a start.
   // A new lazy module joins this list, so that the check covers it.
   assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
   assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);

@@ -2,6 +2,8 @@
 // log, never a stack trace to the client. The app is built from its real parts in-process;
 // the failure comes from the recorder's state getter, the one part that is made to throw.
 import { suite } from 'uvu';
+import { ApiTokenStore } from '../src/auth/api-tokens.ts';
+import { NO_AUDIT } from '../src/audit/trail.ts';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { Gate } from '../src/auth/passwords.ts';
 import { loadSecret } from '../src/auth/secret.ts';
 import { Tokens } from '../src/auth/tokens.ts';
 import { UserStore } from '../src/auth/users.ts';
-import { parseConfig } from '../src/config.ts';
+import { parseConfig } from '../src/config/config.ts';
 import { listen, type RunningServer } from '../src/http/server.ts';
 import { prepare } from '../src/serve.ts';
 import { StatusSampler } from '../src/status/sampler.ts';
@@ -41,7 +43,8 @@ errors.before(async (ctx) => {
     baseDir: config.baseDir,
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
-  const app = createApp(config, { users, tokens, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
+  const apiTokens = new ApiTokenStore(config.tokensFile, users, log);
+  const app = createApp(config, { users, tokens, apiTokens, audit: NO_AUDIT, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
     events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;

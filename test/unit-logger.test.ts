@@ -2,7 +2,7 @@
 // priority, one write per event-loop turn.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/util/logger.ts';
 import { pathOf, tenths } from '../src/http/log.ts';
 
 const t = suite('logger');

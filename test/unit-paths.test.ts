@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { joinName, resolveFrom } from '../src/paths.ts';
+import { joinName, resolveFrom } from '../src/util/paths.ts';
 import { runs, SEED } from './helpers/planted.ts';
 
 const t = suite('paths');

@@ -5,12 +5,13 @@ import * as assert from 'uvu/assert';
 import { Router } from '../src/http/router.ts';
 import type { Handler, Route } from '../src/http/types.ts';
 
+const doc = () => ({ operation: {} });
 const h = (name: string): Handler => Object.assign(() => {}, { label: name });
 const routes: Route[] = [
-  { method: 'GET', path: '/api/v1/health', auth: false, handler: h('health') },
-  { method: 'POST', path: '/api/v1/agentusers/loginusertoagent', auth: false, handler: h('login') },
-  { method: 'GET', path: '/docs/:file', auth: false, handler: h('asset') },
-  { method: 'POST', path: '/api/upload', auth: true, handler: h('upload') },
+  { method: 'GET', path: '/api/v1/health', scope: null, doc, handler: h('health') },
+  { method: 'POST', path: '/api/v1/agentusers/loginusertoagent', scope: null, doc, handler: h('login') },
+  { method: 'GET', path: '/docs/:file', scope: null, doc, handler: h('asset') },
+  { method: 'POST', path: '/api/upload', scope: 'files:write', doc, handler: h('upload') },
 ];
 const router = new Router(routes, (r) => r.handler);
 const label = (method: string, path: string) => (router.find(method, path)?.handler as { label?: string } | undefined)?.label;

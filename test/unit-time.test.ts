@@ -1,7 +1,7 @@
 // isoTime() gives exactly what Date.prototype.toISOString() gives.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isoTime } from '../src/time.ts';
+import { isoTime } from '../src/util/time.ts';
 
 const t = suite('isoTime');
 

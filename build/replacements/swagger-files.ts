@@ -1,4 +1,4 @@
-// Bundled in place of src/docs/swagger-files.ts (build/embed-plugin.mjs): Swagger UI's
+// Bundled in place of src/apidocs/swagger-files.ts (build/embed-plugin.mjs): Swagger UI's
 // gzipped files from the executable's SEA assets, or, when dist/device-agent.cjs runs under
 // a plain node, from dist/sea-assets/ beside it. Type-checked with the sources.
 import { readFileSync } from 'node:fs';

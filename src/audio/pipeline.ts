@@ -1,6 +1,6 @@
 // Runs a capture pipeline (one or two programs), tracks every child, stops it so the
 // programs finalize their files, and reports how each one ended.
-import { errnoName } from '../errno.ts';
+import { errnoName } from '../util/errno.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Stage } from './argv.ts';
 

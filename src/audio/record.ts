@@ -1,8 +1,8 @@
 // The recording status record (CONTRACT §5) and its file, which keeps the last one across restarts.
-import { replaceFile } from '../atomic.ts';
+import { replaceFile } from '../util/atomic.ts';
 import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 
 /** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
@@ -54,7 +54,7 @@ export function loadRecord(file: string, log: Log): RecordingRecord {
   return record;
 }
 
-/** Replaces the file atomically (src/atomic.ts). */
+/** Replaces the file atomically (src/util/atomic.ts). */
 export function saveRecord(file: string, record: RecordingRecord): void {
   replaceFile(file, JSON.stringify(record, null, 2) + '\n', { mode: 0o644 });
 }

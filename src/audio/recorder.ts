@@ -2,7 +2,7 @@
 // Spawns the capture pipeline, keeps the file only when complete, persists the record.
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { joinName } from '../paths.ts';
+import { joinName } from '../util/paths.ts';
 import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
 import { LENGTH_TOLERANCE, pcmSeconds, soxSeconds } from './length.ts';
 import { endedEarly, explainFailure, hung, notInstalled } from './messages.ts';
@@ -10,8 +10,8 @@ import { Pipeline, type StageResult } from './pipeline.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
 import { fixWavHeader } from './wav-header.ts';
-import { isoTime } from '../time.ts';
-import type { Log } from '../logger.ts';
+import { isoTime } from '../util/time.ts';
+import type { Log } from '../util/logger.ts';
 
 export { RecorderUnavailable };
 

@@ -1,7 +1,9 @@
-// POST /api/v1/audiofiles/audiorecordstart, GET .../audiorecordstatus, POST .../audiorecordstop (CONTRACT §5, §11)
+// POST /api/v1/audiofiles/audiorecordstart, GET .../audiorecordstatus, POST .../audiorecordstop (docs/api.md, "Audio recording")
 import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
+import { json, ref } from '../apidocs/responses.ts';
+import { HttpError } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
 import { FORMATS, type AudioFormat } from './argv.ts';
 import { NotRecording, RecorderBusy, RecorderUnavailable, type Recorder } from './recorder.ts';
@@ -25,7 +27,20 @@ export function audioRoutes(recorder: Recorder, maxDurationSeconds: number): Rou
     {
       method: 'POST',
       path: '/api/v1/audiofiles/audiorecordstart',
-      auth: true,
+      scope: 'audio',
+      doc: () => ({
+        operation: {
+          tags: ['audio'], operationId: 'recordStart', summary: 'Start an audio recording',
+          requestBody: { required: true, content: json(ref('RecordStart')) },
+          responses: { 202: { description: 'recording started', content: json(ref('RecordingStatus')) } },
+        },
+        errors: [
+          Errors.bodyNotJson(), Errors.badField('duration', '<rule>'), Errors.badField('fileExtension', '<rule>'),
+          Errors.recordingInProgress(), new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>')),
+          Errors.recorderUnavailable('<message naming the capture program>'),
+        ],
+        notes: { 400: 'Invalid body; the text names the field', 503: 'The capture program is missing or fails; state becomes `failed`' },
+      }),
       handler: async (req, res) => {
         const { format, duration } = parseStart(await readJsonObject(req, BODY_LIMIT), maxDurationSeconds);
         let record;
@@ -42,13 +57,29 @@ export function audioRoutes(recorder: Recorder, maxDurationSeconds: number): Rou
     {
       method: 'GET',
       path: '/api/v1/audiofiles/audiorecordstatus',
-      auth: true,
+      scope: 'audio',
+      doc: () => ({
+        operation: {
+          tags: ['audio'], operationId: 'recordStatus', summary: 'Status of the ongoing or last recording',
+          responses: { 200: { description: 'the recording status record', content: json(ref('RecordingStatus')) } },
+        },
+      }),
       handler: (_req, res) => sendJson(res, 200, recorder.status()),
     },
     {
       method: 'POST',
       path: '/api/v1/audiofiles/audiorecordstop',
-      auth: true,
+      scope: 'audio',
+      doc: () => ({
+        operation: {
+          tags: ['audio'], operationId: 'recordStop', summary: 'End the running recording now',
+          description: 'The capture program finalizes the file (SIGINT); the record is `finished` with the length ' +
+            'actually recorded in `durationSeconds`.',
+          responses: { 200: { description: 'the recording ended and its file is kept', content: json(ref('RecordingStatus')) } },
+        },
+        errors: [Errors.noRecording(), Errors.stopFailed('<reason>')],
+        notes: { 500: 'The capture program failed while finalizing (the record is `failed`); or an unexpected failure' },
+      }),
       handler: async (req, res) => {
         req.resume(); // a body, if any, means nothing here
         let record;

@@ -1,11 +1,15 @@
 // Failed-login limiting per (client address, username).
 //
-// Counters live in an LRU. Flooding it with other usernames to evict a victim's counter
-// would need a new failure per entry, and each failure costs a scrypt hash behind a
-// gate of one: about 4 a second, 3,600 per window here, under `max`. (lru-cache allocates
-// its arrays for `max` entries up front: 50,000 cost 7 ms of every start.)
+// Counters live in an LRU of at most 10,000 keys. A name that cannot be a user's name
+// (docs/api.md: 1-64 of A-Z a-z 0-9 . _ @ -) is counted under one key per address, so a
+// key holds at most an address and 64 characters whatever the client sends: the memory
+// is bounded (a 16 KiB name per key could otherwise pin ~160 MB). Flooding the LRU with
+// other valid names to evict a victim's counter needs a new failure per entry, and each
+// costs a password hash behind a gate of one. (lru-cache allocates its arrays for `max`
+// entries up front: 50,000 cost 7 ms of every start.)
 import type { LRUCache } from 'lru-cache';
-import { lruCache } from '../lru.ts';
+import { lruCache } from '../util/lru.ts';
+import { validUsername } from './users.ts';
 
 export interface LimiterOptions {
   maxFailures: number;
@@ -23,14 +27,15 @@ export class LoginLimiter {
 
   constructor(private readonly opts: LimiterOptions = { maxFailures: 10, windowMs: 15 * 60_000, max: 10_000 }) {}
 
-  /** Made on the first login, with lru-cache (src/lru.ts): it allocates its arrays for `max` entries up front (0.9 ms of a start). */
+  /** Made on the first login, with lru-cache (src/util/lru.ts): it allocates its arrays for `max` entries up front (0.9 ms of a start). */
   private async counters(): Promise<LRUCache<string, Counter>> {
     this.lru ??= new (await lruCache()).LRUCache<string, Counter>({ max: this.opts.max });
     return this.lru;
   }
 
   private key(address: string, username: string): string {
-    return `${address}\u0000${username}`;
+    // Not a possible user name: one shared key per address (NUL cannot be in a valid name).
+    return validUsername(username) ? `${address}\u0000${username}` : `${address}\u0000\u0000`;
   }
 
   /** Seconds until the pair may try again, or 0 when it may try now. */

@@ -1,8 +1,8 @@
 // The HS256 signing secret (and the metrics scrape token, made the same way): created on
 // first start, refused when weak or exposed.
-import { replaceFile } from '../atomic.ts';
-import { errnoName } from '../errno.ts';
-import { crypto } from '../crypto.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { errnoName } from '../util/errno.ts';
+import { crypto } from '../util/crypto.ts';
 import { closeSync, fstatSync, openSync, readFileSync, constants as C } from 'node:fs';
 
 export class SecretError extends Error {

@@ -4,15 +4,10 @@ import { TOKEN_REFUSALS, type TokenRefusal } from '../http/errors.ts';
 import type Jwt from 'jsonwebtoken';
 import type { KeyObject } from 'node:crypto';
 import type { LRUCache } from 'lru-cache';
-import { crypto } from '../crypto.ts';
-import { lazy } from '../lazy.ts';
-import { lruCache } from '../lru.ts';
+import { crypto } from '../util/crypto.ts';
+import { lazy } from '../util/lazy.ts';
+import { lruCache } from '../util/lru.ts';
 import type { User } from './users.ts';
-
-export interface TokenUser {
-  id: string;
-  username: string;
-}
 
 export interface Claims {
   sub: string;
@@ -105,13 +100,13 @@ export class Tokens {
   }
 
   /** The user of verified claims, checked now: not expired, user and session unchanged. */
-  check(claims: Claims): TokenUser {
+  check(claims: Claims): User {
     if (claims.exp * 1000 <= Date.now()) throw new TokenError('expired');
     const user = this.users.findById(claims.sub);
     if (!user || user.sessionVersion !== claims.sv || user.username !== claims.username) {
       throw new TokenError('revoked');
     }
-    return { id: user.id, username: user.username };
+    return user;
   }
 
   private decode(jwt: JwtLib, token: string): Claims {

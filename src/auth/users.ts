@@ -1,12 +1,13 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
-import { replaceFile } from '../atomic.ts';
-import { errnoName } from '../errno.ts';
-import { crypto } from '../crypto.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { errnoName } from '../util/errno.ts';
+import { crypto } from '../util/crypto.ts';
 import { readFileSync, statSync } from 'node:fs';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import { dirname } from 'node:path';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
+import { isRole, type Role } from './scopes.ts';
 
 export interface User {
   id: string;
@@ -14,6 +15,10 @@ export interface User {
   hash: string;
   /** Changes with every password change; tokens carry it, so old tokens stop working. */
   sessionVersion: string;
+  /** What the user may do; a users file written before roles existed reads as `admin`. */
+  role: Role;
+  /** A directory relative to the base directory that confines the user's file routes; null: none. */
+  directory: string | null;
 }
 
 export class UsersFileError extends Error {
@@ -33,8 +38,20 @@ export function newSessionVersion(): string {
   return crypto().randomBytes(9).toString('base64url');
 }
 
-export function newUser(username: string, hash: string): User {
-  return { id: crypto().randomUUID(), username, hash, sessionVersion: newSessionVersion() };
+export function newUser(username: string, hash: string, role: Role = 'operator', directory: string | null = null): User {
+  return { id: crypto().randomUUID(), username, hash, sessionVersion: newSessionVersion(), role, directory };
+}
+
+/**
+ * A credential's directory in its one spelling: relative to the base, `/`-separated, no
+ * `.`, `..`, empty or leading/trailing parts; '' (the base itself) is no limit (null).
+ * Undefined when the text cannot be one.
+ */
+export function normalizeDirectory(text: string): string | null | undefined {
+  if (text.includes('\0') || text.startsWith('/')) return undefined;
+  const parts = text.split('/').filter((p) => p !== '' && p !== '.');
+  if (parts.some((p) => p === '..')) return undefined;
+  return parts.length === 0 ? null : parts.join('/');
 }
 
 /** Parses the file's text; throws UsersFileError naming what is wrong. */
@@ -56,7 +73,13 @@ export function parseUsers(text: string, file: string): User[] {
     }
     if (seen.has(x.username)) throw new UsersFileError(`users file ${file}: user ${x.username} appears twice`);
     seen.add(x.username);
-    return { id: x.id, username: x.username, hash: x.hash, sessionVersion: x.sessionVersion };
+    // Written before roles existed: admin, so that an upgrade changes no one's rights.
+    const role = x.role === undefined ? 'admin' : x.role;
+    if (!isRole(role)) throw new UsersFileError(`users file ${file}: user ${x.username} has an unknown role`);
+    const directory = x.directory === undefined || x.directory === null ? null
+      : typeof x.directory === 'string' ? normalizeDirectory(x.directory) : undefined;
+    if (directory === undefined) throw new UsersFileError(`users file ${file}: user ${x.username} has an invalid directory`);
+    return { id: x.id, username: x.username, hash: x.hash, sessionVersion: x.sessionVersion, role, directory };
   });
 }
 
@@ -163,6 +186,15 @@ export class UserStore {
 
   findById(id: string): User | undefined {
     return this.byId.get(id);
+  }
+
+  all(): User[] {
+    return [...this.byName.values()];
+  }
+
+  /** The users file this store reads (a login's re-hash writes it: src/auth/rehash.ts). */
+  get path(): string {
+    return this.file;
   }
 
   get size(): number {

@@ -1,10 +1,10 @@
 // `device-agent config check`: the config and every path it names, without changing anything.
-import { errnoName } from '../errno.ts';
+import { errnoName } from '../util/errno.ts';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
 import { readUsers } from '../auth/users.ts';
-import { ConfigError, type Config, type TlsConfig } from '../config.ts';
+import { ConfigError, type Config, type TlsConfig } from '../config/config.ts';
 import { toBeMade } from '../tls/create.ts';
 import { issuedBy } from '../tls/client-ca.ts';
 import { loadChecked, loadClientCaChecked } from '../tls/service.ts';

@@ -1,7 +1,7 @@
 // `device-agent tls show`: the certificate the agent serves, read from its files, with
 // what a client needs to trust it (fingerprint, SPKI pin for curl --pinnedpubkey), and
 // whether clients must show a certificate of their own (tls.clientCaFile).
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError, type Config } from '../config/config.ts';
 import { readCert, describe } from '../tls/cert.ts';
 import { issuedBy } from '../tls/client-ca.ts';
 import { asConfigError, loadClientCaChecked } from '../tls/service.ts';

@@ -1,27 +1,57 @@
-// GET /api/v1/events: the Server-Sent Events stream (CONTRACT §11), bearer header required.
+// GET /api/v1/events: the Server-Sent Events stream (docs/api.md, "Events"), scope status.
+import type { ApiTokenStore } from '../auth/api-tokens.ts';
 import type { Tokens } from '../auth/tokens.ts';
-import type { Route } from '../http/types.ts';
-import type { EventHub } from './hub.ts';
+import { Errors } from '../http/errors.ts';
+import type { Request, Route } from '../http/types.ts';
+import { EVENT_LIMITS, type EventHub } from './hub.ts';
 
-export function eventRoutes(hub: EventHub, tokens: Tokens): Route[] {
+/** How long the request's credential holds, and whether it still does (revocation, a user removed). */
+function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
+  const hash = req.apiToken;
+  if (hash !== undefined) {
+    return { expiresAtMs: creds.apiTokens.expiresAtMs(hash), valid: () => creds.apiTokens.valid(hash) };
+  }
+  const claims = req.claims!; // the credential check set them
+  return {
+    expiresAtMs: claims.exp * 1000,
+    // A password change or removal of the user revokes the token: the stream ends too.
+    valid: () => {
+      try {
+        creds.tokens.check(claims);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): Route[] {
   return [{
     method: 'GET',
     path: '/api/v1/events',
-    auth: true,
+    scope: 'status',
     handler: (req, res) => {
-      const claims = req.claims!; // the auth check set them
-      hub.open(req, res, {
-        expiresAtMs: claims.exp * 1000,
-        // A password change or removal of the user revokes the token: the stream ends too.
-        valid: () => {
-          try {
-            tokens.check(claims);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-      });
+      hub.open(req, res, validity(req, creds));
     },
+    doc: () => ({
+      operation: {
+        tags: ['status'], operationId: 'events', summary: 'Server-Sent Events: status and recording as they change',
+        description: 'A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus ' +
+          `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
+          `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
+          `${EVENT_LIMITS.commentMs / 1000} s. Each event is \`event: <name>\` and one \`data: <JSON>\` line. At most ` +
+          `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
+          'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
+        responses: {
+          200: {
+            description: 'the stream: `event: recording`, `event: status`, `: keep-alive` comments',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+        },
+      },
+      errors: [Errors.tooManyStreams(EVENT_LIMITS.maxStreams), Errors.shuttingDown()],
+      notes: { 503: 'Too many open streams, or the agent is stopping' },
+    }),
   }];
 }

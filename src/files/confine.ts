@@ -1,20 +1,23 @@
 // Confinement to a base directory: a lexical check first, then the real location of what
 // was actually opened (/proc/self/fd/N), so a symlink or a swapped directory cannot lead out.
-import { errnoText } from '../errno.ts';
+import { errnoText } from '../util/errno.ts';
 import { close, constants, fstatSync, open, readlinkSync, type Stats } from 'node:fs';
-import { lstat, readlink, realpath } from '../fsp.ts';
+import { lstat, readlink, realpath } from '../util/fsp.ts';
 import { isAbsolute, posix, resolve } from 'node:path';
-import { isWithin } from '../paths.ts';
+import { isWithin } from '../util/paths.ts';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';
 
 export const openFd = promisify(open) as (path: string, flags: number, mode?: number) => Promise<number>;
 export const closeFd = promisify(close);
 
-/** The absolute path a client path names under `base`, or 403 when it leaves it lexically. */
-export function lexicalPath(base: string, clientPath: string): string {
+/**
+ * The absolute path a client path names under `base`, or 403 when it leaves `root`
+ * lexically: the base, or the credential's directory inside it (src/files/scope-dir.ts).
+ */
+export function lexicalPath(base: string, clientPath: string, root = base): string {
   const abs = resolve(base, clientPath);
-  if (!isWithin(resolve(base), abs)) throw Errors.pathNotAllowed();
+  if (!isWithin(resolve(root), abs)) throw Errors.pathNotAllowed();
   return abs;
 }
 
@@ -104,15 +107,16 @@ export interface Opened {
 
 /**
  * Opens what a client path names under `base` (download and list) and confirms by
- * descriptor that it lies inside; every refusal is the download's (CONTRACT §6): 403 for a
+ * descriptor that it lies inside `root` (the base, or the credential's directory in it:
+ * the same check, so links are followed and confined alike); every refusal is the download's (CONTRACT §6): 403 for a
  * way out (lexical, or through links), 404 for a missing one, 403 for an unreadable one.
  * O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal stays free.
  */
-export async function openConfined(base: string, clientPath: string): Promise<Opened> {
-  const abs = lexicalPath(base, clientPath);
-  // The base's real path and the open run side by side: each is a thread-pool round trip,
+export async function openConfined(base: string, clientPath: string, root = base): Promise<Opened> {
+  const abs = lexicalPath(base, clientPath, root);
+  // The root's real path and the open run side by side: each is a thread-pool round trip,
   // queued behind running transfers.
-  const [real, opened] = await Promise.allSettled([realBase(base), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
+  const [real, opened] = await Promise.allSettled([realBase(root), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
   if (real.status === 'rejected') {
     if (opened.status === 'fulfilled') await closeFd(opened.value);
     throw real.reason;

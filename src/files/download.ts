@@ -1,18 +1,20 @@
 // GET (and HEAD) /api/download: open once, check the descriptor, stream exactly what was checked.
-import { lazy } from '../lazy.ts';
-import { errnoText } from '../errno.ts';
+import { lazy } from '../util/lazy.ts';
+import { errnoText } from '../util/errno.ts';
 import { read, type Stats } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { Errors } from '../http/errors.ts';
 import { countSentAside } from '../http/log.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { socketFd } from '../http/node-internals.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
+import type { Audit } from '../audit/trail.ts';
 import { closeFd, openConfined } from './confine.ts';
+import { confinementRoot } from './scope-dir.ts';
 import { evaluate, validators } from './conditional.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
@@ -26,8 +28,8 @@ const contentType = async (name: string) => (await mimeTypes()).lookup(name) || 
 const CHUNK = 1024 * 1024;
 
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
-async function openChecked(config: Config, filepath: string): Promise<{ fd: number; st: Stats }> {
-  const { fd, st } = await openConfined(config.baseDir, filepath);
+async function openChecked(config: Config, filepath: string, root: string): Promise<{ fd: number; st: Stats }> {
+  const { fd, st } = await openConfined(config.baseDir, filepath, root);
   const refusal = st.isDirectory() ? Errors.isDirectory(filepath)
     : !st.isFile() ? Errors.notRegular()
     : st.size === 0 ? Errors.fileEmpty()
@@ -55,12 +57,17 @@ interface Transfer {
   gone: boolean;
   /** Body bytes handed to the kernel (transfer_bytes_total), and whole downloads. */
   counted: Counted;
+  /** Body bytes of this transfer handed to the kernel (the audit trail's `bytes`). */
+  sent: number;
 }
 
 /** Node's write of body bytes; resolves once they reached the kernel, and counts them then. */
 function writeCounted(t: Transfer, chunk: Buffer): Promise<void> {
   return new Promise((resolve) => t.res.write(chunk, (err) => {
-    if (!err) t.counted.bytes.value += chunk.length;
+    if (!err) {
+      t.counted.bytes.value += chunk.length;
+      t.sent += chunk.length;
+    }
     resolve();
   }));
 }
@@ -141,6 +148,7 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
       if (n > 0) { // sent, whether or not the client is still there
         countSentAside(res, n);
         t.counted.bytes.value += n;
+        t.sent += n;
       }
       if (t.gone) return;
       if (n > 0) {
@@ -171,9 +179,11 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, log: Log, unavailable: (reason: string) => void, what: string): Promise<void> {
+async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, log: Log, unavailable: (reason: string) => void, what: string,
+  done: (bytes: number, completed: boolean) => void): Promise<void> {
   let markGone!: () => void;
-  const t: Transfer = { fd, start, end, res, counted, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
+  const t: Transfer = { fd, start, end, res, counted, sent: 0, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
+  let completed = false;
   res.once('close', () => { t.gone = true; markGone(); });
   try {
     const addon = sendfileAddon(unavailable);
@@ -181,16 +191,18 @@ async function pump(fd: number, start: number, end: number, res: Response, count
     if (!t.gone && !res.destroyed) {
       res.end();
       counted.files.value++;
+      completed = true;
     }
   } catch (err) {
     log.error(`download ${what}: failed to read file: ${errnoText(err)}`);
     res.destroy();
   } finally {
     await closeFd(fd);
+    done(t.sent, completed);
   }
 }
 
-export function downloadHandler(config: Config, log: Log, counted: Counted) {
+export function downloadHandler(config: Config, log: Log, counted: Counted, audit: Audit) {
   const unavailable = (reason: string) => log.warn(`downloads are copied through user space: sendfile(2) unavailable (${reason})`);
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseQuery(req.search);
@@ -199,7 +211,7 @@ export function downloadHandler(config: Config, log: Log, counted: Counted) {
     checkFsType(query.get('fstype'));
     checkClientPath(filepath, 'filepath');
 
-    const { fd, st } = await openChecked(config, filepath);
+    const { fd, st } = await openChecked(config, filepath, confinementRoot(config.baseDir, req));
     const name = basename(filepath);
     // Preconditions (RFC 9110 §13.2.2) on validators from the fstat above: no extra call.
     const v = validators(st);
@@ -238,6 +250,10 @@ export function downloadHandler(config: Config, log: Log, counted: Counted) {
       res.end();
       return;
     }
-    await pump(fd, start, end, res, counted, log, unavailable, filepath);
+    const status = range ? 206 : 200;
+    await pump(fd, start, end, res, counted, log, unavailable, filepath, (bytes, completed) => audit.record({
+      event: 'download', outcome: completed ? 'ok' : 'failed', user: req.user?.username ?? null,
+      credential: req.user?.credential ?? 'none', client: req.socket.remoteAddress ?? '', path: filepath, bytes, status, completed,
+    }));
   };
 }

@@ -3,15 +3,16 @@
 // location leaves the base and special files are left out, never opened.
 import { opendir, type Dirent } from 'node:fs';
 import { posix, resolve } from 'node:path';
-import type { Config } from '../config.ts';
-import { errnoText } from '../errno.ts';
-import { lstat } from '../fsp.ts';
+import type { Config } from '../config/config.ts';
+import { errnoText } from '../util/errno.ts';
+import { lstat } from '../util/fsp.ts';
 import { Errors } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
-import { isWithin, joinName } from '../paths.ts';
-import { isoTime } from '../time.ts';
+import { isWithin, joinName } from '../util/paths.ts';
+import { isoTime } from '../util/time.ts';
 import { closeFd, fdLocation, lexicalPath, openConfined, realLocation } from './confine.ts';
+import { confinementRoot } from './scope-dir.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 
 /** At most this many entries are read from one directory; a larger one is listed in part (`truncated`). */
@@ -77,10 +78,10 @@ export function compareEntries(a: ListEntry, b: ListEntry): number {
   return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
 }
 
-export async function listDirectory(config: Config, clientPath: string):
+export async function listDirectory(config: Config, clientPath: string, root = config.baseDir):
   Promise<{ path: string; entries: ListEntry[]; truncated?: true }> {
-  const shown = posix.relative(resolve(config.baseDir), lexicalPath(config.baseDir, clientPath));
-  const { fd, st, baseReal } = await openConfined(config.baseDir, clientPath);
+  const shown = posix.relative(resolve(config.baseDir), lexicalPath(config.baseDir, clientPath, root));
+  const { fd, st, baseReal } = await openConfined(config.baseDir, clientPath, root);
   const entries: ListEntry[] = [];
   let more: boolean;
   try {
@@ -104,6 +105,6 @@ export function listHandler(config: Config) {
     const query = parseQuery(req.search);
     checkFsType(query.get('fstype'));
     const path = checkClientPath(query.get('path') ?? '', 'path');
-    sendJson(res, 200, await listDirectory(config, path));
+    sendJson(res, 200, await listDirectory(config, path, confinementRoot(config.baseDir, req)));
   };
 }

@@ -1,16 +1,129 @@
-// GET/HEAD /api/download and POST /api/upload (spec 4.6, 4.7; CONTRACT §6), GET /api/v1/files/list (§11).
-import type { Config } from '../config.ts';
-import type { Log } from '../logger.ts';
+// GET/HEAD /api/download and POST /api/upload (docs/api.md, "Files"), GET /api/v1/files/list,
+// each with its scope and its part of the OpenAPI document.
+import type { Audit } from '../audit/trail.ts';
+import type { Config } from '../config/config.ts';
+import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
+import { Errors } from '../http/errors.ts';
+import type { Log } from '../util/logger.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
-import type { Route } from '../http/types.ts';
+import type { Route, RouteDoc } from '../http/types.ts';
 import { downloadHandler } from './download.ts';
-import { listHandler } from './list.ts';
+import { listHandler, MAX_ENTRIES } from './list.ts';
 import { uploadHandler } from './upload.ts';
 
-export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics): Route[] {
+/** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
+const binary = { type: 'string', format: 'binary' };
+// No `default`: generators make a property with one required (openapi-typescript's defaultNonNullable).
+const fstype = {
+  name: 'fstype', in: 'query', required: false,
+  description: 'filesystem layer; `OsFs` (the native filesystem), the only one, when absent', schema: { type: 'string', examples: ['OsFs'] },
+};
+const filepath = {
+  name: 'filepath', in: 'query', required: true,
+  description: 'path including the file name, relative to the download base directory', schema: { type: 'string' },
+};
+const range = {
+  name: 'Range', in: 'header', required: false,
+  description: 'one byte range, e.g. `bytes=0-1023`', schema: { type: 'string' },
+};
+
+/** Conditional requests on downloads (RFC 9110 §13), against the ETag and Last-Modified of a 200. */
+const conditions = () => [
+  ['If-None-Match', 'entity tags or `*`: 304 when one matches (weak comparison)'],
+  ['If-Modified-Since', 'HTTP-date: 304 when the file is not newer; ignored with `If-None-Match`'],
+  ['If-Range', 'an ETag (strong) or the exact Last-Modified: the `Range` is honoured only when it matches, else 200 with the whole file'],
+  ['If-Match', 'entity tags or `*`: 412 unless one matches (strong comparison)'],
+  ['If-Unmodified-Since', 'HTTP-date: 412 when the file is newer; ignored with `If-Match`'],
+].map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+
+function downloadDoc(method: 'get' | 'head', maxFileBytes: number): RouteDoc {
+  // The file's own type goes out (text/plain, audio/wav, ...; application/octet-stream when unknown).
+  const body = method === 'get' ? { content: { '*/*': { schema: binary } } } : {};
+  return {
+    operation: {
+      tags: ['files'],
+      operationId: method === 'get' ? 'download' : 'downloadHead',
+      summary: method === 'get' ? 'Download one file' : 'Headers of a download, without the body',
+      description: 'The file must lie inside the download base directory and the credential\'s directory (symlinks ' +
+        `are followed and confined), be a regular, readable, non-empty file of at most ${Errors.fileTooLarge(maxFileBytes).message.split('is ')[1]}. ` +
+        'One `Range` is honoured.',
+      parameters: [filepath, fstype, range, ...conditions()],
+      responses: {
+        200: { description: 'the whole file', headers: DOWNLOAD_HEADERS, ...body },
+        206: { description: 'the requested range', headers: RANGE_HEADERS, ...body },
+        304: { description: 'not modified (`If-None-Match`, `If-Modified-Since`): no body', headers: VALIDATOR_HEADERS },
+      },
+    },
+    errors: [
+      Errors.filePathRequired(), Errors.pathNotAllowed(), Errors.isDirectory('<path>'), Errors.notReadable(), Errors.notRegular(),
+      Errors.fileNotFound('<path>'), Errors.fileEmpty(), Errors.preconditionFailed(), Errors.noFileSystem('<detail>'),
+      Errors.fileTooLarge(maxFileBytes), Errors.rangeNotSatisfiable(0), Errors.absPathFailed('<detail>'),
+      Errors.openFailed('<detail>'), Errors.readFailed('<detail>'),
+    ],
+  };
+}
+
+export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audit: Audit): Route[] {
   return [
-    { method: 'GET', path: '/api/download', auth: true, handler: downloadHandler(config, log, metrics.transfers.download) },
-    { method: 'POST', path: '/api/upload', auth: true, handler: uploadHandler(config, metrics.transfers.upload) },
-    { method: 'GET', path: '/api/v1/files/list', auth: true, handler: listHandler(config) },
+    {
+      method: 'GET', path: '/api/download', scope: 'files:read',
+      handler: downloadHandler(config, log, metrics.transfers.download, audit),
+      doc: () => downloadDoc('get', config.maxFileBytes),
+      headDoc: () => downloadDoc('head', config.maxFileBytes),
+    },
+    {
+      method: 'POST', path: '/api/upload', scope: 'files:write',
+      handler: uploadHandler(config, metrics.transfers.upload, audit),
+      doc: () => ({
+        operation: {
+          tags: ['files'], operationId: 'upload', summary: 'Upload one or more files',
+          description: 'Atomic: the data goes to a temporary file and replaces the target only when complete. ' +
+            'The target directory must exist and lie inside the credential\'s directory. Created files get mode 0644. ' +
+            'At most 50 MB in total.',
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: ref('UploadForm'),
+                encoding: { myFile: { contentType: 'application/octet-stream' } },
+              },
+            },
+          },
+          responses: { 200: { description: 'stored', content: json(ref('UploadResult')) } },
+        },
+        errors: [
+          Errors.noSavePath(), Errors.noFilesUploaded(), Errors.uploadTooLarge(), Errors.severalFilesNeedDir(),
+          Errors.pathNotAllowed(), Errors.noFileSystem('<detail>'), Errors.uploadReadFailed(), Errors.createFailed('<specific error message>'),
+        ],
+        notes: { 400: 'Bad form (also: a file name that is empty, `.`, `..` or holds `/`, `\\` or NUL when saving into a directory)' },
+      }),
+    },
+    {
+      method: 'GET', path: '/api/v1/files/list', scope: 'files:read',
+      handler: listHandler(config),
+      doc: () => ({
+        operation: {
+          tags: ['files'], operationId: 'listFiles', summary: 'List one directory of the download base',
+          description: 'Confined exactly as a download. Directories first, then by name in byte order. Links that stay ' +
+            'inside are listed as what they point to; links whose real location is outside the base, dangling links, ' +
+            `FIFOs, sockets and devices are left out. At most ${MAX_ENTRIES} entries are read from one directory: ` +
+            'a larger one is listed in part and the answer carries `"truncated": true`.',
+          parameters: [
+            {
+              name: 'path', in: 'query', required: false, schema: { type: 'string' },
+              description: 'the directory, relative to the download base directory; the base itself when absent or empty',
+            },
+            fstype,
+          ],
+          responses: { 200: { description: 'the directory', content: json(ref('FileList')) } },
+        },
+        errors: [
+          Errors.notDirectory('<path>'), Errors.badField('path', '<rule>'), Errors.pathNotAllowed(),
+          Errors.notReadable(), Errors.notRegular(), Errors.fileNotFound('<path>'), Errors.noFileSystem('<detail>'),
+          Errors.absPathFailed('<detail>'), Errors.openFailed('<detail>'), Errors.readFailed('<detail>'),
+        ],
+        notes: { 400: 'The path names a file, or is not usable as a path' },
+      }),
+    },
   ];
 }

@@ -4,7 +4,7 @@
 // (docs/performance.md). Loaded on the first download, not at start.
 import { constants as osConstants } from 'node:os';
 import { getSystemErrorName } from 'node:util';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import { nativeAddon, type NativeAddon } from '../native/addon.ts';
 
 export interface SendfileAddon {

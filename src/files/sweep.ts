@@ -1,7 +1,7 @@
 // At start: remove upload temp files orphaned by a crash or a kill during an upload.
-import { lstat, readdir, unlink } from '../fsp.ts';
-import type { Log } from '../logger.ts';
-import { joinName as join } from '../paths.ts';
+import { lstat, readdir, unlink } from '../util/fsp.ts';
+import type { Log } from '../util/logger.ts';
+import { joinName as join } from '../util/paths.ts';
 import { TEMP_PATTERN } from './tempfile.ts';
 
 

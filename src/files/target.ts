@@ -1,10 +1,10 @@
 // Where an upload lands: saveToPath checked lexically and through its links, its directory
 // opened and confirmed by descriptor, so the final rename cannot be redirected outside.
-import { errnoText } from '../errno.ts';
-import { stat } from '../fsp.ts';
+import { errnoText } from '../util/errno.ts';
+import { stat } from '../util/fsp.ts';
 import { basename, dirname, join } from 'node:path';
 import { Errors } from '../http/errors.ts';
-import { isWithin } from '../paths.ts';
+import { isWithin } from '../util/paths.ts';
 import { closeFd, confirmInside, lexicalPath, O, openFd, realLocation } from './confine.ts';
 
 export interface Destination {
@@ -44,8 +44,8 @@ async function realInside(abs: string, baseReal: string): Promise<string> {
  * Resolves saveToPath under the upload directory. A trailing "/" or an existing directory
  * means "put each file inside under its own name" (CONTRACT §6).
  */
-export async function resolveSavePath(uploadDir: string, baseReal: string, savePath: string): Promise<Destination> {
-  const real = await realInside(lexicalPath(uploadDir, savePath), baseReal);
+export async function resolveSavePath(uploadDir: string, baseReal: string, savePath: string, root = uploadDir): Promise<Destination> {
+  const real = await realInside(lexicalPath(uploadDir, savePath, root), baseReal);
   const isDir = savePath.endsWith('/') || (await stat(real).catch(() => undefined))?.isDirectory() === true;
   const dirReal = isDir ? real : dirname(real);
   if (!isDir && real === baseReal) throw Errors.createFailed(`${savePath} is the upload directory`);

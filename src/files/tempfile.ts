@@ -1,16 +1,20 @@
 // One upload part on its way to disk: a temp file created with O_EXCL next to its target,
 // written in large batches while the request keeps flowing, fsynced before it may be renamed.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import { unlinkSync, writev as writevCb } from 'node:fs';
-import { fchmod, fsync } from '../fsp.ts';
+import { fchmod, fsync } from '../util/fsp.ts';
 import { closeFd, O, openFd } from './confine.ts';
 
 /** Orphans of a crash match this and are swept at start (sweep.ts). */
 export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
 
 const BATCH = 1024 * 1024;
-/** Above this much unwritten data the request is paused. */
-const HIGH_WATER = 8 * BATCH;
+/**
+ * Above this much unwritten data the request is paused (the socket is no longer read
+ * until the disk catches up): what one upload may hold in memory, besides the chunks V8
+ * has not collected yet. 8 MiB before: 8 uploads could hold 64 MiB.
+ */
+const HIGH_WATER = 2 * BATCH;
 
 function writev(fd: number, bufs: Buffer[]): Promise<number> {
   return new Promise((resolve, reject) => writevCb(fd, bufs, (err, n) => (err ? reject(err) : resolve(n))));

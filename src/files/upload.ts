@@ -1,17 +1,21 @@
 // POST /api/upload: multipart parts stream into temp files; only a complete, valid upload
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
-import { errnoText } from '../errno.ts';
-import { copyFile, fsync, rename } from '../fsp.ts';
-import type { Config } from '../config.ts';
+import { errnoText } from '../util/errno.ts';
+import { copyFile, fsync, rename } from '../util/fsp.ts';
+import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
+import type { Audit } from '../audit/trail.ts';
+import { posix } from 'node:path';
 import { closeFd, O, openFd, realBase } from './confine.ts';
+import { confinementRoot } from './scope-dir.ts';
 import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
+import { burstStarted } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -32,7 +36,11 @@ class UploadSession {
   private part: Part = { kind: 'skip' };
   private failure: ((err: unknown) => void) | undefined;
 
-  constructor(private readonly config: Config, private readonly baseReal: string, private readonly req: Request) {}
+  /** What was stored, for the audit trail: the client's path of each file and its bytes. */
+  readonly stored: Array<{ path: string; bytes: number }> = [];
+
+  constructor(private readonly config: Config, private readonly baseReal: string, private readonly req: Request,
+    private readonly confinedTo: string) {}
 
   /** Reads the whole request; resolves when every part is on disk (fsynced, not yet renamed). */
   receive(boundary: string): Promise<void> {
@@ -120,7 +128,7 @@ class UploadSession {
     if (this.savePath !== undefined) throw Errors.badField('saveToPath', 'must be given once');
     this.savePath = checkClientPath(value, 'saveToPath');
     if (value === '') return;
-    this.dest = resolveSavePath(this.config.uploadDir, this.baseReal, value);
+    this.dest = resolveSavePath(this.config.uploadDir, this.baseReal, value, this.confinedTo);
     this.dest.catch((err) => this.fail(err));
   }
 
@@ -154,6 +162,7 @@ class UploadSession {
       const place = places[i]!;
       await moveIntoPlace(f.temp, place);
       touched.add(place.dirFd);
+      this.stored.push({ path: dest.name !== undefined ? this.savePath : posix.join(this.savePath, place.name!), bytes: f.temp.bytes });
     }
     // The renames are durable only once their directories are on disk.
     for (const fd of touched) await fsync(fd).catch((err) => { throw Errors.createFailed(errnoText(err)); });
@@ -194,19 +203,34 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   temp.markRenamed();
 }
 
-export function uploadHandler(config: Config, counted: Counted) {
+/** The real location of the directory uploads are confined to; a credential's directory that is gone is 403. */
+async function uploadRoot(config: Config, root: string): Promise<string> {
+  if (root === config.uploadDir) return realBase(root);
+  return realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+}
+
+export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
   return async (req: Request, res: Response): Promise<void> => {
     // Refused before a byte of the body is read (onError adds Connection: close).
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > config.maxFileBytes) throw Errors.uploadTooLarge();
     const boundary = boundaryOf(req.headers['content-type']);
-    const session = new UploadSession(config, await realBase(config.uploadDir), req);
+    const root = confinementRoot(config.uploadDir, req);
+    const session = new UploadSession(config, await uploadRoot(config, root), req, root);
+    const burstEnded = burstStarted();
     try {
       await session.receive(boundary);
       await session.commit();
       session.count(counted);
     } finally {
       await session.cleanup();
+      burstEnded();
+    }
+    for (const f of session.stored) {
+      audit.record({
+        event: 'upload', outcome: 'ok', user: req.user?.username ?? null, credential: req.user?.credential ?? 'none',
+        client: req.socket.remoteAddress ?? '', path: f.path, bytes: f.bytes,
+      });
     }
     sendJson(res, 200, { message: 'Uploaded successfully' });
   };

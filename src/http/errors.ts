@@ -52,6 +52,13 @@ export const Errors = {
     e(429, 'too many failed logins, try again later', { 'Retry-After': String(retryAfterSeconds) }),
   loginBusy: () => e(503, 'too many logins in progress, try again later', { 'Retry-After': '1' }),
   unauthorized: (why: TokenRefusal) => e(401, TOKEN_REFUSALS[why], { 'WWW-Authenticate': 'Bearer' }),
+  // roles, scopes and API tokens (docs/api.md, "Roles, scopes and API tokens"); RFC 6750 §3.1
+  insufficientScope: (scope: string) => e(403, `insufficient scope: ${scope} is required`,
+    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
+  tokenTooPowerful: () => e(403, 'a token cannot have more rights than its user'),
+  tokenNameTaken: (name: string) => e(409, `a token named ${name} already exists`),
+  tokenNotFound: () => e(404, 'token not found'),
+  userNotFound: (name: string) => e(400, `username ${name} is not a user`),
 
   // files (spec §7, CONTRACT §6)
   filePathRequired: () => e(400, 'file path is required, could not download file'),
@@ -75,7 +82,6 @@ export const Errors = {
   noSavePath: () => e(400, 'No save path provided'),
   noFilesUploaded: () => e(400, 'No files uploaded'),
   uploadTooLarge: () => e(400, 'Failed to parse form: file too large'),
-  uploadOpenFailed: () => e(400, 'Failed to open uploaded file'),
   uploadReadFailed: () => e(500, 'Failed to read uploaded file'),
   createFailed: (detail: string) => e(500, `Failed to create file on server: ${detail}`),
   severalFilesNeedDir: () => e(400, 'several files need a directory as saveToPath'),

@@ -1,7 +1,7 @@
 // Reads a small JSON object body with a hard size limit.
 //
-// Replaces @polka/parse, which calls next(err) once per chunk past its limit, keeps
-// reading the body, and takes a body without Content-Type as JSON.
+// Our own rather than @polka/parse, which calls next(err) once per chunk past its limit,
+// keeps reading the body, and takes a body without Content-Type as JSON.
 import type { IncomingMessage } from 'node:http';
 import { ClientGone, Errors } from './errors.ts';
 

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { bytesSent } from './node-internals.ts';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import type { Request } from './types.ts';
 
 /** Hears each request as its log line is written: status (0: no answer) and milliseconds. */

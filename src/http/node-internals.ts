@@ -5,7 +5,7 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 
 let log: Log | undefined;
 const noted = new Set<string>();
@@ -107,4 +107,22 @@ export function currentResponse(socket: Socket): ServerResponse | undefined {
   if (typeof res === 'object' && 'shouldKeepAlive' in res) return res as ServerResponse;
   fallback('socket _httpMessage', `is ${typeof res}`);
   return undefined;
+}
+
+/**
+ * Counts `bytes` (negative: gives them back) as output waiting in a response that has no
+ * socket yet (`res._onPendingData`, Node's per-connection `outgoingData`). Node stops
+ * reading a connection while that figure is at the socket's high-water mark (it pauses the
+ * socket and, after the chunk being parsed, the parser) and reads on once it falls: the
+ * same brake Node applies to pipelined answers that pile up, applied by the agent to
+ * requests that wait for their turn (src/http/server.ts). Fallback: none on public API;
+ * noted once, and a connection may then queue as many requests as it sends.
+ */
+export function countPendingOutput(res: ServerResponse, bytes: number): void {
+  const pending = (res as ServerResponse & { _onPendingData?: unknown })._onPendingData;
+  if (typeof pending !== 'function') {
+    fallback('response _onPendingData', `is ${typeof pending}`);
+    return;
+  }
+  (pending as (delta: number) => void).call(res, bytes);
 }

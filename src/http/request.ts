@@ -3,7 +3,8 @@
 // per-request hidden-class transitions and no growing of an out-of-object property store
 // as path, search, params and user are set one by one.
 import { IncomingMessage } from 'node:http';
-import type { Claims, TokenUser } from '../auth/tokens.ts';
+import type { Principal } from '../auth/scopes.ts';
+import type { Claims } from '../auth/tokens.ts';
 
 /** Shared by requests whose route takes no parameters; never written. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -17,8 +18,10 @@ export class AgentRequest extends IncomingMessage {
   params: Record<string, string> = NO_FIELDS;
   /** The pattern of the route the router found (bounded: a metrics label); undefined when none. */
   route: string | undefined = undefined;
-  /** Set by the auth check on protected routes. */
-  user: TokenUser | undefined = undefined;
-  /** The bearer token's verified claims, set with `user`: an event stream re-checks them while it runs. */
+  /** Set by the credential check on protected routes: who, with which scopes and directory. */
+  user: Principal | undefined = undefined;
+  /** A login token's verified claims, set with `user`: an event stream re-checks them while it runs. */
   claims: Claims | undefined = undefined;
+  /** An API token's hash, set with `user` instead of `claims`. */
+  apiToken: string | undefined = undefined;
 }

@@ -1,6 +1,6 @@
 // The one router: every route is found here, with one set of rules for all of them.
-// Paths match ASCII case-insensitively with one optional trailing slash (the rules polka
-// and regexparam used before, which clients may rely on), HEAD runs the GET handler, and a
+// Paths match ASCII case-insensitively with one optional trailing slash (regexparam's
+// rules, which clients may rely on), HEAD runs the GET handler, and a
 // path that matches under other methods is a 405 with their list. Parameterless routes are
 // one Map lookup: measured, polka's route scan and async handler loop were a third of the
 // time of an authenticated status request (docs/performance.md).

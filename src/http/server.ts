@@ -2,7 +2,7 @@
 // lets running requests finish (up to a drain time) without waiting for idle sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerHalfClosedClients, currentResponse } from './node-internals.ts';
+import { answerHalfClosedClients, countPendingOutput, currentResponse } from './node-internals.ts';
 import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
 import { sniffConnections } from './sniff.ts';
@@ -18,6 +18,40 @@ const HEADERS_TIMEOUT_MS = 15_000;
  * silent after this long is closed; it holds a restart no longer than this.
  */
 export const FIRST_REQUEST_GRACE_MS = 1_000;
+
+/**
+ * Requests one connection may have waiting behind the one being answered before the agent
+ * stops reading it. HTTP/1.1 answers in order, so a request waiting for its turn gains
+ * nothing by starting early; nginx likewise reads a pipelined request only once the one
+ * before it is answered.
+ */
+export const MAX_QUEUED_REQUESTS = 4;
+
+/**
+ * Runs the handler of a request only once its response owns the socket, i.e. is the one
+ * being answered. A pipelined request that must wait holds no file, buffer or event-stream
+ * slot meanwhile (a download opened its file and allocated its copy buffers at once, an
+ * event stream took its slot: 500 pipelined downloads on one unread connection held
+ * 1 GB). Each waiting request also counts as a share of the socket's high-water mark of
+ * pending output, so with MAX_QUEUED_REQUESTS waiting Node stops reading the connection:
+ * the rest stays in the kernel's socket buffer, and the client's own send buffer fills.
+ * What is parsed already (at most the one read of up to 64 KiB in which the brake came)
+ * waits as request objects only, and a closed connection drops them unanswered.
+ */
+function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (res.socket) {
+      handler(req, res);
+      return;
+    }
+    const share = Math.ceil(req.socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
+    countPendingOutput(res, share);
+    res.once('socket', () => {
+      countPendingOutput(res, -share);
+      handler(req, res);
+    });
+  };
+}
 
 export interface RunningServer {
   server: Server;
@@ -57,7 +91,7 @@ export function listen(
     // socket up to 45 s. Check every second.
     connectionsCheckingInterval: 1_000,
     maxHeaderSize: 16 * 1024,
-  }, handler);
+  }, inTurn(handler));
   // A client that shuts its sending side after the request still reads: answer it whole.
   answerHalfClosedClients(server);
 

@@ -1,5 +1,6 @@
 // Shapes shared by the HTTP layer and the route modules.
 import type { ServerResponse } from 'node:http';
+import type { HttpError } from './errors.ts';
 import type { AgentRequest } from './request.ts';
 
 /** Every request the server makes is an AgentRequest (src/http/request.ts). */
@@ -10,12 +11,39 @@ export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
-/** One route as the app registers it; `auth` says whether a bearer token is required. */
+/** The rights a credential carries; every protected route needs exactly one (docs/api.md, "Scopes"). */
+export const SCOPES = ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * A route's OpenAPI operation, without `security` and without the answers of the auth
+ * check: the document adds both from the route's scope (src/apidocs/openapi.ts), so the
+ * document and the check cannot disagree.
+ */
+export interface RouteDoc {
+  /** The operation object: tags, operationId, summary, description, parameters, requestBody, its own responses. */
+  operation: Record<string, unknown>;
+  /** The errors the handler itself answers (texts from src/http/errors.ts). */
+  errors?: HttpError[];
+  /** A description per status for those errors. */
+  notes?: Record<number, string>;
+}
+
+/**
+ * One route: the one place that says what it answers, who may call it and how the
+ * document describes it. `scope` null: no credential (login, health, the pages).
+ */
 export interface Route {
   method: Method;
   path: string;
-  auth: boolean;
-  /** A credential other than a bearer JWT that also opens this route (the metrics token). */
+  scope: Scope | null;
+  /** A login token opens the route without the scope (the token routes: a person manages their own tokens). */
+  loginSuffices?: boolean;
+  /** A credential other than a bearer token that also opens this route (the metrics token). */
   credential?: (req: Request) => boolean;
   handler: Handler;
+  /** Made only when the document is built (the first GET /docs/openapi.json). */
+  doc: () => RouteDoc;
+  /** For a GET route: the HEAD operation, when the document lists one. */
+  headDoc?: () => RouteDoc;
 }

@@ -1,6 +1,6 @@
 // Every figure the agent exports (CONTRACT §10), named once. Modules receive the cells
 // they count into; the scrape renders the registry.
-import { VERSION } from '../version.ts';
+import { VERSION } from '../util/version.ts';
 import { HttpMetrics } from './http.ts';
 import { processMetrics } from './process.ts';
 import { Counter, Registry, Sampled, type Cell, type Counted } from './registry.ts';

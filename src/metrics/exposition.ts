@@ -1,5 +1,5 @@
-// The Prometheus text exposition format 0.0.4, written by hand (issue 25: prom-client
-// measured +6.5 MB RSS and ~25 ms load for a handful of series). The format's rules:
+// The Prometheus text exposition format 0.0.4, written by hand (prom-client measured
+// +6.5 MB RSS and ~25 ms load for a handful of series: docs/decisions.md). The format's rules:
 // https://prometheus.io/docs/instrumenting/exposition_formats/#text-format-details
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

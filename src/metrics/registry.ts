@@ -1,9 +1,9 @@
 // A tiny metrics registry: counters with pre-created cells, gauges read at scrape time,
 // histograms with fixed buckets. Counting is a property increment on a cell the caller
 // keeps; all formatting happens at scrape time (exposition.ts). A scrape pushes parts
-// made once (header, `name{labels} `) and the numbers into one array joined once: the
-// first version built the text by `+=` and grew the young generation by ~6 MB over
-// 10,000 scrapes (bench/metrics.mjs) with the cons strings of ~700 concatenations each.
+// made once (header, `name{labels} `) and the numbers into one array joined once: text
+// built by `+=` grows the young generation by ~6 MB over 10,000 scrapes
+// (bench/metrics.mjs) with the cons strings of ~700 concatenations each.
 // The `name{labels} ` parts are made at the first scrape, not when a series is created:
 // made at start for every route's histogram (~550 label texts), they got V8's Maglev
 // compiler running in an idle agent and cost 3.1 MB of idle RSS (docs/performance.md).

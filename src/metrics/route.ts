@@ -1,6 +1,6 @@
-// GET /metrics (CONTRACT §10): the Prometheus text, for a valid JWT or the static metrics
+// GET /metrics (docs/api.md, "Metrics"): the Prometheus text, for a credential with scope metrics or the static metrics
 // token (Prometheus's authorization.credentials_file). The token opens this route only.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import type { Request, Route } from '../http/types.ts';
 import type { AgentMetrics } from './agent.ts';
 import { CONTENT_TYPE } from './exposition.ts';
@@ -26,8 +26,16 @@ export function metricsRoutes(metrics: AgentMetrics, token: Buffer): Route[] {
   return [{
     method: 'GET',
     path: '/metrics',
-    auth: true,
+    scope: 'metrics',
     credential: tokenMatcher(token),
+    doc: () => ({
+      operation: {
+        tags: ['status'], operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)',
+        description: 'For a scraper: a credential with scope `metrics`, or the text of `metrics.tokenFile` ' +
+          '(which opens this route and no other). Absent (404) when `metrics.enabled` is false.',
+        responses: { 200: { description: 'the metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
+      },
+    }),
     handler: (_req, res) => {
       const body = metrics.render();
       res.writeHead(200, {

@@ -23,10 +23,24 @@
 //                              (LISTEN_FDS), which it marks close-on-exec so that sox and
 //                              arecord do not hold the port; -ENOTSOCK, -EINVAL (not a
 //                              listening stream) or -EAFNOSUPPORT for anything else
+//
+// glibc's allocator (src/native/memory.ts): Node exposes none of it.
+//   tuneAllocator() -> 1, or 0 without glibc
+//                              a fixed mmap threshold (128 KiB, glibc's default) and at
+//                              most 2 arenas: glibc otherwise raises the threshold to the
+//                              size of each large block freed (up to 32 MiB), and a 16 MiB
+//                              password hash then stays in the arena of each pool thread
+//                              that ran one (measured: +64 MB after 5 logins, not +16)
+//   trim() -> 1 when memory went back to the kernel, else 0
+//                              malloc_trim(0): free pages anywhere in the heaps, not only
+//                              at their top, are returned (what an upload burst left)
 #define NAPI_VERSION 8
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -211,6 +225,30 @@ static napi_value Listening(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value TuneAllocator(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+#ifdef __GLIBC__
+  int ok = mallopt(M_MMAP_THRESHOLD, 128 * 1024) && mallopt(M_ARENA_MAX, 2);
+#else
+  int ok = 0;
+#endif
+  napi_create_int32(env, ok, &result);
+  return result;
+}
+
+static napi_value Trim(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+#ifdef __GLIBC__
+  int r = malloc_trim(0);
+#else
+  int r = 0;
+#endif
+  napi_create_int32(env, r, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "sendfile", NAPI_AUTO_LENGTH, Sendfile, NULL, &fn);
@@ -221,5 +259,9 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "notify", fn);
   napi_create_function(env, "listening", NAPI_AUTO_LENGTH, Listening, NULL, &fn);
   napi_set_named_property(env, exports, "listening", fn);
+  napi_create_function(env, "tuneAllocator", NAPI_AUTO_LENGTH, TuneAllocator, NULL, &fn);
+  napi_set_named_property(env, exports, "tuneAllocator", fn);
+  napi_create_function(env, "trim", NAPI_AUTO_LENGTH, Trim, NULL, &fn);
+  napi_set_named_property(env, exports, "trim", fn);
   return exports;
 }

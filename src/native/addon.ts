@@ -3,7 +3,7 @@
 // on first use: the first download, or the start under systemd (NOTIFY_SOCKET).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import { addonBytes } from './addon-bytes.ts';
 
 export interface NativeAddon {
@@ -15,6 +15,10 @@ export interface NativeAddon {
   notify(socket: string, text: string, fd?: number): number;
   /** "address port" of a listening TCP socket (marked close-on-exec), or -errno. */
   listening(fd: number): string | number;
+  /** glibc: a fixed mmap threshold and at most 2 arenas (src/native/memory.ts); 1, or 0 without glibc. */
+  tuneAllocator(): number;
+  /** glibc's malloc_trim(0): 1 when memory went back to the kernel. */
+  trim(): number;
 }
 
 /** open(2)'s O_TMPFILE (Node has no constant for it): a file without a name. */
@@ -37,7 +41,8 @@ function load(): NativeAddon {
     closeSync(fd);
   }
   const addon = module.exports;
-  for (const name of ['sendfile', 'dup', 'notify', 'listening'] as const) {
+  if (typeof addon.tuneAllocator === 'function') addon.tuneAllocator(); // before the first large block
+  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'tuneAllocator', 'trim'] as const) {
     if (typeof addon[name] !== 'function') throw new Error(`the addon does not export ${name}()`);
   }
   return addon;

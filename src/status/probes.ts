@@ -1,6 +1,6 @@
 // Cheap readings of the running system from /proc, /sys and Node's os module.
 // Each is a file read or a libuv call: nothing here spawns a process.
-import { readdir, readFile, statfs } from '../fsp.ts';
+import { readdir, readFile, statfs } from '../util/fsp.ts';
 import { cpus, networkInterfaces } from 'node:os';
 
 export interface CpuTimes {

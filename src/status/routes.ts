@@ -1,7 +1,8 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
+import { json, ref } from '../apidocs/responses.ts';
 import { jsonHeaders, sendJson } from '../http/respond.ts';
 import type { Response, Route } from '../http/types.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../util/version.ts';
 import type { JsonText, StatusSampler } from './sampler.ts';
 
 export function statusRoutes(sampler: StatusSampler): Route[] {
@@ -21,7 +22,13 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
     {
       method: 'GET',
       path: '/api/v1/devicestatus/get',
-      auth: true,
+      scope: 'status',
+      doc: () => ({
+        operation: {
+          tags: ['status'], operationId: 'deviceStatus', summary: 'Current device status',
+          responses: { 200: { description: 'the device status record', content: json(ref('DeviceStatus')) } },
+        },
+      }),
       handler: (_req, res) => {
         const body = sampler.json();
         return body instanceof Promise ? body.then((b) => send(res, b)) : send(res, body);
@@ -30,7 +37,13 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
     {
       method: 'GET',
       path: '/api/v1/health',
-      auth: false,
+      scope: null,
+      doc: () => ({
+        operation: {
+          tags: ['status'], operationId: 'health', summary: 'Liveness and version',
+          responses: { 200: { description: 'the agent runs', content: json(ref('Health')) } },
+        },
+      }),
       handler: (_req, res) => sendJson(res, 200, { status: 'ok', version: VERSION }),
     },
   ];

@@ -1,8 +1,8 @@
 // The device status record (CONTRACT §4): static facts read once, figures sampled on
 // demand at most once a second, concurrent requests sharing one refresh.
 import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
-import { isoTime } from '../time.ts';
-import { VERSION } from '../version.ts';
+import { isoTime } from '../util/time.ts';
+import { VERSION } from '../util/version.ts';
 import {
   findCpuThermalZone, loadPercent, readCpuModel, readCpuTimes, readDisk, readMemory, readNetwork, readOsRelease,
   readTemperature, type CpuTimes,
@@ -113,7 +113,6 @@ export class StatusSampler {
       disk,
       network: readNetwork(),
       agent: { version: VERSION, uptimeSeconds: Math.round(process.uptime()) },
-      recording: { state: this.deps.recordingState() },
     };
   }
 }

@@ -5,7 +5,7 @@
 // backlog instead of being refused. The config's port stays the one source of truth: a
 // stored socket for another address is closed and dropped from the store.
 import { closeSync } from 'node:fs';
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { nativeAddon } from '../native/addon.ts';
 import type { Notifier } from './notify.ts';
 

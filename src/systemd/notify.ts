@@ -2,7 +2,7 @@
 // STATUS= lines, watchdog pings from the event loop, RELOADING=1 and STOPPING=1, and the
 // listening socket into the file-descriptor store. Datagrams go out through the addon
 // (Node has no unix datagram socket). Without $NOTIFY_SOCKET there is no notifier at all.
-import type { Log } from '../logger.ts';
+import type { Log } from '../util/logger.ts';
 import { nativeAddon, type NativeAddon } from '../native/addon.ts';
 import { getSystemErrorName } from 'node:util';
 
@@ -19,8 +19,6 @@ export interface Notifier {
   storeFd(fd: number, name: string): void;
   /** FDSTOREREMOVE=1: systemd closes its copy of `name`. */
   removeFd(name: string): void;
-  /** Stops the watchdog pings (at exit). */
-  close(): void;
 }
 
 /** Monotonic microseconds (CLOCK_MONOTONIC, as uv_hrtime reads it): what MONOTONIC_USEC= wants. */
@@ -59,9 +57,8 @@ function createNotifier(addon: NativeAddon, socket: string, log: Log, watchdogUs
     }
   };
   // Pings from a timer: a blocked event loop sends none, and systemd restarts the agent.
-  let watchdog: NodeJS.Timeout | undefined;
   if (Number.isFinite(watchdogUsec) && watchdogUsec > 0) {
-    watchdog = setInterval(() => send('WATCHDOG=1'), Math.max(1, Math.floor(watchdogUsec / 2000)));
+    const watchdog = setInterval(() => send('WATCHDOG=1'), Math.max(1, Math.floor(watchdogUsec / 2000)));
     watchdog.unref();
   }
   return {
@@ -71,6 +68,5 @@ function createNotifier(addon: NativeAddon, socket: string, log: Log, watchdogUs
     stopping: () => send('STOPPING=1'),
     storeFd: (fd, name) => send(`FDSTORE=1\nFDNAME=${name}`, fd),
     removeFd: (name) => send(`FDSTOREREMOVE=1\nFDNAME=${name}`),
-    close: () => clearInterval(watchdog),
   };
 }

@@ -2,8 +2,8 @@
 // pin, names, validity), whether the agent made it, and whether the key matches.
 import { readFileSync } from 'node:fs';
 import type { X509Certificate } from 'node:crypto';
-import { errnoName } from '../errno.ts';
-import { crypto } from '../crypto.ts';
+import { errnoName } from '../util/errno.ts';
+import { crypto } from '../util/crypto.ts';
 import { parseAltNames } from './names.ts';
 
 /** The organisation a certificate made by the agent names: with its self-signature, the mark of "ours". */

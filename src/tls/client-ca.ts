@@ -1,7 +1,7 @@
 // tls.clientCaFile (mutual TLS): the CAs a client certificate must chain to. Each
 // certificate of the PEM file is parsed here, so that a bad file stops the start (or is
 // kept out of a reload) with its name, rather than as an OpenSSL error in the listener.
-import { crypto } from '../crypto.ts';
+import { crypto } from '../util/crypto.ts';
 import { readTlsFile, subjectOf, TlsFileError } from './cert.ts';
 
 export interface ClientCa {

@@ -3,10 +3,10 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
-import { replaceFile } from '../atomic.ts';
-import { ConfigError, type TlsConfig } from '../config.ts';
-import { crypto } from '../crypto.ts';
-import { errnoName } from '../errno.ts';
+import { replaceFile } from '../util/atomic.ts';
+import { ConfigError, type TlsConfig } from '../config/config.ts';
+import { crypto } from '../util/crypto.ts';
+import { errnoName } from '../util/errno.ts';
 import { MADE_BY, type Pair } from './cert.ts';
 import { deviceNames, parseAltNames } from './names.ts';
 import { selfSign } from './openssl.ts';

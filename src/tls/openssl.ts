@@ -3,7 +3,7 @@
 // ~58 ms to load) and node-forge (298 KB, ~25 ms, no ECDSA certificates): 0 bytes in the
 // executable, nothing at start, ~6 ms a certificate (docs/decisions.md).
 import { execFileSync } from 'node:child_process';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import { altNames, type CertNames } from './names.ts';
 
 /** How long a certificate the agent makes is valid; it renews it 30 days before the end. */

@@ -3,9 +3,9 @@
 // (polled, like the users file) or on demand (SIGHUP), renewed daily. A pair or CA file
 // that fails to load keeps the old one in service and logs an error naming the file.
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
-import { ConfigError, type TlsConfig } from '../config.ts';
-import { fileStamp, fileStampLater } from '../file-stamp.ts';
-import type { Log } from '../logger.ts';
+import { ConfigError, type TlsConfig } from '../config/config.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
+import type { Log } from '../util/logger.ts';
 import { loadPair, TlsFileError, type CertInfo, type Pair } from './cert.ts';
 import { issuedBy, loadClientCa, sameCa, type ClientCa } from './client-ca.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';

@@ -2,11 +2,13 @@
 // page holds nothing about the device; everything it shows comes through the API.
 import type { Request, Response, Route } from '../http/types.ts';
 import { Errors } from '../http/errors.ts';
-import { lazy } from '../lazy.ts';
+import { sendStatic } from '../http/static.ts';
+import { lazy } from '../util/lazy.ts';
+import { PAGE_FILES } from './page-names.ts';
 
 // Most agents are never opened in a browser: the files are read (and, from source, built)
-// on the first request for one of them (idle RSS budget of issue 24: +2 MB at most).
-const assets = lazy('web interface assets', () => import('./assets.ts').then(async (m) => ({ m, table: await m.pageAssets() })));
+// on the first request for one of them (the idle RSS budget: +2 MB at most, docs/performance.md).
+const assets = lazy('web interface assets', () => import('./assets.ts').then((m) => m.pageAssets()));
 
 /** No inline script or style, nothing from another host; blob: for downloads and the player. */
 export const CSP = [
@@ -29,33 +31,43 @@ const HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
   // Revalidated on each load (a 304 when unchanged), so an upgraded agent's page is used at once.
   'Cache-Control': 'no-cache',
-  Vary: 'Accept-Encoding',
 };
 
 async function serve(name: string, req: Request, res: Response): Promise<void> {
-  const { m, table } = await assets();
-  const asset = table.get(name);
-  if (!asset) throw Errors.notFound();
-  const coding = m.chooseCoding(req.headers['accept-encoding']);
-  const { bytes, etag } = asset.body(coding);
-  if (m.notModified(req.headers['if-none-match'], etag)) {
-    res.writeHead(304, { ...HEADERS, ETag: etag });
-    res.end();
-    return;
-  }
-  res.writeHead(200, {
-    ...HEADERS,
-    ETag: etag,
-    'Content-Type': asset.type,
-    'Content-Length': bytes.length,
-    ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }),
-  });
-  res.end(bytes);
+  const file = (await assets()).get(name);
+  if (!file) throw Errors.notFound();
+  sendStatic(req, res, file, HEADERS);
 }
+
+const text = { schema: { type: 'string' } };
+const revalidated = { 304: { description: 'not modified (`If-None-Match` holds the ETag of this encoding)' } };
 
 export function uiRoutes(): Route[] {
   return [
-    { method: 'GET', path: '/', auth: false, handler: (req, res) => serve('index.html', req, res) },
-    { method: 'GET', path: '/ui/:file', auth: false, handler: (req, res) => serve(req.params.file ?? '', req, res) },
+    {
+      method: 'GET', path: '/', scope: null,
+      handler: (req, res) => serve('index.html', req, res),
+      doc: () => ({
+        operation: {
+          tags: ['web'], operationId: 'webPage', summary: 'The web interface (no token: it logs in through the API)',
+          responses: { 200: { description: 'HTML page; brotli or gzip as Accept-Encoding allows', content: { 'text/html': text } }, ...revalidated },
+        },
+      }),
+    },
+    {
+      method: 'GET', path: '/ui/:file', scope: null,
+      handler: (req, res) => serve(req.params.file ?? '', req, res),
+      doc: () => ({
+        operation: {
+          tags: ['web'], operationId: 'webFile', summary: 'A file of the web interface',
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { enum: PAGE_FILES.filter((f) => f !== 'index.html') } }],
+          responses: {
+            200: { description: 'the file; brotli or gzip as Accept-Encoding allows', content: { 'text/css': text, 'text/javascript': text } },
+            ...revalidated,
+          },
+        },
+        errors: [Errors.notFound()],
+      }),
+    },
   ];
 }

@@ -1,12 +1,31 @@
 // The page's only way to the agent: fetch with the bearer header. The token lives in
 // sessionStorage alone (CONTRACT §12), never in a URL; any 401 sends the user to the login form.
+import type { Me } from './types.ts';
 
 const KEY = 'device-agent.token';
+/** Who logged in (login's `user`: role, scopes, directory): what the page offers follows it. */
+const USER_KEY = 'device-agent.user';
+
+function storedUser(): Me | null {
+  try {
+    const u = JSON.parse(sessionStorage.getItem(USER_KEY) ?? 'null') as Me | null;
+    return u && typeof u.username === 'string' && Array.isArray(u.scopes) ? u : null;
+  } catch {
+    return null; // not ours, or from an older page: log in again
+  }
+}
 
 export const session = {
   token: (): string | null => sessionStorage.getItem(KEY),
-  set: (token: string) => sessionStorage.setItem(KEY, token),
-  clear: () => sessionStorage.removeItem(KEY),
+  user: storedUser,
+  set: (token: string, user: Me) => {
+    sessionStorage.setItem(KEY, token);
+    sessionStorage.setItem(USER_KEY, JSON.stringify(user));
+  },
+  clear: () => {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(USER_KEY);
+  },
 };
 
 /** A refusal from the API, with its own error text. */
@@ -58,6 +77,10 @@ export async function getJson<T>(path: string): Promise<T> {
   return (await request(path, { headers: { Accept: 'application/json' } })).json() as Promise<T>;
 }
 
+export async function deleteJson(path: string): Promise<void> {
+  await request(path, { method: 'DELETE', headers: { Accept: 'application/json' } });
+}
+
 export async function postJson<T>(path: string, body?: unknown): Promise<T> {
   const res = await request(path, {
     method: 'POST',
@@ -74,7 +97,8 @@ export async function login(username: string, password: string): Promise<void> {
     body: JSON.stringify({ username, password }),
   });
   await check(res, true);
-  session.set(((await res.json()) as { token: string }).token);
+  const { token, user } = (await res.json()) as { token: string; user: Me };
+  session.set(token, user);
 }
 
 /** A file's bytes, fetched with the bearer header (the token never goes into a URL). */

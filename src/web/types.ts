@@ -17,3 +17,14 @@ export interface TlsInfo {
   notAfter?: string;
   selfSigned?: boolean;
 }
+
+/** Login's `user` (docs/api.md, "Roles"): what the page offers follows its scopes. */
+export interface Me {
+  id: string;
+  username: string;
+  role: string;
+  scopes: string[];
+  directory: string | null;
+}
+
+export type { TokenRecord } from '../auth/api-tokens.ts';

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hashPassword } from '../../src/auth/passwords.ts';
 import { newUser, writeUsers, type User } from '../../src/auth/users.ts';
+import type { Role } from '../../src/auth/scopes.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'dist/device-agent');
@@ -45,7 +46,7 @@ export interface TestAgent {
 
 export interface AgentOptions {
   config?: Record<string, unknown>;
-  users?: Array<{ username: string; password: string }>;
+  users?: Array<{ username: string; password: string; role?: Role; directory?: string | null }>;
   env?: Record<string, string>;
   /** Reuse a directory (restart tests); it must hold a config already. */
   dir?: string;
@@ -74,7 +75,10 @@ export async function prepareDir(opts: AgentOptions = {}): Promise<{ dir: string
   const dir = opts.dir ?? makeDir();
   mkdirSync(join(dir, 'files'), { recursive: true });
   const users: User[] = [];
-  for (const u of opts.users ?? [ADMIN]) users.push(newUser(u.username, await hashOnce(u.password)));
+  // Admin unless a test names the role: the suite's agents predate roles.
+  for (const u of (opts.users ?? [ADMIN]) as NonNullable<AgentOptions['users']>) {
+    users.push(newUser(u.username, await hashOnce(u.password), u.role ?? 'admin', u.directory ?? null));
+  }
   writeUsers(join(dir, 'users.json'), users);
   writeFileSync(join(dir, 'config.json'), JSON.stringify({
     host: '127.0.0.1',

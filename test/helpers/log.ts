@@ -1,6 +1,6 @@
-// The agent's log as tests read it: every line is `<priority>ISO-time text` (src/logger.ts),
+// The agent's log as tests read it: every line is `<priority>ISO-time text` (src/util/logger.ts),
 // and in-process parts of the agent log into collectLog() instead.
-import { PRIORITY, type Log } from '../../src/logger.ts';
+import { PRIORITY, type Log } from '../../src/util/logger.ts';
 
 /** A Log keeping each line as `<priority>text` (no time), so a test can pin the priority too. */
 export function collectLog(lines: string[] = []): Log & { lines: string[] } {
@@ -35,5 +35,6 @@ export function logLines(output: string): LogLine[] {
 
 /** Lines of output that are not log lines (neither empty nor `<p>time text`). */
 export function unprefixed(output: string): string[] {
-  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l));
+  // Audit events outside systemd are `audit <json>` lines of their own (docs/api.md, "Audit trail").
+  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l) && !l.startsWith('audit {'));
 }

@@ -14,14 +14,14 @@ const header = (description: string, schema: Obj = { type: 'string' }) => ({ des
 export const AUTH_FAILURES = (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((why) => Errors.unauthorized(why));
 
 const REASONS: Record<number, string> = {
-  400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden',
+  400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden (the credential lacks the scope, or the path is outside its directory)',
   404: 'Not found', 409: 'Conflict', 412: 'Precondition failed', 413: 'Too large',
   416: 'Range not satisfiable', 429: 'Too many failed logins', 500: 'Unexpected failure (detail only in the log)',
   503: 'Unavailable',
 };
 
 const HEADER_DOCS: Record<string, string> = {
-  'WWW-Authenticate': 'always `Bearer`',
+  'WWW-Authenticate': '`Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750)',
   'Retry-After': 'seconds to wait before trying again',
   'Content-Range': '`bytes */<size>`',
   Allow: 'the methods the path accepts',
@@ -43,7 +43,11 @@ export function errorResponses(errors: HttpError[], notes: Record<number, string
     const texts = list.map((e) => `\`${e.message}\``).join('; ');
     const headers: Obj = {};
     for (const e of list) {
-      for (const name of Object.keys(e.headers)) headers[name] = header(HEADER_DOCS[name] ?? name);
+      for (const name of Object.keys(e.headers)) {
+        // A header that only some of this status's errors carry is not required of the answer.
+        const always = list.every((x) => name in x.headers);
+        headers[name] = { ...header(HEADER_DOCS[name] ?? name), ...(always ? {} : { required: false }) };
+      }
     }
     const examples: Obj = {};
     list.forEach((e, i) => { examples[`e${i + 1}`] = { summary: e.message, value: { error: e.message } }; });

@@ -1,6 +1,6 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { dirname } from 'node:path';
-import { isWithin, joinName, resolveFrom } from './paths.ts';
+import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -22,6 +22,8 @@ export interface Config {
   uploadDir: string;
   recordingsDir: string;
   usersFile: string;
+  /** API tokens (hashes only), mode 0600; default tokens.json beside usersFile. */
+  tokensFile: string;
   jwtSecretFile: string;
   tokenTtlSeconds: number;
   maxFileBytes: number;
@@ -29,6 +31,12 @@ export interface Config {
   metrics: MetricsConfig;
   /** HTTPS on the same port (CONTRACT §8); null: plain HTTP only. */
   tls: TlsConfig | null;
+  audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** A file the audit events are also appended to (JSON lines, 0600); null: none. */
+  file: string | null;
 }
 
 export interface TlsConfig {
@@ -57,7 +65,7 @@ export const DEFAULT_CONFIG_PATH = '/etc/device-agent/config.json';
 type Raw = Record<string, unknown>;
 
 const TOP_KEYS = new Set([
-  'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'jwtSecretFile',
+  'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'tokensFile', 'audit', 'jwtSecretFile',
   'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls', 'metrics',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds']);
@@ -118,6 +126,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     throw new ConfigError(`recordingsDir: must lie inside baseDir (${baseDir}), got ${recordingsDir}`);
   }
   const usersFile = path('usersFile', '/var/lib/device-agent/users.json');
+  const tokensFile = path('tokensFile', joinName(dirname(usersFile), 'tokens.json'));
   const jwtSecretFile = path('jwtSecretFile', '/var/lib/device-agent/jwt.secret');
   const tokenTtlSeconds = int(raw, 'tokenTtlSeconds', 'tokenTtlSeconds', 3600, 1, 31 * 24 * 3600);
   const maxFileBytes = int(raw, 'maxFileBytes', 'maxFileBytes', 52428800, 1, Number.MAX_SAFE_INTEGER);
@@ -144,10 +153,21 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   const tls = parseTls(raw.tls, baseForPaths);
 
   return {
-    host, port, baseDir, uploadDir, recordingsDir, usersFile, jwtSecretFile, tokenTtlSeconds,
+    host, port, baseDir, uploadDir, recordingsDir, usersFile, tokensFile, jwtSecretFile, tokenTtlSeconds,
     maxFileBytes, audio: { recorder, device, maxDurationSeconds }, tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
+    audit: parseAudit(raw.audit, baseForPaths),
   };
+}
+
+function parseAudit(rawAudit: unknown, baseForPaths: string): AuditConfig {
+  if (rawAudit === undefined || rawAudit === null) return { file: null };
+  if (!isObject(rawAudit)) throw new ConfigError('audit: must be an object');
+  for (const key of Object.keys(rawAudit)) {
+    if (key !== 'file') throw new ConfigError(`audit.${key}: unknown key`);
+  }
+  if (rawAudit.file === undefined || rawAudit.file === null) return { file: null };
+  return { file: resolveFrom(baseForPaths, str(rawAudit, 'file', 'audit.file', '')) };
 }
 
 const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'clientCaFile', 'plainHttp']);

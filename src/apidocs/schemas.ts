@@ -3,6 +3,9 @@
 // so that a response the document does not describe fails the drift test.
 import { FORMATS } from '../audio/argv.ts';
 import { RECORDING_STATES } from '../audio/record.ts';
+import { ROLES } from '../auth/scopes.ts';
+import { SCOPES } from '../http/types.ts';
+import { MAX_ENTRIES } from '../files/list.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -17,6 +20,18 @@ const closed = (properties: Record<string, Schema>, extra: Schema = {}): Schema 
 
 const bytes = nullable('integer', { minimum: 0 });
 
+const TOKEN_PROPERTIES: Record<string, Schema> = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  username: { type: 'string', description: 'the user the token acts for' },
+  scopes: { type: 'array', items: { enum: [...SCOPES] } },
+  directory: nullable('string'),
+  createdAt: { type: 'string', format: 'date-time' },
+  expiresAt: nullable('string', { format: 'date-time', description: 'null: never' }),
+  lastUsedAt: nullable('string', { format: 'date-time', description: 'may lag up to 60 s' }),
+  lastUsedFrom: nullable('string', { description: 'client address of the last use' }),
+};
+
 export const schemas: Record<string, Schema> = {
   Error: closed({ error: { type: 'string', description: 'What went wrong, in the exact text the spec fixes.' } }),
 
@@ -30,7 +45,41 @@ export const schemas: Record<string, Schema> = {
     user: closed({
       id: { type: 'string', description: 'user identifier' },
       username: { type: 'string', description: 'user name' },
+      role: { enum: [...ROLES] },
+      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: 'what the token may do (the role\'s scopes)' },
+      directory: nullable('string', { description: 'the directory (relative to the base) every file route is confined to; null: none' }),
     }),
+  }),
+
+  TokenRequest: {
+    type: 'object',
+    required: ['name'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', description: 'unique per user' },
+      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: 'default: all of the caller\'s' },
+      directory: nullable('string', { description: 'relative to the base; default: the caller\'s' }),
+      expiresInDays: nullable('integer', { minimum: 1, maximum: 3650, description: 'default 365; null: never' }),
+      username: { type: 'string', description: 'admin only: make the token for this user' },
+    },
+  },
+
+  Token: closed(TOKEN_PROPERTIES),
+
+  NewToken: closed({ ...TOKEN_PROPERTIES, token: { type: 'string', pattern: '^dat_[A-Za-z0-9_-]{43}$', description: 'the token: shown this once' } }),
+
+  TokenList: closed({ tokens: { type: 'array', items: { $ref: '#/components/schemas/Token' } } }),
+
+  UserList: closed({
+    users: {
+      type: 'array',
+      items: closed({
+        id: { type: 'string' },
+        username: { type: 'string' },
+        role: { enum: [...ROLES] },
+        directory: nullable('string'),
+      }),
+    },
   }),
 
   Health: closed({
@@ -132,4 +181,28 @@ export const schemas: Record<string, Schema> = {
   },
 
   UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
+
+  FileList: {
+    type: 'object',
+    required: ['path', 'entries'],
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', description: 'the directory relative to the base, `""` for the base itself' },
+      entries: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'type', 'sizeBytes', 'modifiedAt'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string' },
+            type: { enum: ['file', 'directory'] },
+            sizeBytes: { type: ['integer', 'null'], minimum: 0, description: 'null for a directory' },
+            modifiedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+      truncated: { const: true, description: `present when the directory holds more than ${MAX_ENTRIES} entries` },
+    },
+  },
 };

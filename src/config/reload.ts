@@ -24,8 +24,11 @@ export interface ReloadPlan {
 
 const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, v]);
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, tls, metrics, ...top } = c;
-  return { ...top, tls: shown(tls), ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics)]) };
+  const { audio, tls, metrics, audit, ...top } = c;
+  return {
+    ...top, tls: shown(tls),
+    ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics), ...prefixed('audit', audit)]),
+  };
 };
 
 export function planReload(running: Config, next: Config): ReloadPlan {

@@ -2,9 +2,9 @@
 // it in byte order of their names (CONTRACT §9). A problem names the file it comes from.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { errnoName } from './errno.ts';
+import { errnoName } from '../util/errno.ts';
 import { ConfigError, parseConfig, type Config } from './config.ts';
-import { joinName, resolveFrom } from './paths.ts';
+import { joinName, resolveFrom } from '../util/paths.ts';
 
 type Raw = Record<string, unknown>;
 

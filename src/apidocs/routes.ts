@@ -1,10 +1,12 @@
 // GET /docs (Swagger UI), /docs/openapi.json and /docs/assets/:file. No token needed:
 // they show what the spec already says and nothing about this device.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Errors } from '../http/errors.ts';
+import { sendStatic } from '../http/static.ts';
 import type { Route } from '../http/types.ts';
-import { lazy } from '../lazy.ts';
+import { lazy } from '../util/lazy.ts';
 import type { TlsSummary } from './openapi.ts';
+import { ASSET_NAMES } from './asset-names.ts';
 
 // The page, the document and Swagger UI are loaded on the first request for them: most
 // agents are never browsed, and their modules cost start-up time and memory.
@@ -23,21 +25,24 @@ function send(res: ServerResponse, type: string, body: string | Buffer, headers:
   res.end(body);
 }
 
-/** gzip unless the client refuses it (absent, or `gzip;q=0`). */
-function acceptsGzip(req: IncomingMessage): boolean {
-  const m = /(?:^|,)\s*gzip\s*(?:;\s*q=([0-9.]+))?/i.exec(req.headers['accept-encoding'] ?? '');
-  return m !== null && (m[1] === undefined || Number(m[1]) > 0);
-}
-
-/** `tls`: the certificate in service (its fingerprint heads the document), with TLS on. */
-export function docsRoutes(tls?: () => TlsSummary): Route[] {
+/**
+ * `table`: the app's routes, which the document describes; `tls`: the certificate in
+ * service (its fingerprint heads the document), with TLS on.
+ */
+export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary): Route[] {
   let documentText: string | undefined;
   let documentFor: string | undefined;
   return [
     {
       method: 'GET',
       path: '/docs',
-      auth: false,
+      scope: null,
+      doc: () => ({
+        operation: {
+          tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)',
+          responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      }),
       handler: async (_req, res) => {
         const { CSP, PAGE } = await page();
         send(res, 'text/html; charset=utf-8', PAGE, {
@@ -50,11 +55,17 @@ export function docsRoutes(tls?: () => TlsSummary): Route[] {
     {
       method: 'GET',
       path: '/docs/openapi.json',
-      auth: false,
+      scope: null,
+      doc: () => ({
+        operation: {
+          tags: ['docs'], operationId: 'openapi', summary: 'This OpenAPI document',
+          responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      }),
       handler: async (_req, res) => {
         const current = tls?.();
         if (documentText === undefined || documentFor !== current?.fingerprint) {
-          documentText = JSON.stringify((await openapi()).buildDocument(current));
+          documentText = JSON.stringify((await openapi()).buildDocument(table(), current));
           documentFor = current?.fingerprint;
         }
         send(res, 'application/json; charset=utf-8', documentText, { 'Cache-Control': 'no-cache' });
@@ -63,19 +74,23 @@ export function docsRoutes(tls?: () => TlsSummary): Route[] {
     {
       method: 'GET',
       path: '/docs/assets/:file',
-      auth: false,
+      scope: null,
+      doc: () => ({
+        operation: {
+          tags: ['docs'], operationId: 'docsAsset', summary: 'A file of the page',
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { enum: [...ASSET_NAMES] } }],
+          responses: {
+            200: { description: 'the file', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+            304: { description: 'not modified (`If-None-Match`)' },
+          },
+        },
+        errors: [Errors.notFound()],
+      }),
       handler: async (req, res) => {
         const asset = (await assets()).docsAssets().get(req.params.file ?? '');
         if (!asset) throw Errors.notFound();
         // Revalidated on each load, so a new agent version is picked up at once.
-        const headers = { ...COMMON, ETag: asset.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
-        if (req.headers['if-none-match'] === asset.etag) {
-          res.writeHead(304, headers);
-          res.end();
-          return;
-        }
-        if (acceptsGzip(req)) send(res, asset.type, asset.gzip, { ...headers, 'Content-Encoding': 'gzip' });
-        else send(res, asset.type, asset.plain(), headers);
+        sendStatic(req, res, asset, { ...COMMON, 'Cache-Control': 'no-cache' });
       },
     },
   ];

@@ -1,0 +1,122 @@
+// The audit trail (docs/api.md, "Audit trail"): one JSON object per event, never a secret.
+// Under systemd (JOURNAL_STREAM set: standard output is a journal stream) the events go
+// to journald on a stream of their own whose syslog identifier is `device-agent-audit`
+// (the protocol systemd-cat speaks: a header of seven lines, then one entry per line),
+// so `journalctl -t device-agent-audit -o cat` shows them and nothing else. Elsewhere
+// they go to standard output as `audit <json>`. `audit.file` also appends them (0600),
+// reopened on SIGHUP for logrotate.
+import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { isoTime } from '../util/time.ts';
+
+export const AUDIT_IDENTIFIER = 'device-agent-audit';
+const JOURNAL_STDOUT = '/run/systemd/journal/stdout';
+
+export type Outcome = 'ok' | 'denied' | 'failed';
+
+export interface AuditEvent {
+  event: string;
+  outcome: Outcome;
+  /** The user acted for; null when none is known (a failed login of an unknown name keeps the name tried). */
+  user: string | null;
+  credential: string;
+  /** The client's address; 'local' for the CLI. */
+  client: string;
+  path?: string;
+  to?: string;
+  bytes?: number;
+  status?: number;
+  reason?: string;
+  [extra: string]: unknown;
+}
+
+export interface Audit {
+  record(event: AuditEvent): void;
+  /** SIGHUP / config reload: the file (re)opened, or closed when null. */
+  setFile(file: string | null): void;
+  /** Resolves once what was recorded has left the process. */
+  close(): Promise<void>;
+}
+
+/**
+ * Where events go besides `audit.file`: `service` (the agent: the journal when its output
+ * is one, else standard output); `cli` (the journal when the machine runs journald, else
+ * only the file: the CLI's standard output is its answer).
+ */
+export type AuditMode = 'service' | 'cli';
+
+/** Writes lines to the journal with its own identifier, or to standard output. */
+function openSink(mode: AuditMode, onError: (text: string) => void): { write(line: string): void; close(): Promise<void> } {
+  const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(JOURNAL_STDOUT);
+  if (!journal) {
+    const write = mode === 'service' ? (line: string) => { process.stdout.write(`audit ${line}\n`); } : () => {};
+    return { write, close: async () => {} };
+  }
+  let socket: Socket | undefined;
+  let broken = false;
+  const open = () => {
+    const s = connect(JOURNAL_STDOUT);
+    // identifier, unit id, priority (6 info), level prefix off, syslog, kmsg, console off
+    s.write(`${AUDIT_IDENTIFIER}\n\n6\n0\n0\n0\n0\n`);
+    s.on('error', (err) => {
+      if (!broken) onError(`audit trail: journal stream ${JOURNAL_STDOUT}: ${err.message}`);
+      broken = true;
+      socket = undefined;
+    });
+    s.unref();
+    return s;
+  };
+  return {
+    write: (line) => {
+      if (!broken) {
+        socket ??= open();
+        socket.write(`${line}\n`);
+      } else if (mode === 'service') {
+        process.stdout.write(`audit ${line}\n`);
+      }
+    },
+    close: () => new Promise<void>((resolve) => {
+      if (!socket) return resolve();
+      socket.once('close', () => resolve());
+      socket.end();
+    }),
+  };
+}
+
+export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service'): Audit {
+  const sink = openSink(mode, onError);
+  let fd: number | undefined;
+  const setFile = (path: string | null) => {
+    if (fd !== undefined) closeSync(fd);
+    fd = undefined;
+    if (path === null) return;
+    try {
+      fd = openSync(path, C.O_WRONLY | C.O_APPEND | C.O_CREAT | C.O_NOFOLLOW, 0o600);
+    } catch (err) {
+      onError(`audit trail: could not open audit.file ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    }
+  };
+  setFile(file);
+  return {
+    record(event) {
+      const line = JSON.stringify({ time: isoTime(Date.now()), ...event });
+      sink.write(line);
+      if (fd !== undefined) {
+        try {
+          writeSync(fd, `${line}\n`);
+        } catch (err) {
+          onError(`audit trail: could not write audit.file: ${(err as NodeJS.ErrnoException).code ?? err}`);
+        }
+      }
+    },
+    setFile,
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+      return sink.close();
+    },
+  };
+}
+
+/** An audit that records nothing (tests of units that take one). */
+export const NO_AUDIT: Audit = { record: () => {}, setFile: () => {}, close: async () => {} };

@@ -1,0 +1,339 @@
+// API tokens: long-lived credentials for scripts (docs/api.md, "API tokens"). The text
+// `dat_` + 43 base64url characters (256 random bits) is shown once; the file keeps only
+// its SHA-256. The CLI and the agent both write the file, each under the lock of
+// src/auth/file-lock.ts, reading the file afresh inside it: no writer works from a stale
+// copy, so no token is lost or brought back by another writer's rename.
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { replaceFile } from '../util/atomic.ts';
+import { crypto } from '../util/crypto.ts';
+import { errnoName } from '../util/errno.ts';
+import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
+import type { Scope } from '../http/types.ts';
+import type { Log } from '../util/logger.ts';
+import { withFileLock, withFileLockSync } from './file-lock.ts';
+import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
+import { normalizeDirectory, type User } from './users.ts';
+
+export const TOKEN_PREFIX = 'dat_';
+const TOKEN_TEXT = /^dat_[A-Za-z0-9_-]{43}$/;
+export const TOKEN_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+/** lastUsedAt may lag this much: the file is written at most once a minute for it. */
+export const LAST_USED_FLUSH_MS = 60_000;
+
+/** A token as stored: the record of the API plus the owner's id and the text's hash. */
+export interface StoredToken {
+  id: string;
+  name: string;
+  username: string;
+  userId: string;
+  scopes: Scope[];
+  directory: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  lastUsedFrom: string | null;
+  /** Hex SHA-256 of the token's text. */
+  sha256: string;
+}
+
+/** What the API and the CLI show of a token: never its hash, never its text. */
+export type TokenRecord = Omit<StoredToken, 'sha256' | 'userId'>;
+
+export const publicRecord = ({ sha256: _h, userId: _u, ...rest }: StoredToken): TokenRecord => rest;
+
+export class TokensFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TokensFileError';
+  }
+}
+
+export const hashToken = (text: string): string => crypto().createHash('sha256').update(text).digest('hex');
+
+export function newTokenText(): string {
+  return TOKEN_PREFIX + crypto().randomBytes(32).toString('base64url');
+}
+
+export function parseTokens(text: string, file: string): StoredToken[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new TokensFileError(`tokens file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const list = (raw as { tokens?: unknown } | null)?.tokens;
+  if (!Array.isArray(list)) throw new TokensFileError(`tokens file ${file}: expected {"tokens": [...]}`);
+  const str = (v: unknown) => typeof v === 'string';
+  const strOrNull = (v: unknown) => v === null || typeof v === 'string';
+  return list.map((t, i) => {
+    const x = t as StoredToken | null;
+    if (!x || !str(x.id) || !str(x.name) || !str(x.username) || !str(x.userId) || !Array.isArray(x.scopes) ||
+      !x.scopes.every(isScope) || !strOrNull(x.directory) || !str(x.createdAt) || !strOrNull(x.expiresAt) ||
+      !strOrNull(x.lastUsedAt) || !strOrNull(x.lastUsedFrom) || !str(x.sha256) || !/^[0-9a-f]{64}$/.test(x.sha256)) {
+      throw new TokensFileError(`tokens file ${file}: entry ${i} is not a valid token`);
+    }
+    const directory = x.directory === null ? null : normalizeDirectory(x.directory);
+    if (directory === undefined) throw new TokensFileError(`tokens file ${file}: entry ${i} has an invalid directory`);
+    return { id: x.id, name: x.name, username: x.username, userId: x.userId, scopes: sortScopes(x.scopes), directory,
+      createdAt: x.createdAt, expiresAt: x.expiresAt, lastUsedAt: x.lastUsedAt, lastUsedFrom: x.lastUsedFrom, sha256: x.sha256 };
+  });
+}
+
+export function readTokens(file: string): StoredToken[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new TokensFileError(`could not read tokens file ${file}: ${errnoName(err)}`);
+  }
+  return parseTokens(text, file);
+}
+
+/** Atomic replace, mode 0600 (kept from the file it replaces), owned like its directory when new. */
+function writeTokens(file: string, tokens: StoredToken[]): void {
+  let owner: { uid: number; gid: number; mode: number };
+  try {
+    const st = statSync(file);
+    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
+  } catch {
+    const st = statSync(dirname(file));
+    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
+  }
+  replaceFile(file, JSON.stringify({ tokens }, null, 2) + '\n', { mode: owner.mode, owner });
+}
+
+/**
+ * Reads, changes and writes the tokens file under its lock. `change` returns the new list
+ * (or the same array for no write) and a value for the caller.
+ */
+export function updateTokensSync<T>(file: string, change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): T {
+  return withFileLockSync(file, () => {
+    const before = readTokens(file);
+    const { tokens, value } = change(before);
+    if (tokens !== before) writeTokens(file, tokens);
+    return value;
+  });
+}
+
+export async function updateTokens<T>(file: string, change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): Promise<T> {
+  return withFileLock(file, () => {
+    const before = readTokens(file);
+    const { tokens, value } = change(before);
+    if (tokens !== before) writeTokens(file, tokens);
+    return value;
+  });
+}
+
+export interface NewToken {
+  name: string;
+  user: Pick<User, 'id' | 'username'>;
+  scopes: Scope[];
+  directory: string | null;
+  expiresInDays: number | null;
+}
+
+/** A token name the user already has: the caller answers 409 (API) or exit 1 (CLI). */
+export class TokenNameTaken extends Error {}
+
+/** Adds a token to a list read under the lock; the text is returned once, never stored. */
+export function addToken(tokens: StoredToken[], spec: NewToken, now = new Date()): { tokens: StoredToken[]; value: { record: TokenRecord; token: string } } {
+  if (tokens.some((t) => t.userId === spec.user.id && t.name === spec.name)) throw new TokenNameTaken(spec.name);
+  const token = newTokenText();
+  const stored: StoredToken = {
+    id: crypto().randomUUID(),
+    name: spec.name,
+    username: spec.user.username,
+    userId: spec.user.id,
+    scopes: sortScopes(spec.scopes),
+    directory: spec.directory,
+    createdAt: now.toISOString(),
+    expiresAt: spec.expiresInDays === null ? null : new Date(now.getTime() + spec.expiresInDays * 86_400_000).toISOString(),
+    lastUsedAt: null,
+    lastUsedFrom: null,
+    sha256: hashToken(token),
+  };
+  return { tokens: [...tokens, stored], value: { record: publicRecord(stored), token } };
+}
+
+/** A token's rights now: what it was given, intersected with what its user has. */
+function tokenPrincipal(t: StoredToken, user: User): Principal {
+  const roleScopes = ROLE_SCOPES[user.role];
+  let scopes = new Set(t.scopes.filter((s) => roleScopes.has(s)));
+  let directory = narrowerDirectory(user.directory, t.directory);
+  if (directory === false) {
+    // Limits that do not nest leave no file the token may touch.
+    scopes = new Set([...scopes].filter((s) => s !== 'files:read' && s !== 'files:write'));
+    directory = t.directory;
+  }
+  return { id: user.id, username: user.username, scopes, directory, credential: `token:${t.name}` };
+}
+
+interface Live {
+  stored: StoredToken;
+  expiresAtMs: number;
+  /** The principal last made, and the user object it was made from (a users reload makes new ones). */
+  principal?: Principal;
+  principalOf?: User;
+}
+
+/** Why a token is refused: the bearer check answers the 401 of that name. */
+export type ApiTokenRefusal = 'invalid' | 'expired' | 'revoked';
+
+/** The agent's view of the tokens file: hashes in a Map, reloaded within a second of a change. */
+export class ApiTokenStore {
+  private byHash = new Map<string, Live>();
+  private loadedKey = '';
+  private poller: NodeJS.Timeout | undefined;
+  private flusher: NodeJS.Timeout | undefined;
+  /** Uses since the last flush: token id -> [time in ms, address]. */
+  private used = new Map<string, [number, string]>();
+
+  constructor(private file: string, private readonly users: { findById(id: string): User | undefined }, private readonly log: Log) {}
+
+  get path(): string {
+    return this.file;
+  }
+
+  load(): number {
+    this.loadedKey = fileStamp(this.file);
+    this.set(readTokens(this.file));
+    return this.byHash.size;
+  }
+
+  /** A config reload naming another file: loaded now (an error keeps the old one). */
+  switchTo(file: string): void {
+    if (file === this.file) return;
+    const key = fileStamp(file);
+    const tokens = readTokens(file);
+    this.file = file;
+    this.loadedKey = key;
+    this.set(tokens);
+  }
+
+  watch(intervalMs = 1000): void {
+    let polling = false;
+    this.poller = setInterval(() => {
+      if (polling) return;
+      polling = true;
+      void fileStampLater(this.file).then((key) => {
+        polling = false;
+        if (key === this.loadedKey || !this.poller) return;
+        this.loadedKey = key;
+        this.reload();
+      });
+    }, intervalMs);
+    this.poller.unref();
+    this.flusher = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
+    this.flusher.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.poller);
+    clearInterval(this.flusher);
+    this.poller = undefined;
+    await this.flush();
+  }
+
+  reload(): void {
+    try {
+      this.set(readTokens(this.file));
+    } catch (err) {
+      // The last good tokens stay; a revocation in a file we cannot read cannot be known.
+      this.log.error(`${(err as Error).message}; keeping the last good tokens (${this.byHash.size})`);
+    }
+  }
+
+  private set(tokens: StoredToken[]): void {
+    this.byHash = new Map(tokens.map((t) => [t.sha256, { stored: t, expiresAtMs: t.expiresAt === null ? Infinity : Date.parse(t.expiresAt) }]));
+  }
+
+  /** Changes the file under its lock and takes the result at once (not at the next poll). */
+  async update<T>(change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): Promise<T> {
+    const value = await updateTokens(this.file, change);
+    this.loadedKey = fileStamp(this.file);
+    this.set(readTokens(this.file));
+    return value;
+  }
+
+  all(): StoredToken[] {
+    return [...this.byHash.values()].map((l) => this.withUse(l.stored));
+  }
+
+  private withUse(t: StoredToken): StoredToken {
+    const use = this.used.get(t.id);
+    return use ? { ...t, lastUsedAt: new Date(use[0]).toISOString(), lastUsedFrom: use[1] } : t;
+  }
+
+  /** The hash a token text is looked up by; undefined for a text that cannot be a token. */
+  static lookupKey(text: string): string | undefined {
+    return TOKEN_TEXT.test(text) ? hashToken(text) : undefined;
+  }
+
+  /**
+   * The principal of a token's hash now: its rights intersected with its user's current
+   * ones, or the reason it is refused. Records the use (flushed to the file within a minute).
+   */
+  principal(sha256: string, from: string): Principal | ApiTokenRefusal {
+    const live = this.byHash.get(sha256) ?? (this.freshen() ? this.byHash.get(sha256) : undefined);
+    if (!live) return 'invalid';
+    if (live.expiresAtMs <= Date.now()) return 'expired';
+    const t = live.stored;
+    const user = this.users.findById(t.userId);
+    if (!user) return 'revoked';
+    const use = this.used.get(t.id);
+    const now = Date.now();
+    if (use) { use[0] = now; use[1] = from; } else this.used.set(t.id, [now, from]);
+    if (live.principalOf !== user) {
+      live.principal = tokenPrincipal(t, user);
+      live.principalOf = user;
+    }
+    return live.principal!;
+  }
+
+  /**
+   * An unknown hash may be a token the CLI made a moment ago, before the next poll: the
+   * file is stat'ed (one syscall, only for unknown tokens) and read again when it changed,
+   * so that a script can use a token at once after `device-agent token create`.
+   */
+  private freshen(): boolean {
+    const key = fileStamp(this.file);
+    if (key === this.loadedKey) return false;
+    this.loadedKey = key;
+    this.reload();
+    return true;
+  }
+
+  /** Whether the token of this hash would still be accepted (an open event stream asks). */
+  valid(sha256: string): boolean {
+    const live = this.byHash.get(sha256);
+    return !!live && live.expiresAtMs > Date.now() && !!this.users.findById(live.stored.userId);
+  }
+
+  expiresAtMs(sha256: string): number {
+    return this.byHash.get(sha256)?.expiresAtMs ?? 0;
+  }
+
+  /** Writes lastUsedAt/lastUsedFrom of the tokens used since the last flush, under the lock. */
+  async flush(): Promise<void> {
+    if (this.used.size === 0) return;
+    const used = this.used;
+    this.used = new Map();
+    try {
+      await this.update((tokens) => {
+        let changed = false;
+        const next = tokens.map((t) => {
+          const use = used.get(t.id);
+          if (!use || (t.lastUsedAt !== null && Date.parse(t.lastUsedAt) >= use[0])) return t;
+          changed = true;
+          return { ...t, lastUsedAt: new Date(use[0]).toISOString(), lastUsedFrom: use[1] };
+        });
+        return { tokens: changed ? next : tokens, value: undefined };
+      });
+    } catch (err) {
+      this.log.error(`could not record token use in ${this.file}: ${(err as Error).message}`);
+      for (const [id, use] of used) if (!this.used.has(id)) this.used.set(id, use);
+    }
+  }
+}

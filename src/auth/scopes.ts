@@ -1,0 +1,48 @@
+// Roles, the scopes each one grants, and the credential a request carries once checked
+// (docs/api.md, "Roles, scopes and API tokens").
+import { SCOPES, type Scope } from '../http/types.ts';
+
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+const VIEWER: readonly Scope[] = ['status', 'files:read', 'metrics'];
+const OPERATOR: readonly Scope[] = [...VIEWER, 'files:write', 'audio'];
+
+export const ROLE_SCOPES: Record<Role, ReadonlySet<Scope>> = {
+  viewer: new Set(VIEWER),
+  operator: new Set(OPERATOR),
+  admin: new Set(SCOPES),
+};
+
+export const isRole = (value: unknown): value is Role => (ROLES as readonly unknown[]).includes(value);
+export const isScope = (value: unknown): value is Scope => (SCOPES as readonly unknown[]).includes(value);
+
+/** The scopes in the document's order (stable output for answers and lists). */
+export const sortScopes = (scopes: Iterable<Scope>): Scope[] => {
+  const set = new Set(scopes);
+  return SCOPES.filter((s) => set.has(s));
+};
+
+/** Who a request acts for, with what rights: set by the bearer check on protected routes. */
+export interface Principal {
+  /** The user's id ('' for the metrics token). */
+  id: string;
+  username: string;
+  scopes: ReadonlySet<Scope>;
+  /** A directory relative to the base that confines every file route; null: the whole base. */
+  directory: string | null;
+  /** How it authenticated, as the audit trail names it: `login`, `token:<name>` or `metrics`. */
+  credential: string;
+}
+
+/**
+ * The narrower of two directory limits (both relative to the base, normalized, no
+ * trailing slash). Two limits that do not nest leave nothing: `false`.
+ */
+export function narrowerDirectory(a: string | null, b: string | null): string | null | false {
+  if (a === null) return b;
+  if (b === null) return a;
+  if (a === b || b.startsWith(`${a}/`)) return b;
+  if (a.startsWith(`${b}/`)) return a;
+  return false;
+}

@@ -1,0 +1,26 @@
+// A credential's directory (docs/api.md, "Directory"): where its file routes are confined,
+// found from the base by the same confinement rules as every file route.
+import { realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isWithin } from '../util/paths.ts';
+import type { Request } from '../http/types.ts';
+
+/** Whether `dir` (relative to `base`) is a directory whose real location lies inside the base. */
+export function directoryInside(base: string, dir: string): boolean {
+  try {
+    const real = realpathSync(join(base, dir));
+    return isWithin(realpathSync(base), real) && statSync(real).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The directory a request's file operations are confined to: `root` itself, or the
+ * credential's directory under it. Paths in requests stay relative to `root`; this only
+ * narrows where they may lead (lexically and, through links, really).
+ */
+export function confinementRoot(root: string, req: Request): string {
+  const dir = req.user?.directory;
+  return dir ? resolve(root, dir) : root;
+}
