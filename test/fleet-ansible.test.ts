@@ -179,14 +179,21 @@ it('check mode changes nothing: no upload, no recording, no fetched file, yet re
   assert.not.ok(existsSync(join(tmp, 'check-fetched')));
 });
 
-it('a wrong pin fails the host before the token is sent, naming both keys', async () => {
+it('a wrong pin fails the host before the token is sent, naming both keys; a pin on plain http is refused', async () => {
   // Each host is given the next agent's pin: a real key, just not this device's.
   const wrong = writeInventory('wrong-pins.json', (i) => pins[(i + 1) % pins.length]!);
   const seen = agents.map((a) => a.output().length);
   const run = await ansible.playbook(play(`
 - name: status
-  deviceagent.fleet.status:`), wrong);
+  deviceagent.fleet.status:
+  ignore_errors: true
+- name: status over plain http with a pin
+  deviceagent.fleet.status:
+    url: "{{ device_agent_url | replace('https:', 'http:') }}"`), wrong);
   assert.is(run.code, 2, run.stdout + run.stderr);
+  for (const [i, h] of HOSTS.entries()) {
+    assert.is(run.task('status over plain http with a pin')[h]!.msg, `pin and ca_path need an https:// url, not ${agents[i]!.url}`);
+  }
   const results = run.task('status');
   for (const [i, h] of HOSTS.entries()) {
     assert.is(results[h]!.failed, true);

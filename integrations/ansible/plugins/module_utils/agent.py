@@ -133,6 +133,9 @@ class Agent(object):
         self.pin = params.get('pin')
         if self.pin and not self.pin.startswith('sha256//'):
             module.fail_json(msg='pin must be sha256//<base64>, as device-agent tls show prints it')
+        # Plain HTTP has no key to check: a pin or CA there would protect nothing while the token travels in clear.
+        if (self.pin or params.get('ca_path')) and not self.base.lower().startswith('https://'):
+            module.fail_json(msg='pin and ca_path need an https:// url, not %s' % self.base)
 
     def open(self, method, path, query=None, body=None, data=None, headers=None):
         """The response of a 2xx answer; AgentError for any other, with the API's error text."""
