@@ -9,6 +9,9 @@ export const once = new Set([
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts',
   'package-build.test.ts', 'package-install.test.ts', 'package-repo.test.ts', 'fleet-ansible.test.ts', 'fleet-role.test.ts',
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
+  // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
+  'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
+  'client-big.test.ts', 'client-types.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */

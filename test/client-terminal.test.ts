@@ -1,0 +1,88 @@
+// dagent on a real terminal (tmux runs it; capture-pane reads the screen): the progress
+// bar of get and put, tables instead of JSON, and the login prompts (the trust question,
+// then the password without echo).
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DAGENT, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+
+type Ctx = { agent: ClientAgent; home: string };
+const tty = suite<Ctx>('dagent on a terminal');
+const session = `da-dagent-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const screen = () => tmux('capture-pane', '-p', '-J', '-t', session);
+
+async function until(what: RegExp, ms = 20_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const s = screen();
+    if (what.test(s)) return s;
+    if (Date.now() > end) throw new Error(`screen never showed ${what}:\n${s}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Runs dagent in a fresh tmux session (200x30); the shell stays to show the exit code. */
+function start(home: string, args: string[]): void {
+  try { tmux('kill-session', '-t', session); } catch { /* none yet */ }
+  const line = ['env', `XDG_CONFIG_HOME=${home}`, 'DAGENT_PROFILE=', process.execPath, DAGENT, ...args].map((a) => `'${a}'`).join(' ');
+  tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '30', '-c', home, `${line}; echo "exit=$?"; sleep 60`);
+}
+
+tty.before(async (ctx) => {
+  ctx.agent = await startClientAgent(true, { config: { maxFileBytes: 64 * 1024 * 1024 } });
+  ctx.home = tempHome();
+  await tokenProfile(ctx.agent, ctx.home);
+});
+tty.after(async (ctx) => {
+  try { tmux('kill-session', '-t', session); } catch { /* already gone */ }
+  await ctx.agent?.cleanup();
+  if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
+});
+
+tty('get and put draw a progress bar (bytes, rate) on standard error, left at 100 %', async ({ agent, home }) => {
+  const data = randomBytes(20 * 1024 * 1024);
+  writeFileSync(join(agent.baseDir, 'big.bin'), data);
+  start(home, ['get', 'big.bin']);
+  let s = await until(/exit=\d+/);
+  assert.match(s, /exit=0/);
+  assert.match(s, /^big\.bin {2}\[#{30}\] 100% {2}21\.0 MB \/ 21\.0 MB {2}[\d.]+ [kMG]?B\/s {2}\d+ s$/m, s);
+  assert.match(s, /^saved big\.bin \(21\.0 MB\)$/m);
+  assert.ok(readFileSync(join(home, 'big.bin')).equals(data));
+
+  start(home, ['put', 'big.bin', 'copy.bin']);
+  s = await until(/exit=\d+/);
+  assert.match(s, /exit=0/);
+  assert.match(s, /^big\.bin {2}\[#{30}\] 100% {2}21\.0 MB \/ 21\.0 MB {2}[\d.]+ [kMG]?B\/s {2}\d+ s$/m, s);
+  assert.ok(readFileSync(join(agent.baseDir, 'copy.bin')).equals(data));
+});
+
+tty('status and ls print tables for people, not JSON', async ({ agent, home }) => {
+  start(home, ['status']);
+  let s = await until(/exit=\d+/);
+  assert.match(s, /exit=0/);
+  assert.match(s, /^hostname +\S+$/m);
+  assert.match(s, /^recording +idle$/m);
+  writeFileSync(join(agent.baseDir, 'note.txt'), 'hello');
+  start(home, ['ls']);
+  s = await until(/exit=\d+/);
+  assert.match(s, /^NAME +SIZE +MODIFIED$/m);
+  assert.match(s, /^note\.txt +5 B +\d{4}-\d\d-\d\dT/m);
+});
+
+tty('login asks about the key, then the password without echo; a wrong one is exit 3', async ({ agent, home }) => {
+  start(home, ['login', agent.clientUrl, '--user', 'admin', '--profile', 'typed']);
+  await until(/Trust this key for this device\? \[y\/N\] $/m);
+  tmux('send-keys', '-t', session, 'y', 'Enter');
+  await until(/Password for admin: $/m);
+  tmux('send-keys', '-t', session, 'typed-wrong-secret', 'Enter');
+  const s = await until(/exit=\d+/);
+  assert.match(s, /exit=3/);
+  assert.match(s, /^dagent: invalid username or password$/m);
+  assert.not.ok(s.includes('typed-wrong-secret'), `the password was echoed:\n${s}`);
+});
+
+tty.run();

