@@ -3,7 +3,7 @@
 // new setting, creates a user through the device's CLI, reads the TLS pin; a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
 import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -115,13 +115,17 @@ it('installs the .deb, writes the drop-in, creates the user through the CLI', as
   assert.is(await tokenLifetime(), 3600);
 });
 
-it('a changed drop-in reloads the running agent, which answers on the new setting', async () => {
+it('a changed drop-in reloads the running agent, which answers on the new setting; a stray drop-in goes', async () => {
+  writeFileSync(root.file('/etc/device-agent/config.d/10-stray.json'), '{"tokenTtlSeconds": 60}\n');
   const run = await apply({
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
+    device_agent_dropins_exclusive: true,
     device_agent_users: [{ name: USER.username, password: USER.password }],
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
-  assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Reload device-agent with the given command']);
+  assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Remove drop-ins the role did not write',
+    'Reload device-agent with the given command']);
+  assert.not.ok(existsSync(root.file('/etc/device-agent/config.d/10-stray.json')));
   // The agent made its certificate at its first start: the role now reads its pin over the connection.
   const facts = run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.ansible_facts;
   const tls = (await (await fetch(`${agent!.url}/api/v1/tls`)).json()) as { spkiPin: string };
@@ -138,6 +142,7 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
 it('applied again with the same variables it changes nothing and reloads nothing', async () => {
   const run = await apply({
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
+    device_agent_dropins_exclusive: true,
     device_agent_users: [{ name: USER.username, password: 'another password' }],
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
