@@ -37,7 +37,10 @@ function writeInventory(name: string, pinOf = (i: number) => pins[i]!): string {
   writeFileSync(file, JSON.stringify({
     all: {
       vars: { ansible_connection: 'local', ansible_python_interpreter: '/usr/bin/python3' },
-      hosts: byHost((a, i) => ({ device_agent_url: a.url.replace('http:', 'https:'), device_agent_token: tokens[i], device_agent_pin: pinOf(i) })),
+      hosts: byHost((a, i) => ({
+        device_agent_url: a.url.replace('http:', 'https:'), device_agent_token: tokens[i], device_agent_pin: pinOf(i),
+        device_agent_cert: join(a.dir, 'tls/cert.pem'),
+      })),
     },
   }, null, 2));
   return file;
@@ -84,22 +87,50 @@ fleet.after(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-it('status: each of the five hosts reads its own agent, pinned, changed false', async () => {
+it('status: each of the five hosts reads its own agent, pinned or by ca_path, changed false', async () => {
   const run = await ansible.playbook(play(`
 - name: status
   deviceagent.fleet.status:
-  register: st`), inventory);
+  register: st`) + `
+- hosts: all
+  gather_facts: false
+  tasks:
+    - name: status trusting a copy of the certificate
+      deviceagent.fleet.status:
+        url: "{{ device_agent_url }}"
+        token: "{{ device_agent_token }}"
+        ca_path: "{{ device_agent_cert }}"
+`, inventory);
   allOk(run);
-  const results = run.task('status');
-  for (const h of HOSTS) {
-    const r = results[h]!;
-    assert.is(r.changed, false);
-    assert.is(r.status.hostname, hostname());
-    assert.is(r.status.agent.version, VERSION);
-    assert.type(r.status.memory.totalBytes, 'number');
+  for (const task of ['status', 'status trusting a copy of the certificate']) {
+    for (const h of HOSTS) {
+      const r = run.task(task)[h]!;
+      assert.is(r.changed, false);
+      assert.is(r.status.hostname, hostname());
+      assert.is(r.status.agent.version, VERSION);
+      assert.type(r.status.memory.totalBytes, 'number');
+    }
   }
-  // Each host talked to its own agent: five agents, one status request each.
-  for (const a of agents) assert.is(a.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get 200')).length, 1);
+  // Each host talked to its own agent: five agents, two status requests each.
+  for (const a of agents) assert.is(a.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get 200')).length, 2);
+});
+
+it('recording state stopped: ends a running recording (changed), then changed false', async () => {
+  const run = await ansible.playbook(play(`
+- name: start
+  deviceagent.fleet.recording: { duration: 600, format: flac }
+- name: stop
+  deviceagent.fleet.recording: { state: stopped }
+- name: stop again
+  deviceagent.fleet.recording: { state: stopped }`), inventory);
+  allOk(run);
+  for (const h of HOSTS) {
+    assert.is(run.task('start')[h]!.recording.state, 'recording');
+    const stopped = run.task('stop')[h]!;
+    assert.is(stopped.changed, true);
+    assert.is(stopped.recording.state, 'finished');
+    assert.is(run.task('stop again')[h]!.changed, false);
+  }
 });
 
 it('recording with dest: waits for the end and fetches a file identical to the one on the device', async () => {
