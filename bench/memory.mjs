@@ -43,7 +43,7 @@ export async function startAgent(bin, dir, { tls = false, cgroup } = {}) {
     audio: { device: 'null' }, ...(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {}),
   }));
   if (!existsSync(join(dir, 'users.json'))) {
-    execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+    execFileSync(process.env.CLI_BIN ?? bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
   }
   const logFile = join(dir, `agent-${process.hrtime.bigint()}.log`);
   const fd = openSync(logFile, 'w');
@@ -110,7 +110,8 @@ async function sampled(pid, work) {
 /** Waits until RSS is 1 s after start, the figure loads are measured over. */
 async function idleOf(agent) {
   await sleep(1000);
-  return { rssKb: procStats(agent.child.pid).rssKb, fds: fds(agent.child.pid) };
+  const st = procStats(agent.child.pid);
+  return { rssKb: st.rssKb, anonKb: st.anonKb, fds: fds(agent.child.pid) };
 }
 
 /** Peak RSS of a login over the idle agent's RSS. */
@@ -156,8 +157,10 @@ export async function pipeliningFigure(bin, dir, { connections = 5, requests = 5
     });
     for (const s of socks) s.destroy();
     await sleep(5000);
-    const after = procStats(agent.child.pid).rssKb;
+    const afterStats = procStats(agent.child.pid);
+    const after = afterStats.rssKb;
     return {
+      anonAfterOverIdle: mbOf(afterStats.anonKb - idle.anonKb),
       overIdle: mbOf(r.maxRssKb - idle.rssKb), fdsOverIdle: r.maxFds - idle.fds,
       others: r.value, afterOverIdle: mbOf(after - idle.rssKb), afterFds: fds(agent.child.pid) - idle.fds, idle: mbOf(idle.rssKb),
     };
@@ -215,6 +218,56 @@ export async function cgroupFigure(bin, dir, src, { limitMb = 128, clients = 8 }
   }
 }
 
+const med = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+
+/**
+ * The bench's memory rows (npm run bench): each figure on fresh agents, `rounds` times,
+ * over the agent's own idle RSS. `src`: the upload source file (`mb` MB).
+ */
+export async function memoryRows({ bin, dir, src, mb, rounds, log = () => {} }) {
+  let n = 0;
+  const fresh = () => join(dir, `m${n++}`);
+  const login = [];
+  const pipe = { rss: [], fds: [], after: [], answered: true };
+  const up1 = [];
+  const up8 = { peak: [], after: [], tls: [], tlsAfter: [], identical: true };
+  for (let i = 0; i < rounds; i++) {
+    log(`memory round ${i + 1}/${rounds}: login, pipelining, uploads`);
+    login.push((await loginFigure(bin, fresh())).overIdle);
+    const p = await pipeliningFigure(bin, fresh());
+    pipe.rss.push(p.overIdle);
+    pipe.fds.push(p.fdsOverIdle);
+    pipe.after.push(p.afterOverIdle);
+    pipe.answered &&= p.others.health === 200 && p.others.status === 200;
+    const u1 = await uploadFigure(bin, fresh(), src);
+    up1.push(u1.overIdle);
+    const u8 = await uploadFigure(bin, fresh(), src, { clients: 8 });
+    const t8 = await uploadFigure(bin, fresh(), src, { clients: 8, tls: true });
+    up8.peak.push(u8.overIdle);
+    up8.after.push(u8.afterOverIdle);
+    up8.tls.push(t8.overIdle);
+    up8.tlsAfter.push(t8.afterOverIdle);
+    up8.identical &&= u1.identical && u8.identical && t8.identical;
+  }
+  log('a login and 8 uploads in a 128 MB memory cgroup');
+  const cg = await cgroupFigure(bin, fresh(), src);
+  const rows = [
+    { figure: 'peak RSS during a login, over idle', unit: 'MB', agent: login, target: '≤ +24 MB', ok: med(login) <= 24 },
+    { figure: `5 connections × 500 pipelined 20 MB downloads, never read: RSS over idle${pipe.answered ? '' : ' (others NOT answered)'}`, unit: 'MB', agent: pipe.rss, target: '≤ +40 MB, others answered', ok: med(pipe.rss) <= 40 && pipe.answered },
+    { figure: 'the same: descriptors over idle', unit: 'fds', agent: pipe.fds, target: '≤ +64', ok: med(pipe.fds) <= 64, digits: 0 },
+    { figure: 'the same: RSS over idle 5 s after the attackers closed', unit: 'MB', agent: pipe.after, target: 'report', ok: true },
+    { figure: `peak RSS, one ${mb} MB upload, over idle`, unit: 'MB', agent: up1, target: '≤ +12 MB', ok: med(up1) <= 12 },
+    { figure: `peak RSS, 8 concurrent ${mb} MB uploads, over idle${up8.identical ? '' : ' (files NOT identical)'}`, unit: 'MB', agent: up8.peak, target: '≤ +40 MB', ok: med(up8.peak) <= 40 && up8.identical },
+    { figure: `peak RSS, 8 concurrent ${mb} MB uploads over TLS, over idle`, unit: 'MB', agent: up8.tls, target: '≤ +40 MB', ok: med(up8.tls) <= 40 },
+    { figure: 'RSS 5 s after the last of those uploads, over idle (plain)', unit: 'MB', agent: up8.after, target: '≤ +8 MB', ok: med(up8.after) <= 8 },
+    { figure: 'RSS 5 s after the last of those uploads, over idle (TLS)', unit: 'MB', agent: up8.tlsAfter, target: '≤ +8 MB', ok: med(up8.tlsAfter) <= 8 },
+  ];
+  if (cg) {
+    rows.push({ figure: `a login then 8 concurrent ${mb} MB uploads, agent in a 128 MB cgroup: uploads stored${cg.alive ? '' : ' (agent KILLED)'}`, unit: `of 8 (max usage ${cg.maxUsageMb.toFixed(0)} MB)`, agent: [cg.ok], target: '8/8, agent alive', ok: cg.ok === 8 && cg.alive, digits: 0 });
+  }
+  return rows;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const bin = process.env.AGENT_BIN ?? join(root, 'dist/device-agent');
@@ -234,7 +287,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     if (only.includes('pipelining')) {
       const r = await pipeliningFigure(bin, fresh());
-      console.log(`pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB, +${r.afterFds} fds`);
+      console.log(`pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB (anonymous +${f(r.anonAfterOverIdle)}), +${r.afterFds} fds`);
     }
     if (only.includes('upload1')) {
       const r = await uploadFigure(bin, fresh(), src);

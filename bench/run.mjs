@@ -14,10 +14,12 @@ import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
 import { eventsRows } from './events.mjs';
 import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
+import { memoryRows } from './memory.mjs';
 import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
+import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 import { httpsRows } from './https.mjs';
 import { webFigures } from './web.mjs';
@@ -287,6 +289,9 @@ async function main() {
   log('peak memory, each round on a fresh agent');
   const mem = await memoryFigures(join(dir, 'agent'), upSrc);
 
+  log('memory under a login, the pipelining attack, upload bursts, a 128 MB cgroup');
+  const memRows = await memoryRows({ bin, dir: join(dir, 'memory'), src: upSrc, mb, rounds: Math.min(rounds, 3), log: (s) => log(s) });
+
   log('startup and idle memory');
   const start = await startupFigures(smoke ? 1 : 5);
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
@@ -297,6 +302,8 @@ async function main() {
   const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
+  log('API tokens and the audit trail');
+  const tokens = await tokensRows({ bin, pairs: ratePairs, seconds, rounds: smoke ? 1 : 3, callgrind: smoke ? null : [20_000, 10_000], log });
 
   const ratio = ([a, b]) => pairRatio(a, b);
   const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
@@ -310,6 +317,7 @@ async function main() {
     { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: mem.peak8, target: '≤ 120 MB', ok: median(mem.peak8) <= 120 },
     { figure: `peak RSS during a ${mb} MB upload`, unit: 'MB', agent: mem.peakUp, target: 'report', ok: true },
     { figure: 'RSS 2 s after that upload', unit: 'MB', agent: mem.afterUp, target: 'report', ok: true },
+    ...memRows,
     { figure: 'idle RSS (warm restart)', unit: 'MB', agent: start.idles, baseline: start.baseIdles, baselineName: 'plain Node server', target: '≤ 50 MB', ok: median(start.idles) <= 50 },
     { figure: 'idle RSS, anonymous part (the rest is the mapped executable)', unit: 'MB', agent: start.anons, baseline: start.baseAnons, baselineName: 'plain Node server', target: 'report', ok: true },
     { figure: 'exec → first answered request (warm restart)', unit: 'ms', agent: start.firsts, baseline: start.baseFirsts, baselineName: 'plain Node server', target: '≤ 60 ms', ok: median(start.firsts) <= 60 },
@@ -325,6 +333,7 @@ async function main() {
     ...https,
     ...metrics,
     ...ops,
+    ...tokens,
   ];
   log('web interface: page weight, idle memory, first paint');
   rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));

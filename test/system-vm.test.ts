@@ -201,6 +201,18 @@ it('upgrade from the previous package keeps users, secret and files, and restart
   assert.is(seen(one, 'upgrade.enabled'), 'enabled');
 });
 
+it('journalctl -t device-agent-audit -o cat: the audit events of the agent and the CLI, one JSON object a line, nothing else, no secret', () => {
+  assert.is(seen(one, 'audit.token_lengths'), '47 47');
+  assert.ok(num(one, 'audit.lines') >= 9, seen(one, 'audit.lines'));
+  assert.is(seen(one, 'audit.other_lines'), '0');
+  assert.equal(seen(one, 'audit.events').trim().split(' '), [
+    'config.reload:ok', 'denied:denied', 'download:ok', 'login:failed', 'login:ok', 'token.create:ok', 'token.revoke:ok',
+  ]);
+  assert.is(seen(one, 'audit.cli'), '2');
+  assert.is(seen(one, 'audit.secrets'), '0');
+  assert.ok(num(one, 'audit.unit_requests') >= 5, 'the request lines stay in the service log');
+});
+
 itNotify('apt upgrade under steady requests: none refused or failed', () => {
   const s = steady(one, 'upgrade.steady');
   assert.is(s.failed, 0, seen(one, 'upgrade.steady'));

@@ -6,6 +6,7 @@ import { closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, wri
 
 const WAIT_MS = 10_000;
 const STEP_MS = 10;
+const EMPTY_STALE_MS = 5_000;
 
 export class LockTimeout extends Error {
   constructor(lock: string) {
@@ -36,13 +37,19 @@ function tryLock(lock: string): boolean {
   try {
     const fd = openSync(lock, C.O_RDONLY | C.O_NOFOLLOW);
     let ino: number;
+    let age: number;
     let pid: number;
     try {
-      ino = fstatSync(fd).ino;
+      const st = fstatSync(fd);
+      ino = st.ino;
+      age = Date.now() - st.mtimeMs;
       pid = Number(readFileSync(fd, 'utf8'));
     } finally { closeSync(fd); }
-    // An empty file is a lock being written this instant: wait for it.
-    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) return false;
+    // An empty file is a lock being written this instant: wait for it. One still empty after
+    // a few seconds lost its owner between the create and the write (a crash, a full disk):
+    // stale, or no writer could ever take the lock again.
+    const written = Number.isInteger(pid) && pid > 0;
+    if (written ? alive(pid) : age < EMPTY_STALE_MS) return false;
     if (statSync(lock).ino === ino) unlinkSync(lock);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

@@ -3,7 +3,7 @@
 import { errnoText } from '../util/errno.ts';
 import { close, constants, fstatSync, open, readlinkSync, type Stats } from 'node:fs';
 import { lstat, readlink, realpath } from '../util/fsp.ts';
-import { isAbsolute, posix, resolve } from 'node:path';
+import { isAbsolute, posix, relative, resolve } from 'node:path';
 import { isWithin } from '../util/paths.ts';
 import { Errors } from '../http/errors.ts';
 import { promisify } from 'node:util';
@@ -28,6 +28,21 @@ export async function realBase(dir: string): Promise<string> {
   } catch (err) {
     throw Errors.absPathFailed(errnoText(err));
   }
+}
+
+/**
+ * The real location a request is confined to: the base's (which may itself be reached
+ * through a symlink), or a credential's directory, which must really be that name under the
+ * real base. A directory swapped for a link (to elsewhere in the base, or out of it), or
+ * gone, confines to nothing: 403. Taking the directory's own realpath instead would make a
+ * link in its place the confinement, and the files it leads to "inside".
+ */
+export async function realRoot(base: string, root: string): Promise<string> {
+  if (root === base) return realBase(base);
+  const [baseReal, rootReal] = await Promise.all([realBase(base), realpath(root).catch(() => undefined)]);
+  const expected = posix.join(baseReal, relative(base, root));
+  if (rootReal !== expected) throw Errors.pathNotAllowed();
+  return expected;
 }
 
 /**
@@ -116,7 +131,7 @@ export async function openConfined(base: string, clientPath: string, root = base
   const abs = lexicalPath(base, clientPath, root);
   // The root's real path and the open run side by side: each is a thread-pool round trip,
   // queued behind running transfers.
-  const [real, opened] = await Promise.allSettled([realBase(root), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
+  const [real, opened] = await Promise.allSettled([realRoot(base, root), openFd(abs, O.O_RDONLY | O.O_NONBLOCK | O.O_NOCTTY)]);
   if (real.status === 'rejected') {
     if (opened.status === 'fulfilled') await closeFd(opened.value);
     throw real.reason;

@@ -2,14 +2,17 @@
 // found from the base by the same confinement rules as every file route.
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isWithin } from '../util/paths.ts';
 import type { Request } from '../http/types.ts';
 
-/** Whether `dir` (relative to `base`) is a directory whose real location lies inside the base. */
+/**
+ * Whether `dir` (relative to `base`) is a directory that really is that name under the
+ * base: not reached through a link, since a link in its place confines nothing
+ * (realRoot in src/files/confine.ts answers 403 to every request of such a credential).
+ */
 export function directoryInside(base: string, dir: string): boolean {
   try {
     const real = realpathSync(join(base, dir));
-    return isWithin(realpathSync(base), real) && statSync(real).isDirectory();
+    return real === join(realpathSync(base), dir) && statSync(real).isDirectory();
   } catch {
     return false;
   }

@@ -9,13 +9,13 @@ import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
 import type { Audit } from '../audit/trail.ts';
 import { posix } from 'node:path';
-import { closeFd, O, openFd, realBase } from './confine.ts';
+import { closeFd, O, openFd, realRoot } from './confine.ts';
 import { confinementRoot } from './scope-dir.ts';
 import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
-import { burstStarted } from '../native/memory.ts';
+import { bodyReceived, burstStarted } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -63,6 +63,7 @@ class UploadSession {
         if (ended) return;
         total += chunk.length;
         if (total > this.config.maxFileBytes) return this.fail(Errors.uploadTooLarge());
+        bodyReceived(chunk.length);
         try {
           parser.write(chunk);
         } catch (err) {
@@ -203,10 +204,9 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   temp.markRenamed();
 }
 
-/** The real location of the directory uploads are confined to; a credential's directory that is gone is 403. */
-async function uploadRoot(config: Config, root: string): Promise<string> {
-  if (root === config.uploadDir) return realBase(root);
-  return realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+/** The real location of the directory uploads are confined to; a credential's directory that is gone, or a link, is 403. */
+function uploadRoot(config: Config, root: string): Promise<string> {
+  return realRoot(config.uploadDir, root);
 }
 
 export function uploadHandler(config: Config, counted: Counted, audit: Audit) {

@@ -98,6 +98,14 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     const url = req.url;
     const socket = req.socket;
     const before = res.socket === socket ? sent(socket) : -1;
+    if (before < 0) {
+      // Pipelined behind an answer still going out: the handler runs once this response
+      // owns the socket (src/http/server.ts says why); a client that leaves first gets its
+      // line, aborted, and the handler never runs.
+      later(req, res, socket, url, start, before); // first: its 'socket' listener counts the bytes from here
+      res.once('socket', () => handler(req, res));
+      return;
+    }
     handler(req, res);
     // Answered, and every byte handed to the kernel already (a cached status, a health
     // check): the line now, with no listener and closure per request.

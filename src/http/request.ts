@@ -2,7 +2,7 @@
 // request is declared here, so that all requests share one shape from construction: no
 // per-request hidden-class transitions and no growing of an out-of-object property store
 // as path, search, params and user are set one by one.
-import { IncomingMessage } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Principal } from '../auth/scopes.ts';
 import type { Claims } from '../auth/tokens.ts';
 
@@ -24,4 +24,20 @@ export class AgentRequest extends IncomingMessage {
   claims: Claims | undefined = undefined;
   /** An API token's hash, set with `user` instead of `claims`. */
   apiToken: string | undefined = undefined;
+  /**
+   * The response of a request that sent `Expect: 100-continue`, until `100 Continue` is
+   * written: on the first read of the body, so only once the request passed its route's
+   * auth check and the handler wants the body (src/http/server.ts). An answer that comes
+   * first (a 401) goes out without it, and the client never sends the body.
+   */
+  continueWith: ServerResponse | undefined = undefined;
+
+  override _read(size: number): void {
+    const res = this.continueWith;
+    if (res) {
+      this.continueWith = undefined;
+      if (!res.headersSent) res.writeContinue();
+    }
+    super._read(size);
+  }
 }

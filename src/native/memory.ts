@@ -1,26 +1,74 @@
-// Memory a burst leaves behind goes back to the kernel. An upload's request body arrives
-// as Node's 64 KiB chunks, each a malloc'd block that V8 frees only at its next garbage
-// collection (which external memory triggers every ~64 MB); the freed blocks stay in
-// glibc's heap, between live ones, and RSS kept 60-125 MB more after 8 concurrent uploads
-// (docs/performance.md). malloc_trim(0) returns every free page of the heaps. It runs
-// once things are quiet: a second after the last upload (or login) ended, with none
-// running. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
+// Memory an upload burst takes goes back. An upload's request body arrives as Node's
+// 64 KiB chunks, each a malloc'd block that V8 frees only at a garbage collection, and
+// external memory starts one only every ~64 MB; the freed blocks then stay in glibc's
+// heap, between live ones: RSS kept 60-125 MB more after 8 concurrent uploads
+// (docs/performance.md). So while uploads run, a young-generation collection every
+// 16 MiB of body frees the chunks already written; a second after the last upload ended
+// (none running), a full collection, then malloc_trim(0) returns every free page of the
+// heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
 import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
+/** Body bytes between two young-generation collections while uploads run. */
+const COLLECT_EVERY = 16 * 1024 * 1024;
 let active = 0;
 let timer: NodeJS.Timeout | undefined;
+let sinceCollect = 0;
+
+type Collect = (options?: { type?: 'minor' | 'major' }) => void;
+let collectFn: Collect | null | undefined;
+
+/**
+ * V8's own collector, asked for: `--expose-gc` set at run time (not in the executable's
+ * options, whose V8 flag hash the start-up code cache must match) and `gc` taken from a
+ * context made after it. null where the runtime refuses.
+ */
+function collector(): Collect | null {
+  if (collectFn === undefined) {
+    try {
+      process.getBuiltinModule('node:v8').setFlagsFromString('--expose-gc');
+      const fn: unknown = process.getBuiltinModule('node:vm').runInNewContext('gc');
+      collectFn = typeof fn === 'function' ? (fn as Collect) : null;
+    } catch {
+      collectFn = null;
+    }
+  }
+  return collectFn;
+}
 
 function trimNow(): void {
   timer = undefined;
   if (active > 0) return;
+  // The chunks of the last upload are garbage V8 has not collected yet (fewer than its
+  // ~64 MB of external memory): collect them, then give their pages back.
+  collector()?.({ type: 'major' });
   const addon = nativeAddon();
   if (!(addon instanceof Error)) addon.trim();
+}
+
+/**
+ * Counts request-body bytes an upload received; every 16 MiB a young-generation
+ * collection frees the chunks already written (each a malloc'd 64 KiB block that V8 would
+ * otherwise keep until ~64 MB of them piled up). About 1 ms each.
+ */
+export function bodyReceived(bytes: number): void {
+  sinceCollect += bytes;
+  if (sinceCollect < COLLECT_EVERY) return;
+  sinceCollect = 0;
+  collector()?.({ type: 'minor' });
 }
 
 /** Loads the addon (which fixes the allocator's thresholds) before a large allocation. */
 export function tuneAllocator(): void {
   nativeAddon();
+}
+
+/** A burst of another kind ended (a connection that queued requests closed): settle once quiet. */
+export function settleSoon(): void {
+  if (active > 0) return; // the last upload's end settles
+  if (timer) clearTimeout(timer);
+  timer = setTimeout(trimNow, QUIET_MS);
+  timer.unref();
 }
 
 /** Marks the start of a burst of memory (an upload); call the returned function at its end. */

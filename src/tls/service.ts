@@ -11,6 +11,12 @@ import { issuedBy, loadClientCa, sameCa, type ClientCa } from './client-ca.ts';
 import { dueForRenewal, ensurePair, renew } from './create.ts';
 import { tlsMetrics } from './metrics.ts';
 
+/**
+ * OpenSSL's SSL_OP_NO_RENEGOTIATION (crypto.constants has it; node:crypto is not loaded
+ * for one number: test/tls-input.test.ts checks the two agree).
+ */
+export const SSL_OP_NO_RENEGOTIATION = 0x40000000;
+
 /** TLS 1.2's forward-secret AEAD suites; TLS 1.3's are all of that kind. */
 const CIPHERS = [
   'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256',
@@ -80,6 +86,9 @@ export class TlsService {
       minVersion: 'TLSv1.2',
       ciphers: CIPHERS,
       honorCipherOrder: true,
+      // A client may not renegotiate (TLS 1.2; 1.3 has none): each renegotiation is a
+      // full handshake the client can ask for at will, a CPU cost with no use here.
+      secureOptions: SSL_OP_NO_RENEGOTIATION,
     };
   }
 

@@ -26,6 +26,8 @@ export const session = {
     sessionStorage.removeItem(KEY);
     sessionStorage.removeItem(USER_KEY);
   },
+  /** Whether the logged-in user has `scope` (false when no user is known). */
+  has: (scope: string): boolean => storedUser()?.scopes.includes(scope) ?? false,
 };
 
 /** A refusal from the API, with its own error text. */

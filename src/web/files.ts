@@ -3,7 +3,7 @@
 // progress bar, and the API's refusals (too large, not allowed) shown as its own text.
 import { download, getJson, saveBlob, upload } from './api.ts';
 import { fill, h } from './dom.ts';
-import { bytes, when } from './format.ts';
+import { bytes, visibleName, when } from './format.ts';
 import type { Entry, Listing } from './types.ts';
 
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
@@ -37,9 +37,11 @@ export function filesView() {
 
   const row = (e: Entry) => {
     const path = join(cwd, e.name);
+    // Shown with its bidirectional controls escaped; the path sent is the name as it is.
+    const shown = visibleName(e.name);
     const name = e.type === 'directory'
-      ? link(e.name, () => void open(path), 'dir')
-      : link(e.name, () => {
+      ? link(shown, () => void open(path), 'dir')
+      : link(shown, () => {
         error.textContent = '';
         download(path).then((blob) => saveBlob(blob, e.name), (err: Error) => { error.textContent = err.message; });
       }, 'file');
@@ -51,7 +53,7 @@ export function filesView() {
 
   const showCrumbs = () => {
     const parts = cwd === '' ? [] : cwd.split('/');
-    const items = [{ label: 'Base directory', path: '' }, ...parts.map((p, i) => ({ label: p, path: parts.slice(0, i + 1).join('/') }))];
+    const items = [{ label: 'Base directory', path: '' }, ...parts.map((p, i) => ({ label: visibleName(p), path: parts.slice(0, i + 1).join('/') }))];
     fill(crumbs, ...items.map((item, i) => h('li', {}, i === items.length - 1
       ? h('span', { 'aria-current': 'location' }, item.label)
       : link(item.label, () => void open(item.path)))));

@@ -36,3 +36,16 @@ export function when(iso: string | null | undefined, short = false): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : (short ? SHORT : LONG).format(d);
 }
+
+/**
+ * Bidirectional controls: the embeddings and overrides (U+202A-U+202E), the isolates
+ * (U+2066-U+2069) and the marks (U+200E, U+200F, U+061C). In a file name they reorder what
+ * is shown: `rtl<U+202E>gnp.exe` reads as `rtlexe.png`, and `<bdi>` does not help (the
+ * override still reverses the text inside it).
+ */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/** A name with each bidirectional control shown as `<U+202E>`, as GitHub and VS Code mark them. */
+export function visibleName(name: string): string {
+  return name.replace(BIDI, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+}

@@ -236,6 +236,36 @@ if [ "$phase" = 1 ]; then
 	r upgrade.old_token "$(code -H "$(auth)" $URL/api/v1/devicestatus/get)"
 	r upgrade.login "$(login)"
 	r upgrade.enabled "$(systemctl is-enabled $UNIT)"
+
+	# The audit trail under journald: its own syslog identifier, the events alone, a JSON
+	# object a line. Events of the agent (login ok and failed, a bad token, a download, a
+	# token made and revoked through the API, a reload) and of the CLI (run as root).
+	since=$(mark)
+	login >/dev/null
+	TOKEN=$(token)
+	code -H 'Content-Type: application/json' -d '{"username":"admin","password":"not the password"}' \
+		$URL/api/v1/agentusers/loginusertoagent >/dev/null
+	code -H 'Authorization: Bearer dat_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' $URL/api/v1/devicestatus/get >/dev/null
+	echo audited >$STATE/files/audit.txt
+	code -H "$(auth)" "$URL/api/download?filepath=audit.txt" >/dev/null
+	curl -s -o $W/tok.json -H "$(auth)" -H 'Content-Type: application/json' -d '{"name":"vm-api"}' $URL/api/v1/tokens
+	API_TOKEN=$(json token $W/tok.json)
+	code -H "Authorization: Bearer $API_TOKEN" $URL/api/v1/devicestatus/get >/dev/null
+	code -X DELETE -H "$(auth)" "$URL/api/v1/tokens/$(json id $W/tok.json)" >/dev/null
+	CLI_TOKEN=$(device-agent token create vm-cli --user admin --config $CONF 2>/dev/null | tail -n1)
+	device-agent token revoke vm-cli --user admin --config $CONF >/dev/null 2>&1
+	systemctl reload $UNIT
+	sleep 2
+	journalctl -t device-agent-audit --since "@$since" -o cat --no-pager >$W/audit.txt
+	r audit.lines "$(grep -c . $W/audit.txt)"
+	r audit.other_lines "$(grep -cv '^{"time":"[^"]*","event":"[^"]*","outcome":"[a-z]*",.*}$' $W/audit.txt)"
+	r audit.events "$(sed -n 's/^{"time":"[^"]*","event":"\([^"]*\)","outcome":"\([a-z]*\)".*/\1:\2/p' $W/audit.txt | sort -u | tr '\n' ' ')"
+	r audit.cli "$(grep -c '"credential":"cli"' $W/audit.txt)"
+	# Never a secret, anywhere in the journal.
+	r audit.secrets "$(journalctl -o cat --no-pager | grep -cF -e "$TOKEN" -e "$API_TOKEN" -e "$CLI_TOKEN" -e "$(cat $STATE/initial-admin-password)")"
+	r audit.token_lengths "${#API_TOKEN} ${#CLI_TOKEN}"
+	# The service's own log under its unit keeps its request lines.
+	r audit.unit_requests "$(journalctl -u $UNIT --since "@$since" -o cat --no-pager | grep -cE ' (GET|POST|DELETE) /')"
 fi
 
 if [ "$phase" = 2 ]; then
