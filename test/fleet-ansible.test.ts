@@ -2,7 +2,7 @@
 // run by ansible-playbook -f 5 against five real agents on loopback over HTTPS with pins.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -208,6 +208,48 @@ it('check mode changes nothing: no upload, no recording, no fetched file, yet re
   }
   assert.not.ok(existsSync(join(tmp, 'check-recordings')));
   assert.not.ok(existsSync(join(tmp, 'check-fetched')));
+});
+
+it('token present twice: created once (its text hidden from the output), then changed false; absent revokes', async () => {
+  mkdirSync(join(tmp, 'tokens'));
+  const run = await ansible.playbook(play(`
+- name: create
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, scopes: [status], expires_in_days: 30 }
+  register: created
+- name: keep
+  ansible.builtin.copy: { content: "{{ created.token }}", dest: "${tmp}/tokens/{{ inventory_hostname }}.token", mode: "0600" }
+  no_log: true
+- name: again
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, scopes: [status] }`), inventory);
+  allOk(run);
+  for (const [i, h] of HOSTS.entries()) {
+    const created = run.task('create')[h]!;
+    assert.is(created.changed, true);
+    assert.is(created.censored, "the output has been hidden due to the fact that 'no_log: true' was specified for this result");
+    assert.is(created.token, undefined);
+    const again = run.task('again')[h]!;
+    assert.is(again.changed, false);
+    assert.is(again.token, undefined);
+    assert.is(again.record.name, 'fleet-reader');
+    assert.equal(again.record.scopes, ['status']);
+    const text = readFileSync(join(tmp, 'tokens', `${h}.token`), 'utf8');
+    assert.match(text, /^dat_[A-Za-z0-9_-]{43}$/);
+    assert.not.match(run.stdout, text);
+    const res = await fetch(`${agents[i]!.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${text}` } });
+    assert.is(res.status, 200, `${h}: the new token works`);
+    const list = (await (await fetch(`${agents[i]!.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json()) as { tokens: Array<{ name: string }> };
+    assert.is(list.tokens.filter((t) => t.name === 'fleet-reader').length, 1, `${h}: one token of that name`);
+  }
+  const revoke = await ansible.playbook(play(`
+- name: revoke
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, state: absent }
+- name: revoke again
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, state: absent }`), inventory);
+  allOk(revoke);
+  for (const h of HOSTS) {
+    assert.is(revoke.task('revoke')[h]!.changed, true);
+    assert.is(revoke.task('revoke again')[h]!.changed, false);
+  }
 });
 
 it('a wrong pin fails the host before the token is sent, naming both keys; a pin on plain http is refused', async () => {
