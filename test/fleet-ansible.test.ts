@@ -26,7 +26,18 @@ let ansible: Ansible;
 const agents: TestAgent[] = [];
 const pins: string[] = [];
 const tokens: string[] = [];
+const narrow: string[] = [];
 let inventory: string;
+
+/** A new API token of the admin on `agent`: the caller's scopes unless `scopes` narrows them. */
+async function apiToken(agent: TestAgent, name: string, scopes?: string[]): Promise<string> {
+  const res = await fetch(`${agent.url}/api/v1/tokens`, {
+    method: 'POST', headers: { Authorization: `Bearer ${await agent.login()}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name, scopes }),
+  });
+  assert.is(res.status, 201, await res.clone().text());
+  return ((await res.json()) as { token: string }).token;
+}
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const byHost = <T>(f: (agent: TestAgent, i: number) => T) => Object.fromEntries(HOSTS.map((h, i) => [h, f(agents[i]!, i)]));
@@ -39,7 +50,7 @@ function writeInventory(name: string, pinOf = (i: number) => pins[i]!): string {
       vars: { ansible_connection: 'local', ansible_python_interpreter: '/usr/bin/python3' },
       hosts: byHost((a, i) => ({
         device_agent_url: a.url.replace('http:', 'https:'), device_agent_token: tokens[i], device_agent_pin: pinOf(i),
-        device_agent_cert: join(a.dir, 'tls/cert.pem'),
+        device_agent_cert: join(a.dir, 'tls/cert.pem'), device_agent_narrow_token: narrow[i],
       })),
     },
   }, null, 2));
@@ -75,7 +86,9 @@ fleet.before(async () => {
   ]);
   ansible = set;
   for (const [i, agent] of agents.entries()) {
-    tokens[i] = await agent.login();
+    // The credential an operator gives Ansible: an API token (the admin's scopes, so the token module works too).
+    tokens[i] = await apiToken(agent, 'ansible');
+    narrow[i] = await apiToken(agent, 'status-only', ['status']);
     // The agent's own pin (what `device-agent tls show` prints), not one the collection computed.
     pins[i] = ((await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { spkiPin: string }).spkiPin;
   }
@@ -249,6 +262,23 @@ it('token present twice: created once (its text hidden from the output), then ch
   for (const h of HOSTS) {
     assert.is(revoke.task('revoke')[h]!.changed, true);
     assert.is(revoke.task('revoke again')[h]!.changed, false);
+  }
+});
+
+it('a token without the scope fails the task with the agent\'s text', async () => {
+  const run = await ansible.playbook(play(`
+- name: status
+  deviceagent.fleet.status:
+    token: "{{ device_agent_narrow_token }}"
+- name: record
+  deviceagent.fleet.recording:
+    token: "{{ device_agent_narrow_token }}"
+    duration: 1`), inventory);
+  assert.is(run.code, 2, run.stdout + run.stderr);
+  for (const h of HOSTS) {
+    assert.is(run.task('status')[h]!.changed, false);
+    assert.is(run.task('record')[h]!.msg, 'POST /api/v1/audiofiles/audiorecordstart: 403 insufficient scope: audio is required');
+    assert.is(run.task('record')[h]!.http_status, 403);
   }
 });
 

@@ -23,6 +23,8 @@ export const timeouts = {
   'package-install.test.ts': 900,
   // Builds both packages (~2 min on a quiet host), then apt in a Debian root.
   'package-repo.test.ts': 900,
+  // ~55 s on a quiet host (ten ansible-playbook runs over five agents); 230 s seen under a load of 16.
+  'fleet-ansible.test.ts': 600,
   // Builds both packages, then ansible-playbook three times into a Debian root.
   'fleet-role.test.ts': 900,
   'bench-smoke.test.ts': 600,
