@@ -1,9 +1,10 @@
 // The role deviceagent.fleet.agent applied by ansible-playbook to a throwaway Debian 12 root:
 // installs the .deb, writes a drop-in, reloads the running agent, which then answers on the
-// new setting, creates a user through the device's CLI, reads the TLS pin; a third run changes nothing.
+// new setting, creates a user and an API token through the device's CLI, reads the TLS pin;
+// a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
 import { type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -15,6 +16,7 @@ import { buildPackages, debPath, VERSION } from './helpers/packages.ts';
 
 const CONFIG = '/etc/device-agent/config.json';
 const USER = { username: 'fleet', password: 'fleet password 1' };
+const TOKEN = { name: 'ansible', user: 'fleet', scopes: ['status', 'audio'], expires_days: 30 };
 const role = suite('role deviceagent.fleet.agent in a Debian 12 root');
 const why = cannotChroot() ?? cannotRunAnsible();
 const it = why ? role.skip : role;
@@ -25,6 +27,7 @@ let ansible: Ansible;
 let root: DebianRoot;
 let inventory: string;
 let agent: { child: ChildProcess; url: string } | undefined;
+let token: string;
 
 const PLAYBOOK = `
 - hosts: all
@@ -97,22 +100,36 @@ role.after(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-it('installs the .deb, writes the drop-in, creates the user through the CLI', async () => {
+it('installs the .deb, writes the drop-in, creates the user and an API token through the CLI', async () => {
   const run = await apply({
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0 } },
-    device_agent_users: [{ name: USER.username, password: USER.password }],
+    device_agent_users: [{ name: USER.username, password: USER.password, role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: 'true', // nothing runs yet
   });
   assert.equal(changedTasks(run), ['Copy the package to the device', 'Install the package file', 'Write the config.d drop-ins',
-    'Create missing users', 'Reload device-agent with the given command']);
+    'Create missing users', 'Create missing API tokens', 'Make the token directory on the controller',
+    'Write the new tokens on the controller', 'Reload device-agent with the given command']);
+  assert.not.match(run.stdout, /dat_/, 'no token text in the output');
+  const tokenFile = join(tmp, 'tokens', 'device-fleet-ansible.token');
+  assert.is(statSync(tokenFile).mode & 0o777, 0o600);
+  token = readFileSync(tokenFile, 'utf8').trim();
+  assert.match(token, /^dat_[A-Za-z0-9_-]{43}$/);
+  assert.match((await root.exec(['device-agent', 'token', 'list', '--user', 'fleet'])).stdout, /\tansible\tfleet\tstatus,audio\t/);
   const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Status} ${Version}', 'device-agent']);
   assert.is(stdout, `install ok installed ${VERSION}`);
   assert.is(readFileSync(root.file('/etc/device-agent/config.d/50-fleet.json'), 'utf8'), '{\n    "host": "127.0.0.1",\n    "port": 0\n}\n');
-  assert.match((await root.exec(['device-agent', 'user', 'list'])).stdout, /^fleet\t/m);
+  assert.match((await root.exec(['device-agent', 'user', 'list'])).stdout, /^fleet\toperator\t-\t/m);
   assert.is(run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.skipped, true, 'no certificate yet');
   // The user's password is the role's: the agent started on the merged config logs it in.
   agent = await startInstalled();
   assert.is(await tokenLifetime(), 3600);
+  // The token the role made works with its scopes, and only those.
+  const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(status.status, 200);
+  const list = await fetch(`${agent.url}/api/v1/files/list`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(list.status, 403);
 });
 
 it('a changed drop-in reloads the running agent, which answers on the new setting; a stray drop-in goes', async () => {
@@ -120,7 +137,9 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
   const run = await apply({
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
     device_agent_dropins_exclusive: true,
-    device_agent_users: [{ name: USER.username, password: USER.password }],
+    device_agent_users: [{ name: USER.username, password: USER.password, role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
   assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Remove drop-ins the role did not write',
@@ -143,7 +162,9 @@ it('applied again with the same variables it changes nothing and reloads nothing
   const run = await apply({
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
     device_agent_dropins_exclusive: true,
-    device_agent_users: [{ name: USER.username, password: 'another password' }],
+    device_agent_users: [{ name: USER.username, password: 'another password', role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
   assert.equal(changedTasks(run), []);
