@@ -60,7 +60,7 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
 }
 
 /** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`, `{ metrics: { enabled: false } }`). */
-export async function startAgentBin(bin, dir, extra = {}) {
+export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({
@@ -74,7 +74,7 @@ export async function startAgentBin(bin, dir, extra = {}) {
   // line); a pipe would make this harness spend the shared CPU reading it.
   const logFile = join(dir, `agent-${process.hrtime.bigint()}.log`);
   const fd = openSync(logFile, 'w');
-  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
+  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'], env: { ...process.env, ...env } });
   closeSync(fd);
   const port = await portIn(logFile, AGENT_LISTENING, child);
   const url = `http://127.0.0.1:${port}`;

@@ -5,13 +5,14 @@
 // BENCHMARKS.md and bench/ratios.svg (--smoke: under test-artifacts/ instead, so a smoke
 // run never replaces the real figures).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { parallel, wrk } from './clients.mjs';
+import { audioRows } from './audio.mjs';
 import { eventsRows } from './events.mjs';
 import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
 import { memoryRows } from './memory.mjs';
@@ -295,6 +296,8 @@ async function main() {
   log('startup and idle memory');
   const start = await startupFigures(smoke ? 1 : 5);
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
+  log('audio: recording and live listeners on a PulseAudio virtual microphone');
+  const audio = await audioRows({ bin, rounds: smoke ? 1 : 3, window: smoke ? 2 : 8, soakS: smoke ? 5 : 60, seconds, pairs: smoke ? 1 : 3, log });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
   log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
@@ -329,6 +332,7 @@ async function main() {
     { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, aim: true, digits: 2 },
     { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
     ...events.rows,
+    ...audio.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
     ...https,
     ...metrics,

@@ -1,5 +1,7 @@
 // createApp(): the routes, their auth, and the error and no-match answers. Never listens.
 import type { ServerResponse } from 'node:http';
+import type { Captures } from './audio/captures.ts';
+import type { LiveStreams } from './audio/live.ts';
 import type { Recorder } from './audio/recorder.ts';
 import { audioRoutes } from './audio/routes.ts';
 import type { ApiTokenStore } from './auth/api-tokens.ts';
@@ -10,7 +12,7 @@ import type { Audit } from './audit/trail.ts';
 import { loginRoutes, type LoginDeps } from './auth/login.ts';
 import { docsRoutes } from './apidocs/routes.ts';
 import type { EventHub } from './events/hub.ts';
-import { eventRoutes } from './events/routes.ts';
+import { eventRoutes, validity } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config/config.ts';
 import { fileRoutes } from './files/routes.ts';
@@ -36,6 +38,10 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   audit: Audit;
   sampler: StatusSampler;
   recorder: Recorder;
+  /** The disk guard's check before a recording starts (src/audio/disk-guard.ts). */
+  admitRecording?: () => void;
+  captures: Captures;
+  live: LiveStreams;
   events: EventHub;
   /** Access-log lines, and error details that must not reach the client (stdout in production). */
   log: Log;
@@ -69,7 +75,8 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
     ...docsRoutes(table, deps.tlsInfo),
-    ...audioRoutes(deps.recorder, config.audio.maxDurationSeconds),
+    ...audioRoutes({ ...deps, owner: (req) => validity(req, deps) },
+      { maxDurationSeconds: config.audio.maxDurationSeconds, maxFileBytes: config.maxFileBytes }),
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),

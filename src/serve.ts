@@ -1,7 +1,12 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
 import { errnoName } from './util/errno.ts';
 import { mkdirSync, statSync } from 'node:fs';
+import { posix } from 'node:path';
+import { joinName } from './util/paths.ts';
 import { createApp } from './app.ts';
+import { guardRecordings } from './audio/disk-guard.ts';
+import { Captures } from './audio/captures.ts';
+import { LiveStreams } from './audio/live.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
@@ -145,23 +150,36 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   }
   const audit = createAudit(config.audit.file, (text) => opts.log.error(text));
 
+  // One capture per device, shared by the recording, the live streams and the level meter.
+  const captures = new Captures(config.audio.recorder);
   const recorder = new Recorder({
     ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
-    stateFile: recordingStateFile(config.usersFile), log: opts.log,
+    stateFile: recordingStateFile(config.usersFile), log: opts.log, captures, maxFileBytes: config.maxFileBytes,
     onEnded: (result) => { metrics.recordings[result].value++; },
+    audit: (event) => audit.record(event),
   });
+  const live = new LiveStreams(captures);
   // The certificate first: a missing or broken pair stops the start (exit 78) before listening.
   const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
   tls?.start();
   // With TLS on, /metrics shows its handshake failures and the served certificate's end.
   if (tls) metrics.watchTls({ handshakeFailures: () => tlsMetrics.failedHandshakes, certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined });
+  let current = config;
+  // Retention and the disk guard read the running config at each use: a reload applies to both.
+  const recordings = guardRecordings({
+    recorder, recordingsDir: config.recordingsDir, audio: () => current.audio, log: opts.log,
+    onDeleted: (r) => audit.record({
+      event: 'delete', outcome: 'ok', user: null, credential: 'agent', client: 'local',
+      path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)), bytes: r.bytes, reason: 'retention',
+    }),
+  });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
-  const events = new EventHub(eventSources(sampler, recorder));
+  const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
-    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, events, log: opts.log, metrics,
+    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, captures, live, events, log: opts.log, metrics,
+    admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
   };
-  let current = config;
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
@@ -227,7 +245,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       for (const what of plan.needRestart) opts.log.warn(`reload: ${what} needs a restart; keeping the running value`);
       audit.setFile(plan.config.audit.file);
       tokens.setTtl(plan.config.tokenTtlSeconds);
-      recorder.configure(plan.config.audio);
+      recorder.configure({ ...plan.config.audio, maxFileBytes: plan.config.maxFileBytes });
+      captures.configure(plan.config.audio.recorder);
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
@@ -242,8 +261,11 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       await apiTokens.stop();
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain
-      // A running recording is stopped so its file is finalized and kept (CONTRACT §5).
-      await Promise.all([recorder.shutdown(), running.close(drainMs)]);
+      live.close(); // so do live audio streams
+      recordings.close();
+      // A running recording is stopped so its file is finalized and kept (CONTRACT §5);
+      // then the captures end (nobody is left on them).
+      await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
       await audit.close();
     },

@@ -18,7 +18,7 @@ api.after(async (ctx) => { await ctx.agent?.cleanup(); });
 api('status is idle with null fields before the first recording', async ({ agent, token }) => {
   assert.equal(await recordingStatus(agent, token), {
     state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-    file: null, sizeBytes: null, error: null,
+    file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
   });
 });
 

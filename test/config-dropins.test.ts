@@ -41,7 +41,10 @@ dropins('merge nested objects key by key; a non-object replaces', ({ main, d }) 
   put(main, { audio: { recorder: 'arecord', device: 'hw:1' } });
   put(join(d, '10-device.json'), { audio: { device: 'hw:2' } });
   put(join(d, '20-length.json'), { audio: { maxDurationSeconds: 60 } });
-  assert.equal(loadConfig(main).audio, { recorder: 'arecord', device: 'hw:2', maxDurationSeconds: 60 });
+  assert.equal(loadConfig(main).audio, {
+    recorder: 'arecord', device: 'hw:2', maxDurationSeconds: 60,
+    retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+  });
 });
 
 dropins('other files, hidden files and directories there are ignored', ({ main, d }) => {
@@ -112,7 +115,10 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       baseDir: join(dir, 'files'), uploadDir: join(dir, 'files'), recordingsDir: join(dir, 'files/recordings'),
       usersFile: join(dir, 'users.json'), tokensFile: join(dir, 'tokens.json'), jwtSecretFile: join(dir, 'jwt.secret'),
       tokenTtlSeconds: 3600, maxFileBytes: 1024,
-      audio: { recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600 },
+      audio: {
+        recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600,
+        retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+      },
       tls: null,
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
       audit: { file: null },

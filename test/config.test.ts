@@ -20,7 +20,10 @@ parse('fills every default', () => {
     jwtSecretFile: '/var/lib/device-agent/jwt.secret',
     tokenTtlSeconds: 3600,
     maxFileBytes: 52428800,
-    audio: { recorder: 'sox', device: 'default', maxDurationSeconds: 3600 },
+    audio: {
+      recorder: 'sox', device: 'default', maxDurationSeconds: 3600,
+      retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+    },
     tls: null,
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
     audit: { file: null },

@@ -8,7 +8,7 @@ import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compiledHelper, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { compiledHelper, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
 import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 

@@ -3,7 +3,7 @@
 // config is refused whole with an error naming file and key, and the agent keeps serving.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newUser, writeUsers } from '../src/auth/users.ts';
 import { ADMIN, hashOnce, startAgent, type TestAgent } from './helpers/agent.ts';

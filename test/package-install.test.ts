@@ -186,6 +186,7 @@ it('remove keeps config and state; purge leaves nothing of the package behind', 
   };
   walk(root.path);
   assert.equal(left, [], `left after purge: ${left.join(', ')}`);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
   const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Status}', 'device-agent']).catch((e) => ({ stdout: String(e) }));
   assert.not.match(stdout, /ok installed|config-files/);
 });

@@ -51,7 +51,7 @@ test('the recording record is not written through a link planted at a temp name'
   symlinkSync(outside, `${file}.${process.pid}.tmp`);
   const record: RecordingRecord = {
     state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-    file: null, sizeBytes: null, error: null,
+    file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
   };
   saveRecord(file, record);
   assert.is(readFileSync(outside, 'utf8'), 'secret');

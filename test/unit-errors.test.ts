@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { createApp } from '../src/app.ts';
 import { AgentMetrics } from '../src/metrics/agent.ts';
+import { Captures } from '../src/audio/captures.ts';
+import { LiveStreams } from '../src/audio/live.ts';
 import { Recorder } from '../src/audio/recorder.ts';
 import { LoginLimiter } from '../src/auth/limiter.ts';
 import { Gate } from '../src/auth/passwords.ts';
@@ -37,15 +39,16 @@ errors.before(async (ctx) => {
   const users = new UserStore(config.usersFile, log);
   users.load();
   const tokens = new Tokens(loadSecret(config.jwtSecretFile).secret, config.tokenTtlSeconds, users);
+  const captures = new Captures(config.audio.recorder);
   const recorder = new Recorder({ ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
-    stateFile: join(ctx.dir, 'last-recording.json'), log });
+    stateFile: join(ctx.dir, 'last-recording.json'), log, captures, maxFileBytes: config.maxFileBytes });
   const sampler = new StatusSampler({
     baseDir: config.baseDir,
     recordingState: () => { throw new Error('recorder state exploded'); },
   });
   const apiTokens = new ApiTokenStore(config.tokensFile, users, log);
   const app = createApp(config, { users, tokens, apiTokens, audit: NO_AUDIT, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
-    events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
+    captures, live: new LiveStreams(captures), events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
 });

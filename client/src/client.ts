@@ -4,7 +4,6 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
 import { ApiError } from './errors.ts';
 import { downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';

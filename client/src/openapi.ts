@@ -82,6 +82,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audio/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ALSA capture devices present now
+         * @description What `arecord -L` lists (ALSA's device hints: sound cards and PCMs of the ALSA configuration), asked afresh on each request, so a microphone plugged in after the start is listed at once. `id` is what `audio.device` and a start's `device` take; `configured` is `audio.device`.
+         */
+        get: operations["audioDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audio/level": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Peak and RMS level of a device's input
+         * @description Measures `seconds` of the device's input; while a recording or a live stream runs on the device, from that capture (no second opening of the device). Levels in dBFS (0 is full scale; silence reads -120); `clipped` when a sample reached full scale.
+         */
+        get: operations["audioLevel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audio/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Listen: the device's input as it is captured
+         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams; a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
+         */
+        get: operations["audioLive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audiofiles/audiorecordstart": {
         parameters: {
             query?: never;
@@ -127,7 +187,7 @@ export interface paths {
         put?: never;
         /**
          * End the running recording now
-         * @description The capture program finalizes the file (SIGINT); the record is `finished` with the length actually recorded in `durationSeconds`.
+         * @description The encoder finalizes the file; the record is `finished` with the length actually recorded in `durationSeconds` and `stoppedBy` "request".
          */
         post: operations["recordStop"];
         delete?: never;
@@ -162,12 +222,32 @@ export interface paths {
         };
         /**
          * Server-Sent Events: status and recording as they change
-         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s. Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
+         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-7 a second at 48 kHz) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
          */
         get: operations["events"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a file, a link or a directory
+         * @description Paths are relative to the download base directory and confined exactly as a download: a path that leads outside the base or the credential's directory, also through links, is 403. The base directory (and the credential's directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403). A link is removed itself, never what it points to. A directory must be empty unless `recursive=true`; a recursive delete never follows a link.
+         */
+        delete: operations["deleteFile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -187,6 +267,46 @@ export interface paths {
         get: operations["listFiles"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/mkdir": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a directory, and its parents as needed
+         * @description Paths are relative to the download base directory and confined exactly as a download: a path that leads outside the base or the credential's directory, also through links, is 403. The base directory (and the credential's directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403). New directories get mode 0755.
+         */
+        post: operations["makeDirectory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move or rename a file, a link or a directory
+         * @description Paths are relative to the download base directory and confined exactly as a download: a path that leads outside the base or the credential's directory, also through links, is 403. The base directory (and the credential's directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403). The target appears whole or not at all: a rename, or across file systems a copy under a temporary name beside the target, renamed into place, after which the source is removed.
+         */
+        post: operations["moveFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -377,6 +497,27 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AudioDevices: {
+            /** @description audio.device of the config */
+            configured: string;
+            devices: {
+                /** @description ALSA's default device */
+                default: boolean;
+                description: string;
+                /** @description what audio.device and a start's `device` take */
+                id: string;
+                name: string;
+            }[];
+        };
+        AudioLevel: {
+            /** @description a sample reached full scale */
+            clipped: boolean;
+            device: string;
+            /** @description dBFS; digital silence reads -120 */
+            peakDbfs: number;
+            rmsDbfs: number;
+            seconds: number;
+        };
         /** @description Figures are at most 2 seconds old; null where a figure is unknown on this device. */
         DeviceStatus: {
             agent: {
@@ -443,6 +584,10 @@ export interface components {
              */
             truncated?: true;
         };
+        FilePath: {
+            /** @description relative to the base directory, normalised (`""` for the base itself) */
+            path: string;
+        };
         Health: {
             /** @constant */
             status: "ok";
@@ -474,6 +619,28 @@ export interface components {
                 username: string;
             };
         };
+        MkdirRequest: {
+            /**
+             * @description filesystem layer; `OsFs`, the only one, when absent
+             * @example OsFs
+             */
+            fstype?: string;
+            /** @description the directory to make, relative to the base directory; missing parents are made too */
+            path: string;
+        };
+        MoveRequest: {
+            /** @description what to move, relative to the base directory (a link is moved itself) */
+            from: string;
+            /**
+             * @description filesystem layer; `OsFs`, the only one, when absent
+             * @example OsFs
+             */
+            fstype?: string;
+            /** @description replace an existing `to` (a file, or an empty directory); false when absent */
+            overwrite?: boolean;
+            /** @description its new path, relative to the base directory; its directory must exist */
+            to: string;
+        };
         NewToken: {
             /** Format: date-time */
             createdAt: string;
@@ -498,8 +665,11 @@ export interface components {
             /** @description the user the token acts for */
             username: string;
         };
-        /** @description Fields that do not apply yet are null. The last finished or failed record stays until the next start. */
+        /** @description Fields that do not apply yet are null. The last finished or failed record stays until the next start. A recording whose device failed mid-way is `failed` and still names the file of what was recorded. */
         RecordingStatus: {
+            channels: number | null;
+            /** @description the ALSA device recorded from */
+            device: string | null;
             durationSeconds: number | null;
             error: string | null;
             /** @description relative to the download base directory: usable as `filepath` of /api/download */
@@ -508,20 +678,37 @@ export interface components {
             fileExtension: "flac" | "wav" | "mp3" | null;
             /** Format: date-time */
             finishedAt: string | null;
+            /** @description the loudest sample recorded, in dBFS; null until the recording ends */
+            peakDbfs: number | null;
+            sampleRate: number | null;
             sizeBytes: number | null;
             /** Format: date-time */
             startedAt: string | null;
             /** @enum {unknown} */
             state: "idle" | "recording" | "finished" | "failed";
+            /**
+             * @description what ended the recording (`disk`: free space fell below half of `audio.minFreeBytes`); null while it runs, or when the capture failed
+             * @enum {unknown}
+             */
+            stoppedBy: "duration" | "request" | "size" | "disk" | "shutdown" | null;
         };
         RecordStart: {
-            /** @description length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600) */
+            /**
+             * @default 1
+             * @enum {unknown}
+             */
+            channels: 1 | 2;
+            /** @description a device id from GET /api/v1/audio/devices; default audio.device */
+            device?: string;
+            /** @description length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400) */
             duration: number;
             /**
-             * @description audio file format
+             * @description audio file format; flac and mp3 end when the file reaches maxFileBytes
              * @enum {unknown}
              */
             fileExtension: "flac" | "wav" | "mp3";
+            /** @default 48000 */
+            sampleRate: number;
         };
         /** @description The HTTPS certificate in service (CONTRACT §8), or `{"enabled": false}` when the agent speaks plain HTTP only. */
         TlsInfo: {
@@ -1137,6 +1324,216 @@ export interface operations {
             };
         };
     };
+    audioDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioDevices"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description arecord (alsa-utils) is missing: `<arecord is not installed ...>` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    audioLevel: {
+        parameters: {
+            query?: {
+                /** @description a device id; default audio.device */
+                device?: string;
+                seconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the level */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioLevel"];
+                };
+            };
+            /** @description A bad `seconds`, or a device that is not listed: `seconds <rule>`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The device could not be opened, or refused the format: `<why the device could not be opened>` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    audioLive: {
+        parameters: {
+            query: {
+                /** @description a device id; default audio.device */
+                device?: string;
+                format: "flac" | "wav" | "mp3";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the stream (`Cache-Control: no-store`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/flac": string;
+                    "audio/mpeg": string;
+                    "audio/wav": string;
+                };
+            };
+            /** @description A bad `format`, or a device that is not listed: `format <rule>`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many live streams, the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `the agent is shutting down`; `<why the device could not be opened>` */
+            503: {
+                headers: {
+                    /** @description seconds to wait before trying again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     recordStart: {
         parameters: {
             query?: never;
@@ -1159,7 +1556,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecordingStatus"];
                 };
             };
-            /** @description Invalid body; the text names the field: `request body must be a JSON object (Content-Type: application/json)`; `duration <rule>`; `fileExtension <rule>` */
+            /** @description Invalid body (the text names the field), a device that is not listed, or a wav recording larger than the download limit (maxFileBytes): `request body must be a JSON object (Content-Type: application/json)`; `duration <rule>`; `fileExtension <rule>`; `sampleRate <rule>`; `channels <rule>`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)`; `<field> is not a field of a recording start`; `a <d> s wav recording would be <N> MB, over the <M> MB download limit` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1217,8 +1614,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The capture program is missing or fails; state becomes `failed`: `<message naming the capture program>` */
+            /** @description The capture program is missing or fails, or the device refuses the format; state becomes `failed`: `<message naming the capture program, or the device and what it refused>` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file system of the recordings directory has less free space than `audio.minFreeBytes`: `not enough free space: <N> MB free, <M> MB required` */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1328,7 +1734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The capture program failed while finalizing (the record is `failed`); or an unexpected failure: `the recording failed while stopping: <reason>`; `internal error` */
+            /** @description The encoder failed while finalizing (the record is `failed`); or an unexpected failure: `the recording failed while stopping: <reason>`; `internal error` */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1452,6 +1858,98 @@ export interface operations {
             };
         };
     };
+    deleteFile: {
+        parameters: {
+            query: {
+                /** @description filesystem layer; `OsFs` (the native filesystem), the only one, when absent */
+                fstype?: string;
+                /** @description what to delete, relative to the download base directory */
+                path: string;
+                /** @description `true`: a directory with all it holds */
+                recursive?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A missing or unusable path, or a bad `recursive`: `path is required`; `recursive must be true or false` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `file is not a regular file`; `file is not readable`; `insufficient scope: files:write is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `file not found at <path>` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: `directory is not empty` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: `failed to get file system: <detail>` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `failed to change the file system: <detail>`; `failed to get absolute path: <detail>`; `failed to open file: <detail>`; `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listFiles: {
         parameters: {
             query?: {
@@ -1526,6 +2024,224 @@ export interface operations {
             };
             /** @description Unexpected failure (detail only in the log): `failed to get absolute path: <detail>`; `failed to open file: <detail>`; `failed to read file: <detail>`; `internal error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    makeDirectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MkdirRequest"];
+            };
+        };
+        responses: {
+            /** @description it was already a directory */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePath"];
+                };
+            };
+            /** @description made */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePath"];
+                };
+            };
+            /** @description Invalid body; the text names the field: `request body must be a JSON object (Content-Type: application/json)`; `path must be a string`; `path has a name longer than 255 bytes` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `file is not a regular file`; `file is not readable`; `insufficient scope: files:write is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A file (not a directory) is in the way; the text names it: `<path> exists and is not a directory` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: `failed to get file system: <detail>` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large: `request body too large, max 16384 bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `failed to change the file system: <detail>`; `failed to get absolute path: <detail>`; `failed to open file: <detail>`; `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient storage: `no space left on the device` */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    moveFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveRequest"];
+            };
+        };
+        responses: {
+            /** @description moved; `path` is the new path */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePath"];
+                };
+            };
+            /** @description Invalid body (the text names the field), or a directory moved into itself: `request body must be a JSON object (Content-Type: application/json)`; `from must be a string`; `to must be a string`; `overwrite must be true or false`; `cannot move a directory into itself` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `file path is not allowed`; `file is not a regular file`; `file is not readable`; `insufficient scope: files:write is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `file not found at <from or the directory of to>` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `to` exists (and `overwrite` is not true, or it cannot be replaced): `<to> already exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Precondition failed: `failed to get file system: <detail>` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large: `request body too large, max 16384 bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `failed to change the file system: <detail>`; `failed to get absolute path: <detail>`; `failed to open file: <detail>`; `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Insufficient storage: `no space left on the device` */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

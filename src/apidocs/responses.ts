@@ -17,7 +17,7 @@ const REASONS: Record<number, string> = {
   400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden (the credential lacks the scope, or the path is outside its directory)',
   404: 'Not found', 409: 'Conflict', 412: 'Precondition failed', 413: 'Too large',
   416: 'Range not satisfiable', 429: 'Too many failed logins', 500: 'Unexpected failure (detail only in the log)',
-  503: 'Unavailable',
+  503: 'Unavailable', 507: 'Insufficient storage',
 };
 
 const HEADER_DOCS: Record<string, string> = {

@@ -1,8 +1,8 @@
 // The JSON schemas of the OpenAPI document (components.schemas): every record the API
 // sends or receives, as spec §2 and CONTRACT §3-§5 fix them. Closed (no extra fields)
 // so that a response the document does not describe fails the drift test.
-import { FORMATS } from '../audio/argv.ts';
-import { RECORDING_STATES } from '../audio/record.ts';
+import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE } from '../audio/argv.ts';
+import { RECORDING_STATES, STOPPED_BY } from '../audio/record.ts';
 import { ROLES } from '../auth/scopes.ts';
 import { SCOPES } from '../http/types.ts';
 import { MAX_ENTRIES } from '../files/list.ts';
@@ -139,14 +139,23 @@ export const schemas: Record<string, Schema> = {
     recording: closed({ state: { enum: [...RECORDING_STATES] } }),
   }, { description: 'Figures are at most 2 seconds old; null where a figure is unknown on this device.' }),
 
-  RecordStart: closed({
-    duration: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      description: 'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600)',
+  RecordStart: {
+    type: 'object',
+    required: ['duration', 'fileExtension'],
+    additionalProperties: false,
+    properties: {
+      duration: {
+        type: 'number',
+        exclusiveMinimum: 0,
+        description: 'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). ' +
+          'A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400)',
+      },
+      fileExtension: { enum: [...FORMATS], description: 'audio file format; flac and mp3 end when the file reaches maxFileBytes' },
+      device: { type: 'string', description: 'a device id from GET /api/v1/audio/devices; default audio.device' },
+      sampleRate: { type: 'integer', minimum: RATE_RANGE[0], maximum: RATE_RANGE[1], default: DEFAULT_RATE },
+      channels: { enum: [...CHANNEL_COUNTS], default: DEFAULT_CHANNELS },
     },
-    fileExtension: { enum: [...FORMATS], description: 'audio file format' },
-  }),
+  },
 
   RecordingStatus: closed({
     state: { enum: [...RECORDING_STATES] },
@@ -157,7 +166,34 @@ export const schemas: Record<string, Schema> = {
     file: nullable('string', { description: 'relative to the download base directory: usable as `filepath` of /api/download' }),
     sizeBytes: bytes,
     error: nullable('string'),
-  }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start.' }),
+    device: nullable('string', { description: 'the ALSA device recorded from' }),
+    sampleRate: nullable('integer'),
+    channels: nullable('integer'),
+    peakDbfs: nullable('number', { description: 'the loudest sample recorded, in dBFS; null until the recording ends' }),
+    stoppedBy: { enum: [...STOPPED_BY, null], description: 'what ended the recording (`disk`: free space fell below half of `audio.minFreeBytes`); null while it runs, or when the capture failed' },
+  }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start. ' +
+    'A recording whose device failed mid-way is `failed` and still names the file of what was recorded.' }),
+
+  AudioDevices: closed({
+    configured: { type: 'string', description: 'audio.device of the config' },
+    devices: {
+      type: 'array',
+      items: closed({
+        id: { type: 'string', description: 'what audio.device and a start\'s `device` take' },
+        name: { type: 'string' },
+        description: { type: 'string' },
+        default: { type: 'boolean', description: 'ALSA\'s default device' },
+      }),
+    },
+  }),
+
+  AudioLevel: closed({
+    device: { type: 'string' },
+    seconds: { type: 'number' },
+    peakDbfs: { type: 'number', description: 'dBFS; digital silence reads -120' },
+    rmsDbfs: { type: 'number' },
+    clipped: { type: 'boolean', description: 'a sample reached full scale' },
+  }),
 
   UploadForm: {
     type: 'object',
@@ -181,6 +217,24 @@ export const schemas: Record<string, Schema> = {
   },
 
   UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
+
+  FilePath: closed({ path: { type: 'string', description: 'relative to the base directory, normalised (`""` for the base itself)' } }),
+  MkdirRequest: {
+    type: 'object', required: ['path'],
+    properties: {
+      path: { type: 'string', description: 'the directory to make, relative to the base directory; missing parents are made too' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
+  MoveRequest: {
+    type: 'object', required: ['from', 'to'],
+    properties: {
+      from: { type: 'string', description: 'what to move, relative to the base directory (a link is moved itself)' },
+      to: { type: 'string', description: 'its new path, relative to the base directory; its directory must exist' },
+      overwrite: { type: 'boolean', description: 'replace an existing `to` (a file, or an empty directory); false when absent' },
+      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
+    },
+  },
 
   FileList: {
     type: 'object',

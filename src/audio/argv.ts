@@ -1,74 +1,88 @@
-// Pure argv builders for the capture programs: what runs, with which arguments. No I/O.
+// Pure argv builders for the capture and encoder programs: what runs, with which arguments. No I/O.
 
 /** The recording formats (spec: fileExtension), for the code and the OpenAPI document. */
 export const FORMATS = ['flac', 'wav', 'mp3'] as const;
 export type AudioFormat = typeof FORMATS[number];
 export type RecorderName = 'sox' | 'arecord';
 
+/** The default rate and channels: 48 kHz is the native rate of USB microphones and PulseAudio. */
+export const DEFAULT_RATE = 48_000;
+export const DEFAULT_CHANNELS = 1;
+/** What a start may ask (docs/behaviour.md, "Audio"). */
+export const RATE_RANGE = [8_000, 192_000] as const;
+export const CHANNEL_COUNTS = [1, 2] as const;
 
-/** Every recording is 48 kHz mono: the native rate of USB microphones and PulseAudio. */
-export const RATE = 48_000;
-export const CHANNELS = 1;
+/** 16-bit signed little-endian PCM at a rate and a channel count: what every capture hands on. */
+export interface PcmFormat {
+  rate: number;
+  channels: number;
+}
 
-/** One program of a capture pipeline; a stage after the first reads the previous one's stdout. */
+/** Bytes of one frame (every channel's 16-bit sample). */
+export const frameBytes = (f: PcmFormat): number => f.channels * 2;
+/** Bytes of `seconds` of PCM, whole frames, at least one frame (a tiny duration still records 1 frame). */
+export const pcmBytes = (f: PcmFormat, seconds: number): number =>
+  Math.max(1, Math.round(seconds * f.rate)) * frameBytes(f);
+
+/** The size of a canonical WAV file of `seconds` (44-byte header). */
+export function wavFileBytes(f: PcmFormat, seconds: number): number {
+  return 44 + pcmBytes(f, seconds);
+}
+
+/** One program and its arguments. */
 export interface Stage {
   program: string;
   args: string[];
 }
 
+const RAW = ['-t', 'raw', '-e', 'signed-integer', '-b', '16'];
+
 /**
- * The length as sox's `trim` reads it: seconds, not samples, because sox counts trim
- * samples at the device's rate, before its automatic rate conversion. At least 1 ms,
- * so a tiny duration never turns into `trim 0 0`.
+ * The one capture process of a device: raw PCM to stdout for as long as it runs (no
+ * length of its own: each consumer counts what it takes). arecord without -q, so that its
+ * "rate is not accurate" warning (a device that cannot give the rate asked) reaches us.
  */
-export function soxSeconds(duration: number): string {
-  return Math.max(duration, 0.001).toFixed(6);
+export function captureStage(recorder: RecorderName, device: string, f: PcmFormat): Stage {
+  if (recorder === 'arecord') {
+    return {
+      program: 'arecord',
+      args: ['-D', device, '-f', 'S16_LE', '-c', String(f.channels), '-r', String(f.rate), '-t', 'raw'],
+    };
+  }
+  // -r/-c before the device ask ALSA for them; the same options after say what it writes
+  // (sox converts what the device gives, so with sox a device never refuses a rate). -q:
+  // no progress line on stderr, whose tail names the cause of a failure.
+  return {
+    program: 'sox',
+    args: ['-q', '--buffer', String(soxBuffer(f)), '-t', 'alsa', '-r', String(f.rate), '-c', String(f.channels), device,
+      ...RAW, '-r', String(f.rate), '-c', String(f.channels), '-'],
+  };
 }
 
-/** arecord's `-s` counts frames at the rate it asks for; 0 would mean "forever", hence at least 1. */
-export function frames(duration: number): number {
-  return Math.max(1, Math.round(duration * RATE));
+/**
+ * sox's block size for the capture: about 170 ms of sound a write (16 KiB at 48 kHz mono,
+ * sox's default is 8 KiB), so that the agent wakes half as often (each wakeup costs the
+ * agent more than the bytes it carries), while the level still comes 5-6 times a second
+ * and a live listener hears it a sixth of a second late. At least sox's default.
+ */
+export function soxBuffer(f: PcmFormat): number {
+  return Math.max(8192, Math.round((f.rate * frameBytes(f) * 0.17) / 4096) * 4096);
 }
 
-/** sox's options for the output file: mp3 has no bit depth to set (lame chooses). */
-function soxOutput(format: AudioFormat, file: string): string[] {
+/** sox's options for an encoded output: mp3 has no bit depth to set (lame chooses). */
+function output(format: AudioFormat, out: PcmFormat, file: string): string[] {
   const depth = format === 'mp3' ? [] : ['-b', '16'];
-  return ['-r', String(RATE), '-c', String(CHANNELS), ...depth, '-t', format, file];
-}
-
-/** sox captures from ALSA, converts to 48 kHz mono and stops itself after `duration`. */
-export function soxCapture(device: string, format: AudioFormat, duration: number, file: string): Stage {
-  return {
-    program: 'sox',
-    args: ['-q', '-t', 'alsa', device, ...soxOutput(format, file), 'trim', '0', soxSeconds(duration)],
-  };
-}
-
-/** arecord writes a WAV file itself, or raw PCM to stdout when `file` is '-'. */
-export function arecordCapture(device: string, duration: number, file: string): Stage {
-  const type = file === '-' ? 'raw' : 'wav';
-  return {
-    program: 'arecord',
-    args: ['-q', '-D', device, '-f', 'S16_LE', '-c', String(CHANNELS), '-r', String(RATE),
-      '-t', type, '-s', String(frames(duration)), file],
-  };
-}
-
-/** sox encoding arecord's raw PCM from stdin; it ends when arecord closes the pipe. */
-export function soxEncode(format: AudioFormat, file: string): Stage {
-  return {
-    program: 'sox',
-    args: ['-q', '-t', 'raw', '-r', String(RATE), '-e', 'signed-integer', '-b', '16',
-      '-c', String(CHANNELS), '-', ...soxOutput(format, file)],
-  };
+  return ['-r', String(out.rate), '-c', String(out.channels), ...depth, '-t', format, file];
 }
 
 /**
- * The pipeline for one recording. arecord writes only WAV, so flac and mp3 go through
- * a sox stage; sox alone does everything.
+ * sox encoding the capture's PCM from stdin into `file` ('-' for stdout), converting rate
+ * and channels when the recording asked for others than the running capture gives. It
+ * ends, and finalizes its file, when its stdin closes.
  */
-export function capturePlan(recorder: RecorderName, device: string, format: AudioFormat, duration: number, file: string): Stage[] {
-  if (recorder === 'sox') return [soxCapture(device, format, duration, file)];
-  if (format === 'wav') return [arecordCapture(device, duration, file)];
-  return [arecordCapture(device, duration, '-'), soxEncode(format, file)];
+export function encodeStage(format: AudioFormat, input: PcmFormat, out: PcmFormat, file: string): Stage {
+  return {
+    program: 'sox',
+    args: ['-q', ...RAW, '-r', String(input.rate), '-c', String(input.channels), '-', ...output(format, out, file)],
+  };
 }

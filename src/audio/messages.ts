@@ -1,4 +1,5 @@
 // Turns what a capture program printed into a sentence a user can act on. Pure.
+import type { PcmFormat } from './argv.ts';
 
 /** Debian package that provides each program. */
 export const PACKAGES: Record<string, string> = { sox: 'sox', arecord: 'alsa-utils' };
@@ -50,4 +51,32 @@ export function hung(program: string, duration: number, marginSeconds: number): 
 export function endedEarly(program: string, seconds: number, duration: number): string {
   return `${program} stopped after ${seconds.toFixed(2)} s of the ${duration} s asked (ended by a signal from outside ` +
     'the agent); the partial recording was not kept: start the recording again';
+}
+
+/**
+ * A device that cannot give the format asked: arecord says so ("rate is not accurate" is
+ * only a warning to it, and it would go on at the other rate), or ALSA has no such
+ * channel count or sample format. null when stderr says nothing of the kind.
+ */
+export function refusal(device: string, f: PcmFormat, stderr: string): string | null {
+  const rate = /rate is not accurate \(requested = (\d+)Hz, got = (\d+)Hz\)/.exec(stderr);
+  if (rate) return `the audio device "${device}" refused the sample rate ${rate[1]} Hz (it offers ${rate[2]} Hz)`;
+  if (/Channels count non available/.test(stderr)) return `the audio device "${device}" refused ${f.channels} channel${f.channels === 1 ? '' : 's'}`;
+  if (/Sample format non available/.test(stderr)) return `the audio device "${device}" refused 16-bit samples`;
+  return null;
+}
+
+/** Why a capture ended that the agent did not stop: at its start, or mid-way (unplugged, killed). */
+export function explainCaptureEnd(program: string, device: string, f: PcmFormat, stderr: string, code: number | null, signal: string | null): string {
+  const refused = refusal(device, f, stderr);
+  if (refused) return refused;
+  if (/Device or resource busy|No such device|No such file or directory|Unknown PCM|Cannot get card index|No space left/i.test(stderr)) {
+    return explainFailure(program, device, stderr, code, signal);
+  }
+  if (/Input\/output error/i.test(stderr)) {
+    return `${program}: the audio device "${device}" stopped delivering sound (input/output error: unplugged?)`;
+  }
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  const detail = lastLine(stderr);
+  return `${program} capturing from "${device}" ${how}${detail ? `: ${detail}` : ''}`;
 }

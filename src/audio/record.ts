@@ -18,11 +18,22 @@ export interface RecordingRecord {
   file: string | null;
   sizeBytes: number | null;
   error: string | null;
+  /** The ALSA device, rate and channels recorded (docs/behaviour.md, "Audio"). */
+  device: string | null;
+  sampleRate: number | null;
+  channels: number | null;
+  /** The loudest sample of what was recorded; null until it ends. */
+  peakDbfs: number | null;
+  stoppedBy: StoppedBy | null;
 }
+
+/** What ended a recording, for the code and the OpenAPI document. */
+export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
+export type StoppedBy = typeof STOPPED_BY[number];
 
 export const IDLE: RecordingRecord = Object.freeze({
   state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-  file: null, sizeBytes: null, error: null,
+  file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
 });
 
 const STATES = new Set<string>(RECORDING_STATES);
@@ -47,7 +58,7 @@ export function loadRecord(file: string, log: Log): RecordingRecord {
   const record = { ...IDLE, ...r };
   if (record.state === 'recording') {
     return {
-      ...record, state: 'failed', finishedAt: null, file: null, sizeBytes: null,
+      ...record, state: 'failed', finishedAt: null, file: null, sizeBytes: null, stoppedBy: null,
       error: 'the agent stopped during the recording (killed or powered off); nothing was kept',
     };
   }

@@ -1,15 +1,19 @@
 // The recording state machine: idle -> recording -> finished | failed, one at a time.
-// Spawns the capture pipeline, keeps the file only when complete, persists the record.
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+// A recording is one consumer of its device's capture (src/audio/captures.ts): it feeds
+// exactly `duration` of PCM to a sox encoder writing a temp file, renamed into place when
+// the encoder has finalized it. The record is persisted at every change.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { joinName } from '../util/paths.ts';
-import { capturePlan, type AudioFormat, type RecorderName } from './argv.ts';
-import { LENGTH_TOLERANCE, pcmSeconds, soxSeconds } from './length.ts';
-import { endedEarly, explainFailure, hung, notInstalled } from './messages.ts';
-import { Pipeline, type StageResult } from './pipeline.ts';
+import { errnoName } from '../util/errno.ts';
+import { encodeStage, frameBytes, pcmBytes, type AudioFormat, type PcmFormat, type RecorderName } from './argv.ts';
+import { CaptureFailed, type Capture, type Consumer } from './capture.ts';
+import type { Captures } from './captures.ts';
+import { explainFailure, hung, notInstalled } from './messages.ts';
+import { LevelMeter } from './pcm.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
-import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState } from './record.ts';
-import { fixWavHeader } from './wav-header.ts';
+import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState, type StoppedBy } from './record.ts';
 import { isoTime } from '../util/time.ts';
 import type { Log } from '../util/logger.ts';
 
@@ -30,6 +34,16 @@ export class RecorderBusy extends Error {
   }
 }
 
+/** Who started a recording: the audit trail names them at its start and its end. */
+export interface Actor {
+  user: string | null;
+  credential: string;
+  client: string;
+}
+
+/** The audit events the recorder writes (src/audit/trail.ts's record, narrowed). */
+export type AuditSink = (event: { event: string; outcome: 'ok' | 'failed'; user: string | null; credential: string; client: string; [k: string]: unknown }) => void;
+
 export interface RecorderOptions {
   recorder: RecorderName;
   device: string;
@@ -38,20 +52,37 @@ export interface RecorderOptions {
   /** Where the last record is kept across restarts. */
   stateFile: string;
   log: Log;
+  captures: Captures;
+  /** A flac or mp3 recording ends when its file reaches this (the download limit). */
+  maxFileBytes: number;
   /**
-   * How long a start waits, at most, for the device to open, so that a busy or missing
+   * How long a start waits, at most, for sound from the device, so that a busy or missing
    * device is a refusal rather than a 202 (it usually opens or fails within milliseconds).
    */
   startWaitMs?: number;
-  /** How long a stopped program may take to finalize before SIGKILL. */
+  /** How long an encoder may take to finalize after its input ended before SIGKILL. */
   stopGraceMs?: number;
-  /** Hears how each recording ended (device_agent_recordings_total). */
-  onEnded?: (result: 'finished' | 'failed') => void;
+  /**
+   * Hears how each recording ended (metrics; the retention sweep): called once per
+   * recording, after its record is stored, with that record.
+   */
+  onEnded?: (result: 'finished' | 'failed', record: RecordingRecord) => void;
+  audit?: AuditSink;
+}
+
+export interface StartRequest {
+  format: AudioFormat;
+  duration: number;
+  /** Default: audio.device. */
+  device?: string;
+  sampleRate: number;
+  channels: number;
+  who?: Actor;
 }
 
 /**
- * How long past its duration a capture may run before the watchdog kills it: the device
- * may take a moment to open and an encoder to finish, but a program that hangs (SIGSTOP,
+ * How long past its duration a recording may run before the watchdog ends it: the device
+ * may take a moment to open and the encoder to finish, but a capture that hangs (SIGSTOP,
  * a stalled device) must not leave the agent "recording" forever.
  */
 export function watchdogMarginSeconds(duration: number): number {
@@ -64,20 +95,23 @@ export function recordingStateFile(usersFile: string): string {
 }
 
 const TEMP = /^\.recording-.*\.part$/;
+const STDERR_TAIL = 4096;
+/** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
+const SIZE_CHECK_MS = 100;
 
-/**
- * arecord stopped by SIGINT/SIGTERM exits 1, silently (-q) or with an EINTR read error;
- * it stopped, it did not fail. Real failures always print why, even with -q. The signal
- * may come from systemd (to the whole cgroup) before the agent's own stop, hence stderr.
- */
-function interrupted(r: StageResult): boolean {
-  return r.program === 'arecord' && r.code === 1 &&
-    (r.stderr.trim() === '' || /Interrupted system call|Aborted by signal/.test(r.stderr));
+/** sox reports a failed write ("sox FAIL ... No space left on device") and may still exit 0. */
+function failedQuietly(stderr: string): boolean {
+  return /\bsox FAIL\b/.test(stderr);
 }
 
-/** sox reports a failed write ("sox FAIL ... No space left on device") and still exits 0. */
-function failedQuietly(r: StageResult): boolean {
-  return r.program === 'sox' && r.code === 0 && /\bsox FAIL\b/.test(r.stderr);
+/** What sox reads from the file's header (`sox --i -D`), or null when sox cannot tell. */
+function fileSeconds(file: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    execFile('sox', ['--i', '-D', file], { timeout: 10_000 }, (err, stdout) => {
+      const seconds = Number(stdout.trim());
+      resolve(err || !Number.isFinite(seconds) ? null : seconds);
+    });
+  });
 }
 
 function syncFile(path: string): void {
@@ -85,20 +119,28 @@ function syncFile(path: string): void {
   try { fsyncSync(fd); } finally { closeSync(fd); }
 }
 
-/** Resolves once `path` exists, or when `until` settles. */
-async function appears(path: string, until: Promise<unknown>): Promise<void> {
-  let over = false;
-  void until.then(() => { over = true; });
-  while (!over && !existsSync(path)) await new Promise((r) => setTimeout(r, 20));
-}
-
+/** One running recording: the consumer of the capture, the encoder, and how it ends. */
 interface Job {
-  pipeline: Pipeline;
+  encoder: ChildProcess;
+  consumer: Consumer;
+  capture: Capture | undefined;
+  /** The encoder has exited: resolves with its exit and stderr. */
+  encoded: Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError: string | null; stderr: string }>;
+  /** Resolves when the record is stored. */
   ended: Promise<void>;
-  /** Set when the watchdog killed the pipeline. */
+  input: PcmFormat;
+  fed: number;
+  /** When the file's size was last compared with maxFileBytes. */
+  sizeAt: number;
+  target: number;
+  meter: LevelMeter;
+  stoppedBy: StoppedBy | null;
+  /** The capture ended under the recording (unplugged, killed): the text naming the device. */
+  failure: string | null;
   hung: boolean;
-  /** Set when a client asked to stop it now (audiorecordstop): its length is what was recorded. */
-  stopAsked: boolean;
+  feeding: boolean;
+  /** The start was refused (the device did not open): the start itself stored the record. */
+  aborted: boolean;
 }
 
 export class Recorder {
@@ -106,9 +148,8 @@ export class Recorder {
   private busy = false;
   private stopping = false;
   private job: Job | undefined;
-  /** The start in progress (device check, spawn), and the end of the last recording spawned. */
+  /** The start in progress (device check, spawn). */
   private starting: Promise<unknown> = Promise.resolve();
-  private ending: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(record: RecordingRecord) => void>();
 
   constructor(private opts: RecorderOptions) {
@@ -120,13 +161,22 @@ export class Recorder {
     if (this.record.state !== 'idle') this.persist();
   }
 
-  /** A config reload: the next recording uses this program and device; a running one goes on. */
-  configure(audio: Pick<RecorderOptions, 'recorder' | 'device'>): void {
-    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device };
+  /** A config reload: the next recording uses this program, device and size limit; a running one goes on. */
+  configure(audio: Pick<RecorderOptions, 'recorder' | 'device'> & { maxFileBytes?: number }): void {
+    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device, maxFileBytes: audio.maxFileBytes ?? this.opts.maxFileBytes };
   }
 
   get state(): RecordingState {
     return this.record.state;
+  }
+
+  /** The device the running recording captures from, if one runs. */
+  get device(): string | null {
+    return this.busy ? this.record.device : null;
+  }
+
+  get configuredDevice(): string {
+    return this.opts.device;
   }
 
   status(): RecordingRecord {
@@ -134,84 +184,189 @@ export class Recorder {
   }
 
   /**
-   * Starts a recording and answers once it runs (or has already ended). Throws
+   * Starts a recording and answers once sound flows (or it has already ended). Throws
    * RecorderBusy while one runs, RecorderUnavailable when it could not start.
    */
-  start(format: AudioFormat, duration: number): Promise<RecordingRecord> {
+  start(req: StartRequest): Promise<RecordingRecord> {
     if (this.busy) return Promise.reject(new RecorderBusy());
     this.busy = true;
-    const begun = this.begin(format, duration);
+    const begun = this.begin(req);
     this.starting = begun.catch(() => {});
     return begun;
   }
 
-  private async begin(format: AudioFormat, duration: number): Promise<RecordingRecord> {
+  private async begin(req: StartRequest): Promise<RecordingRecord> {
     const { opts } = this;
+    const device = req.device ?? opts.device;
+    const who = req.who ?? { user: null, credential: 'none', client: 'local' };
     const startedMs = Date.now();
     const started = isoTime(startedMs);
-    const name = `recording-${started.replace(/:/g, '-')}.${format}`;
+    const name = `recording-${started.replace(/:/g, '-')}.${req.format}`;
     const final = join(opts.recordingsDir, name);
     const temp = join(opts.recordingsDir, `.${name}.part`);
-    const stages = capturePlan(opts.recorder, opts.device, format, duration, temp);
-    this.record = { ...IDLE, state: 'recording', fileExtension: format, durationSeconds: duration, startedAt: started };
+    const out: PcmFormat = { rate: req.sampleRate, channels: req.channels };
+    this.record = {
+      ...IDLE, state: 'recording', fileExtension: req.format, durationSeconds: req.duration, startedAt: started,
+      device, sampleRate: out.rate, channels: out.channels,
+    };
+    const refuse = (message: string): never => {
+      this.fail(message);
+      opts.audit?.({ event: 'recording.start', outcome: 'failed', ...who, device, reason: message });
+      throw new RecorderUnavailable(message);
+    };
     try {
-      await preflight(stages, format);
+      await preflight([{ program: opts.recorder, args: [] }, { program: 'sox', args: [] }], req.format);
       if (this.stopping) throw new RecorderUnavailable('the agent is shutting down');
     } catch (err) {
-      this.fail(err instanceof Error ? err.message : String(err));
-      throw err;
+      return refuse(err instanceof Error ? err.message : String(err));
     }
     this.persist();
-    const pipeline = new Pipeline(stages);
-    const margin = watchdogMarginSeconds(duration);
-    const watchdog = setTimeout(() => {
-      job.hung = true;
-      opts.log.warn(`recording: ${stages[0]!.program} still running ${margin} s after its ${duration} s: killing it`);
-      pipeline.kill();
-    }, (duration + margin) * 1000);
-    const ended = pipeline.done.then((results) => {
-      clearTimeout(watchdog);
-      if (job.hung) {
+    // A capture already running on the device (a live stream) keeps its format; the encoder converts.
+    const running = opts.captures.get(device);
+    const input = running && !running.ended && !running.stopping ? running.format : out;
+    const job = this.spawnJob(req, input, out, temp);
+    this.job = job;
+    job.ended = job.encoded.then((result) => this.finish(job, result, temp, final, req, who))
+      .catch((err: unknown) => {
+        // A bug here must not leave the recorder busy forever, nor crash the agent.
+        opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
         this.job = undefined;
         this.discard(temp);
-        return this.fail(hung(stages[0]!.program, duration, margin));
-      }
-      return this.finish(results, temp, final, format, startedMs, job.stopAsked ? null : duration);
-    }).catch((err: unknown) => {
-      // A bug here must not leave the recorder busy forever, nor crash the agent.
-      opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
+        this.fail('internal error while storing the recording');
+      });
+    const margin = watchdogMarginSeconds(req.duration);
+    const watchdog = setTimeout(() => {
+      job.hung = true;
+      opts.log.warn(`recording: no end ${margin} s after its ${req.duration} s: the capture of "${device}" stalled; killing it`);
+      job.capture?.kill();
+      this.endInput(job);
+    }, (req.duration + margin) * 1000);
+    void job.ended.finally(() => { clearTimeout(watchdog); });
+
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), opts.startWaitMs ?? 3000); });
+    const attached = opts.captures.attach(device, out, job.consumer).then((capture) => {
+      job.capture = capture;
+      // A stop or shutdown that came while the device opened.
+      if (!job.feeding) capture.detach(job.consumer);
+      return 'open' as const;
+    });
+    let outcome: 'open' | 'late';
+    try {
+      outcome = await Promise.race([attached, waited]);
+    } catch (err) {
+      clearTimeout(timer);
+      job.feeding = false;
+      job.aborted = true;
+      job.encoder.kill('SIGKILL');
+      await job.encoded;
       this.job = undefined;
       this.discard(temp);
-      this.fail('internal error while storing the recording');
-    });
-    const job: Job = { pipeline, ended, hung: false, stopAsked: false };
-    this.job = job;
-    this.ending = ended;
-    // sox and arecord open their output file only once the device is open; an encoder
-    // stage creates its file at once, so there the first sound through the pipe counts.
-    let timer: NodeJS.Timeout | undefined;
-    const over = Promise.race([ended, new Promise<void>((r) => { timer = setTimeout(r, opts.startWaitMs ?? 3000); })]);
-    await Promise.race([over, stages.length > 1 ? pipeline.flowing : appears(temp, over)]);
+      return refuse(err instanceof CaptureFailed ? err.message : String(err));
+    }
     clearTimeout(timer);
-    if (this.record.state === 'failed') throw new RecorderUnavailable(this.record.error ?? 'recording failed');
+    if (outcome === 'late') {
+      // Still opening: the answer is 202; a failure after this shows in the record.
+      attached.catch((err: unknown) => {
+        job.failure = err instanceof Error ? err.message : String(err);
+        this.endInput(job);
+      });
+    }
+    opts.audit?.({ event: 'recording.start', outcome: 'ok', ...who, device, file: relative(opts.baseDir, final).split(sep).join('/'),
+      format: req.format, duration: req.duration, sampleRate: out.rate, channels: out.channels });
     return this.status();
   }
 
+  private spawnJob(req: StartRequest, input: PcmFormat, out: PcmFormat, temp: string): Job {
+    const stage = encodeStage(req.format, input, out, temp);
+    const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    encoder.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL); });
+    encoder.stdin!.on('error', () => { /* EPIPE: the encoder died; its exit says why */ });
+    const encoded = new Promise<Awaited<Job['encoded']>>((resolve) => {
+      let spawnError: string | null = null;
+      let done = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+        if (done) return;
+        done = true;
+        resolve({ code, signal, spawnError, stderr });
+      };
+      encoder.once('error', (err: NodeJS.ErrnoException) => {
+        spawnError = errnoName(err);
+        if (encoder.pid === undefined) finish(null, null);
+      });
+      encoder.once('close', finish);
+    });
+    const job: Job = {
+      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0,
+      target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
+      consumer: {
+        data: (chunk) => {
+          if (!job.feeding) return;
+          const take = Math.min(chunk.length, job.target - job.fed);
+          const part = take === chunk.length ? chunk : chunk.subarray(0, take);
+          job.fed += take;
+          job.meter.add(part);
+          // Never waits for the encoder: the capture feeds everyone at its own pace.
+          encoder.stdin!.write(part);
+          if (job.fed >= job.target) return this.endInput(job, 'duration');
+          if (req.format !== 'wav' && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
+            job.sizeAt = Date.now();
+            this.checkSize(job, temp);
+          }
+        },
+        end: (failure) => {
+          if (failure !== null && job.feeding) job.failure = failure;
+          this.endInput(job, failure === null ? 'shutdown' : undefined);
+        },
+      },
+    };
+    return job;
+  }
+
+  /** Stops feeding the encoder: it finalizes the file on its input's end. */
+  private endInput(job: Job, by?: StoppedBy): void {
+    if (!job.feeding) return;
+    job.feeding = false;
+    job.stoppedBy = by ?? null;
+    job.capture?.detach(job.consumer);
+    job.encoder.stdin!.end();
+    const grace = setTimeout(() => job.encoder.kill('SIGKILL'), this.opts.stopGraceMs ?? 5000);
+    void job.encoded.then(() => clearTimeout(grace));
+  }
+
   /**
-   * Ends the running recording now (audiorecordstop): the program finalizes its file on
-   * SIGINT, as at shutdown, and the record gets the length actually recorded. Resolves
-   * with the stored record; NotRecording when nothing records.
+   * A flac or mp3 file nearing maxFileBytes ends: the encoder still holds up to a block
+   * and writes its trailer, so it stops while half a second of its output, and 32 KiB,
+   * still fit (test/audio-live.test.ts: a 96 kHz stereo flac ends under the limit).
    */
-  async stop(): Promise<RecordingRecord> {
+  private checkSize(job: Job, temp: string): void {
+    if (!job.feeding) return;
+    let size: number;
+    try {
+      size = statSync(temp).size;
+    } catch {
+      return; // not created yet
+    }
+    const seconds = job.fed / (job.input.rate * frameBytes(job.input));
+    const perSecond = seconds > 0 ? size / seconds : 0;
+    if (size + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) this.endInput(job, 'size');
+  }
+
+  /**
+   * Ends the running recording now: audiorecordstop ('request'), the disk guard
+   * ('disk'). The encoder finalizes its file, and the record gets the length actually
+   * recorded. Resolves with the stored record; NotRecording when nothing records.
+   */
+  async stop(by: StoppedBy = 'request'): Promise<RecordingRecord> {
     if (!this.busy) throw new NotRecording();
-    await this.starting; // a start still checking the device: stop what it spawned
+    await this.starting; // a start still opening the device: stop what it began
     if (!this.busy) throw new NotRecording(); // that start failed
     const job = this.job;
-    if (job && !job.stopAsked) {
-      job.stopAsked = true; // a second SIGINT within a second makes sox abort without finalizing
-      job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
+    if (job) {
+      this.endInput(job, by);
+      await job.ended;
     }
-    await this.ending;
     return this.status();
   }
 
@@ -224,72 +379,83 @@ export class Recorder {
   /** Stops a running recording so its file is kept complete; resolves when it is stored. */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    if (!this.job) return;
-    // A client's stop already signalled it (a second SIGINT would make sox abort): wait for it.
-    if (!this.job.stopAsked) this.job.pipeline.stop(this.opts.stopGraceMs ?? 5000);
-    await this.job.ended;
+    await this.starting;
+    const job = this.job;
+    if (!job) return;
+    this.endInput(job, 'shutdown');
+    await job.ended;
   }
 
-  /** `duration`: the length asked, or null when a client stopped it (the file's own length counts). */
-  private async finish(results: StageResult[], temp: string, final: string, format: AudioFormat, startedMs: number, duration: number | null): Promise<void> {
+  private async finish(job: Job, result: Awaited<Job['encoded']>, temp: string, final: string, req: StartRequest,
+    who: Actor): Promise<void> {
+    if (job.aborted) return;
     this.job = undefined;
-    const bad = results.find((r) => r.spawnError !== null || (r.code !== 0 && !interrupted(r)) || failedQuietly(r));
-    if (bad) {
-      this.opts.log.error(`recording failed: ${bad.program} ${bad.spawnError ?? `code ${bad.code} signal ${bad.signal}`}: ${bad.stderr.trim()}`);
-      const message = bad.spawnError === 'ENOENT'
-        ? notInstalled(bad.program)
-        : explainFailure(bad.program, this.opts.device, bad.stderr, bad.code, bad.signal);
+    const { opts } = this;
+    const device = this.record.device ?? opts.device;
+    const end = (record: RecordingRecord) => {
+      opts.audit?.({ event: 'recording.end', outcome: record.state === 'finished' ? 'ok' : 'failed', ...who, device,
+        file: record.file, bytes: record.sizeBytes, stoppedBy: record.stoppedBy, ...(record.error ? { reason: record.error } : {}) });
+    };
+    if (job.hung) {
       this.discard(temp);
-      return this.fail(message);
+      this.fail(hung(job.capture?.program ?? opts.recorder, req.duration, watchdogMarginSeconds(req.duration)));
+      return end(this.record);
+    }
+    const encoderFailed = result.spawnError !== null || result.code !== 0 || failedQuietly(result.stderr);
+    if (encoderFailed) {
+      opts.log.error(`recording failed: sox encoder ${result.spawnError ?? `code ${result.code} signal ${result.signal}`}: ${result.stderr.trim()}`);
+      this.discard(temp);
+      this.fail(result.spawnError === 'ENOENT' ? notInstalled('sox')
+        : explainFailure('sox', device, result.stderr, result.code, result.signal));
+      return end(this.record);
     }
     let sizeBytes: number;
-    let recorded = duration;
     try {
-      const arecordWav = results.length === 1 && results[0]!.program === 'arecord';
-      const dataBytes = arecordWav ? fixWavHeader(temp) : 0;
-      if (!this.stopping && duration !== null) {
-        const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(temp);
-        if (seconds !== null && seconds < duration - LENGTH_TOLERANCE) {
-          this.opts.log.error(`recording: ${results[0]!.program} ended after ${seconds} s of ${duration} s`);
-          this.discard(temp);
-          return this.fail(endedEarly(results[0]!.program, seconds, duration));
-        }
-      }
+      if (job.fed === 0) throw new Error(job.failure ?? 'no sound came from the device');
       syncFile(temp);
       renameSync(temp, final);
       syncFile(dirname(final));
       sizeBytes = statSync(final).size;
-      if (duration === null) {
-        // Stopped by a client: the length is the file's own (read under its final name,
-        // whose extension tells sox an mp3), else the time it ran.
-        const seconds = arecordWav ? pcmSeconds(dataBytes) : await soxSeconds(final);
-        recorded = Math.round((seconds ?? (Date.now() - startedMs) / 1000) * 1000) / 1000;
-      }
     } catch (err) {
       this.discard(temp);
-      return this.fail(`could not keep the recording: ${(err as Error).message}`);
+      this.fail(job.failure ?? `could not keep the recording: ${(err as Error).message}`);
+      return end(this.record);
     }
-    const early = this.stopping && duration !== null
-      ? `stopped early after ${((Date.now() - startedMs) / 1000).toFixed(1)} s because the agent shut down`
+    const stoppedBy = job.stoppedBy ?? (job.failure ? null : 'duration');
+    // Ended early: the file's own length (an mp3 is padded by its encoder), else the PCM fed.
+    const own = stoppedBy === 'duration' ? null : await fileSeconds(final);
+    const recorded = Math.round((own ?? job.fed / (job.input.rate * frameBytes(job.input))) * 1000) / 1000;
+    const early = stoppedBy === 'shutdown'
+      ? `stopped early after ${recorded.toFixed(1)} s because the agent shut down`
       : null;
     this.record = {
-      ...this.record, state: 'finished', fileExtension: format, durationSeconds: recorded, finishedAt: isoTime(),
-      file: relative(this.opts.baseDir, final).split(sep).join('/'), sizeBytes, error: early,
+      ...this.record,
+      state: job.failure ? 'failed' : 'finished',
+      durationSeconds: stoppedBy === 'duration' ? req.duration : recorded,
+      finishedAt: isoTime(),
+      file: relative(opts.baseDir, final).split(sep).join('/'),
+      sizeBytes,
+      // The capture ended under the recording: what was recorded is kept, and the record says why it is short.
+      error: job.failure ? `${job.failure}; the ${recorded} s recorded so far were kept` : early,
+      peakDbfs: job.meter.take().peakDbfs,
+      stoppedBy,
     };
+    if (job.failure) opts.log.error(`recording: ${job.failure} after ${recorded} s`);
     this.busy = false;
     this.persist();
-    this.opts.onEnded?.('finished');
+    opts.onEnded?.(this.record.state === 'finished' ? 'finished' : 'failed', this.status());
+    end(this.record);
   }
 
   private fail(message: string): void {
     this.record = { ...this.record, state: 'failed', finishedAt: isoTime(), file: null, sizeBytes: null, error: message };
     this.busy = false;
     this.persist();
-    this.opts.onEnded?.('failed');
+    this.opts.onEnded?.('failed', this.status());
   }
 
   private discard(temp: string): void {
-    try { unlinkSync(temp); } catch { /* the program never created it */ }
+    try { unlinkSync(temp); } catch { /* the encoder never created it */ }
   }
 
   private persist(): void {

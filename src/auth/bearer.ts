@@ -9,7 +9,7 @@ import { ROLE_SCOPES, type Principal } from './scopes.ts';
 import { TokenError, type Claims, type Tokens } from './tokens.ts';
 import type { User } from './users.ts';
 
-const BEARER = /^bearer ([A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]+\.[A-Za-z0-9_\-]*)$/i;
+const BEARER = /^bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
 const BEARER_API = /^bearer (dat_\S*)$/i;
 
 /**

@@ -8,7 +8,7 @@ import type { Route } from '../http/types.ts';
 import type { Cell } from '../metrics/registry.ts';
 import type { LoginLimiter } from './limiter.ts';
 import type { Log } from '../util/logger.ts';
-import { DUMMY_HASH, Gate, verifyPassword } from './passwords.ts';
+import { DUMMY_HASH, type Gate, verifyPassword } from './passwords.ts';
 import { rehashOnLogin } from './rehash.ts';
 import { ROLE_SCOPES, sortScopes } from './scopes.ts';
 import type { Tokens } from './tokens.ts';

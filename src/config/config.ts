@@ -6,6 +6,16 @@ export interface AudioConfig {
   recorder: 'sox' | 'arecord';
   device: string;
   maxDurationSeconds: number;
+  /** Which recordings are kept (docs/behaviour.md, "Recordings and the disk"); null: no limit. */
+  retention: RetentionConfig;
+  /** A start needs this much free space where recordings go; a recording ends below half of it. */
+  minFreeBytes: number;
+}
+
+export interface RetentionConfig {
+  maxCount: number | null;
+  maxBytes: number | null;
+  maxAgeDays: number | null;
 }
 
 export interface MetricsConfig {
@@ -68,7 +78,8 @@ const TOP_KEYS = new Set([
   'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'tokensFile', 'audit', 'jwtSecretFile',
   'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls', 'metrics',
 ]);
-const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds']);
+const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retention', 'minFreeBytes']);
+const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
 const METRICS_KEYS = new Set(['enabled', 'tokenFile']);
 
 function isObject(v: unknown): v is Raw {
@@ -150,13 +161,37 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     maxDurationSeconds = maxDur;
   }
 
+  const retention = parseRetention(rawAudio.retention);
+  const minFreeBytes = int(rawAudio, 'minFreeBytes', 'audio.minFreeBytes', 104857600, 0, Number.MAX_SAFE_INTEGER);
+
   const tls = parseTls(raw.tls, baseForPaths);
 
   return {
     host, port, baseDir, uploadDir, recordingsDir, usersFile, tokensFile, jwtSecretFile, tokenTtlSeconds,
-    maxFileBytes, audio: { recorder, device, maxDurationSeconds }, tls,
+    maxFileBytes, audio: { recorder, device, maxDurationSeconds, retention, minFreeBytes }, tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
+  };
+}
+
+/** `audio.retention`: each limit null (none) or positive; a whole object, absent or null meaning no limits. */
+function parseRetention(value: unknown): RetentionConfig {
+  const none: RetentionConfig = { maxCount: null, maxBytes: null, maxAgeDays: null };
+  if (value === undefined || value === null) return none;
+  if (!isObject(value)) throw new ConfigError('audio.retention: must be an object');
+  for (const key of Object.keys(value)) {
+    if (!RETENTION_KEYS.has(key)) throw new ConfigError(`audio.retention.${key}: unknown key`);
+  }
+  const limit = (key: 'maxCount' | 'maxBytes', max: number) =>
+    value[key] === null ? null : int(value, key, `audio.retention.${key}`, null as unknown as number, 1, max);
+  const days = value.maxAgeDays;
+  if (days !== undefined && days !== null && (typeof days !== 'number' || !Number.isFinite(days) || days <= 0 || days > 36500)) {
+    throw new ConfigError('audio.retention.maxAgeDays: must be a number above 0 and at most 36500, or null');
+  }
+  return {
+    maxCount: limit('maxCount', 1_000_000) ?? null,
+    maxBytes: limit('maxBytes', Number.MAX_SAFE_INTEGER) ?? null,
+    maxAgeDays: days ?? null,
   };
 }
 

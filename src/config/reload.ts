@@ -22,7 +22,8 @@ export interface ReloadPlan {
   changed: string[];
 }
 
-const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, v]);
+// An object inside (audio.retention) is compared by its JSON, as tls is.
+const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
 const flat = (c: Config): Record<string, unknown> => {
   const { audio, tls, metrics, audit, ...top } = c;
   return {

@@ -3,6 +3,7 @@
 // recording record at each state change, a comment line every 15 s, a stream cap, each
 // stream ended when its token expires, and all ended at once on shutdown.
 import type { RecordingRecord } from '../audio/record.ts';
+import type { Captures, Level } from '../audio/captures.ts';
 import type { Recorder } from '../audio/recorder.ts';
 import { Errors } from '../http/errors.ts';
 import type { Request, Response } from '../http/types.ts';
@@ -24,14 +25,17 @@ export interface EventSources {
   statusJson(): JsonText | Promise<JsonText>;
   recording(): RecordingRecord;
   onRecordingChange(listener: (record: RecordingRecord) => void): () => void;
+  /** Each running capture's level, a few times a second (src/audio/captures.ts). */
+  onLevel?(listener: (level: Level) => void): () => void;
 }
 
 /** The agent's sampler and recorder as the hub's sources. */
-export function eventSources(sampler: StatusSampler, recorder: Recorder): EventSources {
+export function eventSources(sampler: StatusSampler, recorder: Recorder, captures?: Captures): EventSources {
   return {
     statusJson: () => sampler.json(),
     recording: () => recorder.status(),
     onRecordingChange: (listener) => recorder.onChange(listener),
+    onLevel: captures && ((listener) => captures.onLevel(listener)),
   };
 }
 
@@ -63,6 +67,10 @@ export class EventHub {
 
   constructor(private readonly sources: EventSources, private readonly limits = EVENT_LIMITS) {
     sources.onRecordingChange((record) => this.broadcast(frame('recording', JSON.stringify(record))));
+    // While a recording or a live stream runs: its device's level, every LEVEL_EVERY_MS.
+    sources.onLevel?.((level) => {
+      if (this.streams.size > 0) this.broadcast(frame('level', JSON.stringify(level)));
+    });
   }
 
   get size(): number {

@@ -3,10 +3,11 @@ import type { ApiTokenStore } from '../auth/api-tokens.ts';
 import type { Tokens } from '../auth/tokens.ts';
 import { Errors } from '../http/errors.ts';
 import type { Request, Route } from '../http/types.ts';
+import { LEVEL_EVERY_MS } from '../audio/capture.ts';
 import { EVENT_LIMITS, type EventHub } from './hub.ts';
 
 /** How long the request's credential holds, and whether it still does (revocation, a user removed). */
-function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
+export function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
   const hash = req.apiToken;
   if (hash !== undefined) {
     return { expiresAtMs: creds.apiTokens.expiresAtMs(hash), valid: () => creds.apiTokens.valid(hash) };
@@ -40,7 +41,9 @@ export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: A
         description: 'A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus ' +
           `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
           `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
-          `${EVENT_LIMITS.commentMs / 1000} s. Each event is \`event: <name>\` and one \`data: <JSON>\` line. At most ` +
+          `${EVENT_LIMITS.commentMs / 1000} s; \`level\` (\`{"device", "peakDbfs", "rmsDbfs"}\`) at most every ${LEVEL_EVERY_MS} ms (with the ` +
+          'chunks of sound: 5-7 a second at 48 kHz) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
+          `\`event: <name>\` and one \`data: <JSON>\` line. At most ` +
           `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
           'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
         responses: {

@@ -155,3 +155,45 @@ export async function openConfined(base: string, clientPath: string, root = base
     throw Errors.readFailed(errnoText(err));
   }
 }
+
+/** A client path split for changing it: its directory opened and confirmed, its last name not followed. */
+export interface OpenedParent {
+  /** The directory holding the entry: the caller's to close. */
+  dirFd: number;
+  /** Where that directory really is (the kernel's answer). */
+  dirReal: string;
+  /** The entry's name in it: a link there is the link itself. */
+  name: string;
+  /** The real location of the directory the request is confined to. */
+  rootReal: string;
+}
+
+/**
+ * Opens the directory that holds what a client path names (delete, mkdir, move), confined
+ * by the download's rules: the way there may pass links that stay inside `root`; the last
+ * name is left as it is, so a link is changed itself, never what it points to. The
+ * directory is confirmed by descriptor and every later step names the entry through it
+ * (/proc/self/fd/N/name), so a directory swapped for a link meanwhile cannot redirect the
+ * change. `root` itself (the base, or the credential's directory) is never the entry: 403.
+ * `missing` is the answer when the directory is not there.
+ */
+export async function openParent(base: string, clientPath: string, root: string, missing: () => Error): Promise<OpenedParent> {
+  const abs = lexicalPath(base, clientPath, root);
+  if (abs === resolve(root)) throw Errors.pathNotAllowed();
+  // A credential's directory that is gone: nothing of it can be reached (403, as upload).
+  const rootReal = root === base ? await realBase(root) : await realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+  // A link loop, or a link changed while it was read (readlink's EINVAL), cannot be shown to stay inside.
+  const parent = await realLocation(posix.dirname(abs)).catch(() => { throw Errors.pathNotAllowed(); });
+  if (!isWithin(rootReal, parent)) throw Errors.pathNotAllowed();
+  let dirFd: number;
+  try {
+    dirFd = await openFd(parent, O.O_RDONLY | O.O_DIRECTORY);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ENAMETOOLONG' || code === 'ELOOP') throw missing();
+    if (code === 'EACCES' || code === 'EPERM') throw Errors.notReadable();
+    throw Errors.openFailed(errnoText(err));
+  }
+  await confirmInside(dirFd, rootReal);
+  return { dirFd, dirReal: fdLocation(dirFd), name: posix.basename(abs), rootReal };
+}

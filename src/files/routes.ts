@@ -3,13 +3,14 @@
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
-import { Errors } from '../http/errors.ts';
+import { Errors, HttpError } from '../http/errors.ts';
 import type { Log } from '../util/logger.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
 import type { Route, RouteDoc } from '../http/types.ts';
 import { downloadHandler } from './download.ts';
 import { listHandler, MAX_ENTRIES } from './list.ts';
 import { uploadHandler } from './upload.ts';
+import { BODY_LIMIT, deleteHandler, mkdirHandler, moveHandler } from './manage-http.ts';
 
 /** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
 const binary = { type: 'string', format: 'binary' };
@@ -62,6 +63,16 @@ function downloadDoc(method: 'get' | 'head', maxFileBytes: number): RouteDoc {
     ],
   };
 }
+
+/** What every change answers alike: bad input, the download's confinement, a full disk. */
+const MANAGE_ERRORS = () => [
+  Errors.bodyNotJson(), Errors.pathNotAllowed(), Errors.notRegular(), Errors.notReadable(), Errors.noFileSystem('<detail>'),
+  Errors.noSpace(), Errors.manageFailed('<detail>'), Errors.absPathFailed('<detail>'), Errors.openFailed('<detail>'),
+];
+const tooLarge = () => new HttpError(413, Errors.bodyTooLarge(BODY_LIMIT).message);
+const CONFINED = 'Paths are relative to the download base directory and confined exactly as a download: a path that ' +
+  'leads outside the base or the credential\'s directory, also through links, is 403. The base directory (and the ' +
+  'credential\'s directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403).';
 
 export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audit: Audit): Route[] {
   return [
@@ -123,6 +134,67 @@ export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audi
           Errors.absPathFailed('<detail>'), Errors.openFailed('<detail>'), Errors.readFailed('<detail>'),
         ],
         notes: { 400: 'The path names a file, or is not usable as a path' },
+      }),
+    },
+    {
+      method: 'DELETE', path: '/api/v1/files', scope: 'files:write',
+      handler: deleteHandler(config, audit),
+      doc: () => ({
+        operation: {
+          tags: ['files'], operationId: 'deleteFile', summary: 'Delete a file, a link or a directory',
+          description: `${CONFINED} A link is removed itself, never what it points to. A directory must be empty unless ` +
+            '`recursive=true`; a recursive delete never follows a link.',
+          parameters: [
+            { name: 'path', in: 'query', required: true, schema: { type: 'string' }, description: 'what to delete, relative to the download base directory' },
+            { name: 'recursive', in: 'query', required: false, schema: { enum: ['true', 'false'] }, description: '`true`: a directory with all it holds' },
+            fstype,
+          ],
+          responses: { 204: { description: 'deleted' } },
+        },
+        errors: [
+          Errors.badField('path', 'is required'), Errors.badField('recursive', 'must be true or false'), Errors.fileNotFound('<path>'),
+          Errors.notEmpty(), ...MANAGE_ERRORS().filter((e) => e.status !== 400 && e.status !== 507),
+        ],
+        notes: { 400: 'A missing or unusable path, or a bad `recursive`' },
+      }),
+    },
+    {
+      method: 'POST', path: '/api/v1/files/mkdir', scope: 'files:write',
+      handler: mkdirHandler(config, audit),
+      doc: () => ({
+        operation: {
+          tags: ['files'], operationId: 'makeDirectory', summary: 'Make a directory, and its parents as needed',
+          description: `${CONFINED} New directories get mode 0755.`,
+          requestBody: { required: true, content: json(ref('MkdirRequest')) },
+          responses: {
+            201: { description: 'made', content: json(ref('FilePath')) },
+            200: { description: 'it was already a directory', content: json(ref('FilePath')) },
+          },
+        },
+        errors: [
+          ...MANAGE_ERRORS(), Errors.badField('path', 'must be a string'), Errors.badField('path', 'has a name longer than 255 bytes'),
+          Errors.notADirectoryInWay('<path>'), tooLarge(),
+        ],
+        notes: { 400: 'Invalid body; the text names the field', 409: 'A file (not a directory) is in the way; the text names it' },
+      }),
+    },
+    {
+      method: 'POST', path: '/api/v1/files/move', scope: 'files:write',
+      handler: moveHandler(config, audit),
+      doc: () => ({
+        operation: {
+          tags: ['files'], operationId: 'moveFile', summary: 'Move or rename a file, a link or a directory',
+          description: `${CONFINED} The target appears whole or not at all: a rename, or across file systems a copy ` +
+            'under a temporary name beside the target, renamed into place, after which the source is removed.',
+          requestBody: { required: true, content: json(ref('MoveRequest')) },
+          responses: { 200: { description: 'moved; `path` is the new path', content: json(ref('FilePath')) } },
+        },
+        errors: [
+          ...MANAGE_ERRORS(), Errors.badField('from', 'must be a string'), Errors.badField('to', 'must be a string'),
+          Errors.badField('overwrite', 'must be true or false'), Errors.moveIntoItself(), Errors.fileNotFound('<from or the directory of to>'),
+          Errors.alreadyExists('<to>'), tooLarge(),
+        ],
+        notes: { 400: 'Invalid body (the text names the field), or a directory moved into itself', 409: '`to` exists (and `overwrite` is not true, or it cannot be replaced)' },
       }),
     },
   ];

@@ -60,7 +60,7 @@ export class TempFile {
   /** `onError` hears the first failure (ENOSPC, EIO...); `onDrain` when writing catches up. */
   constructor(dir: Promise<number>, private readonly onError: (err: unknown) => void, private readonly onDrain: () => void) {
     live.add(this);
-    this.then(async () => {
+    this.afterChain(async () => {
       this.dirFd = await dir;
       this.fd = await openFd(inDir(this.dirFd, this.name), O.O_WRONLY | O.O_CREAT | O.O_EXCL | O.O_NOFOLLOW, 0o644);
       this.created = true;
@@ -69,7 +69,7 @@ export class TempFile {
     });
   }
 
-  private then(step: () => Promise<void>): Promise<void> {
+  private afterChain(step: () => Promise<void>): Promise<void> {
     const next = this.chain.then(step);
     next.catch((err) => { if (!this.discarded) this.onError(err); });
     this.chain = next;
@@ -92,7 +92,7 @@ export class TempFile {
     const size = this.queued;
     this.queue = [];
     this.queued = 0;
-    this.then(async () => {
+    this.afterChain(async () => {
       if (this.discarded) return;
       await writeAll(this.fd, bufs);
       const before = this.unwritten;
@@ -104,7 +104,7 @@ export class TempFile {
   /** Writes the rest, fsyncs and closes; then the file may be renamed into place. */
   finish(): Promise<void> {
     this.flush();
-    return this.then(async () => {
+    return this.afterChain(async () => {
       await fsync(this.fd);
       const fd = this.fd;
       this.fd = -1;

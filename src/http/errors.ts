@@ -88,6 +88,15 @@ export const Errors = {
   formInvalid: (detail: string) => e(400, `Failed to parse form: ${detail}`),
   badFileName: (name: string) => e(400, `file name not allowed: ${JSON.stringify(name)}`),
 
+  // managing files (docs/behaviour.md, "Managing files")
+  notEmpty: () => e(409, 'directory is not empty'),
+  notADirectoryInWay: (path: string) => e(409, `${path} exists and is not a directory`),
+  alreadyExists: (path: string) => e(409, `${path} already exists`),
+  busy: (path: string) => e(409, `${path} is in use (a mount point)`),
+  moveIntoItself: () => e(400, 'cannot move a directory into itself'),
+  noSpace: () => e(507, 'no space left on the device'),
+  manageFailed: (detail: string) => e(500, `failed to change the file system: ${detail}`),
+
   // events (CONTRACT §11)
   tooManyStreams: (max: number) => e(503, `too many open event streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
   shuttingDown: () => e(503, 'the agent is shutting down'),
@@ -97,4 +106,22 @@ export const Errors = {
   noRecording: () => e(409, 'no recording is in progress'),
   stopFailed: (detail: string) => e(500, `the recording failed while stopping: ${detail}`),
   recorderUnavailable: (detail: string) => e(503, detail),
+  /** The disk guard (docs/behaviour.md, "Recordings and the disk"): figures in whole MB (MiB): free rounded down, required
+   * rounded up, so the free figure shown is always below the required one. */
+  notEnoughSpace: (freeBytes: number, requiredBytes: number) =>
+    e(507, `not enough free space: ${Math.floor(freeBytes / 1048576)} MB free, ${Math.ceil(requiredBytes / 1048576)} MB required`),
+
+  // audio devices, levels and live audio (docs/behaviour.md, "Audio")
+  unknownDevice: (id: string) => e(400, `device ${id} is not an audio capture device here (GET /api/v1/audio/devices lists them)`),
+  unknownStartField: (field: string) => e(400, `${field} is not a field of a recording start`),
+  /** Sizes in MiB as "N MB", like the download limit's own text (50 MB = 52428800). */
+  wavTooLarge: (duration: number | string, sizeMb: string, limitMb: string) =>
+    e(400, `a ${duration} s wav recording would be ${sizeMb} MB, over the ${limitMb} MB download limit`),
+  tooManyLiveStreams: (max: number) => e(503, `too many live audio streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
+  deviceUnavailable: (detail: string) => e(503, detail),
 } as const;
+
+/** Bytes as MiB with at most one decimal: 52428800 -> "50", 345600044 -> "329.6". */
+export function mib(bytes: number): string {
+  return String(Math.round(bytes / 104857.6) / 10);
+}

@@ -5,22 +5,27 @@
 // node:fs is imported by name everywhere: `import * as fs` makes esbuild copy every
 // property of the module (and that loads fs.Dir's modules too).
 import {
-  copyFile as copyFileCb, fchmod as fchmodCb, fsync as fsyncCb, lstat as lstatCb, readdir as readdirCb,
-  readFile as readFileCb, readlink as readlinkCb, realpath as realpathCb, rename as renameCb, stat as statCb,
-  statfs as statfsCb, unlink as unlinkCb,
+  copyFile as copyFileCb, fchmod as fchmodCb, fstat as fstatCb, fsync as fsyncCb, futimes as futimesCb, lstat as lstatCb,
+  mkdir as mkdirCb, readdir as readdirCb, readFile as readFileCb, readlink as readlinkCb, realpath as realpathCb,
+  rename as renameCb, rmdir as rmdirCb, stat as statCb, statfs as statfsCb, symlink as symlinkCb, unlink as unlinkCb,
 } from 'node:fs';
 import { promisify } from 'node:util';
 
 export const copyFile = promisify(copyFileCb);
 export const fchmod = promisify(fchmodCb);
+export const fstat = promisify(fstatCb);
 export const fsync = promisify(fsyncCb);
+export const futimes = promisify(futimesCb);
 export const lstat = promisify(lstatCb);
+export const mkdir = promisify(mkdirCb);
 export const readdir = promisify(readdirCb);
 export const readFile = promisify(readFileCb);
 export const readlink = promisify(readlinkCb);
 /** The system's realpath(3), as fs/promises' realpath (the callback realpath walks in JS). */
 export const realpath = promisify(realpathCb.native);
 export const rename = promisify(renameCb);
+export const rmdir = promisify(rmdirCb);
 export const stat = promisify(statCb);
 export const statfs = promisify(statfsCb);
+export const symlink = promisify(symlinkCb);
 export const unlink = promisify(unlinkCb);

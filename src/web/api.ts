@@ -92,6 +92,15 @@ export async function postJson<T>(path: string, body?: unknown): Promise<T> {
   return res.json() as Promise<T>;
 }
 
+/** A request whose answer has no body worth reading (204), or a refusal as ApiError. */
+export async function send(path: string, method: string, body?: unknown): Promise<void> {
+  await request(path, {
+    method,
+    headers: { Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
 export async function login(username: string, password: string): Promise<void> {
   const res = await fetch('/api/v1/agentusers/loginusertoagent', {
     method: 'POST',

@@ -75,7 +75,7 @@ export function chart(): Chart {
       data[0].push(t);
       data[1].push(cpu);
       data[2].push(mem);
-      while (data[0].length > 0 && data[0][0]! < t - WINDOW_S) data.forEach((s) => s.shift());
+      while (data[0].length > 0 && data[0][0]! < t - WINDOW_S) for (const s of data) s.shift();
       if (plot) plot.setData(data);
       else if (!loading && el.isConnected) {
         loading = true;

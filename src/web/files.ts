@@ -1,7 +1,9 @@
 // "Files": the current directory as a table with breadcrumbs; a directory name opens it, a
 // file name downloads it; upload of several files by the picker or drag and drop, with a
-// progress bar, and the API's refusals (too large, not allowed) shown as its own text.
-import { download, getJson, saveBlob, upload } from './api.ts';
+// progress bar, and the API's refusals (too large, not allowed) shown as its own text. With
+// `files:write`: new folder, rename and delete (file-actions.ts).
+import { download, getJson, saveBlob, session, upload } from './api.ts';
+import { fileActions } from './file-actions.ts';
 import { fill, h } from './dom.ts';
 import { bytes, visibleName, when } from './format.ts';
 import type { Entry, Listing } from './types.ts';
@@ -9,6 +11,8 @@ import type { Entry, Listing } from './types.ts';
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
 
 export function filesView() {
+  const canWrite = session.has('files:write');
+  const columns = canWrite ? '4' : '3';
   const crumbs = h('ol', {});
   const rows = h('tbody', {});
   const caption = h('caption', { class: 'visually-hidden' });
@@ -16,19 +20,26 @@ export function filesView() {
   const progress = h('progress', { max: '1', value: '0', 'aria-label': 'Upload progress', hidden: true });
   const message = h('p', { role: 'status', class: 'note' });
   const error = h('p', { role: 'alert', class: 'error' });
+  let cwd = '';
+  const actions = canWrite ? fileActions({
+    cwd: () => cwd,
+    reload: () => open(cwd),
+    say: (text) => { error.textContent = ''; message.textContent = text; },
+    fail: (err) => { message.textContent = ''; error.textContent = (err as Error).message; },
+  }) : undefined;
   const el = h('section', { 'aria-labelledby': 'h-files', class: 'card files' },
     h('h2', { id: 'h-files' }, 'Files'),
     h('nav', { 'aria-label': 'Breadcrumbs', class: 'crumbs' }, crumbs),
+    actions?.toolbar,
     h('div', { class: 'table-wrap' }, h('table', {}, caption,
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col' }, 'Modified'))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col', class: 'num' }, 'Size'), h('th', { scope: 'col' }, 'Modified'),
+        actions ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')) : null)),
       rows)),
     h('div', { class: 'upload' },
       h('label', { for: picker.id }, 'Upload files'), picker,
       h('span', { class: 'hint' }, 'or drop files on this panel'),
       progress),
-    message, error);
-
-  let cwd = '';
+    message, error, actions?.dialog);
 
   const link = (text: string, action: () => void, cls?: string) => h('a', {
     href: '#', class: cls,
@@ -45,10 +56,12 @@ export function filesView() {
         error.textContent = '';
         download(path).then((blob) => saveBlob(blob, e.name), (err: Error) => { error.textContent = err.message; });
       }, 'file');
+    const nameCell = h('td', {}, name);
     return h('tr', {},
-      h('td', {}, name),
+      nameCell,
       h('td', { class: 'num' }, e.type === 'directory' ? 'folder' : bytes(e.sizeBytes)),
-      h('td', {}, h('time', { datetime: e.modifiedAt, title: when(e.modifiedAt) }, when(e.modifiedAt, true))));
+      h('td', {}, h('time', { datetime: e.modifiedAt, title: when(e.modifiedAt) }, when(e.modifiedAt, true))),
+      actions?.rowButtons(e, nameCell));
   };
 
   const showCrumbs = () => {
@@ -68,8 +81,8 @@ export function filesView() {
       caption.textContent = `Contents of ${cwd === '' ? 'the base directory' : cwd}`;
       fill(rows, ...(listing.entries.length > 0
         ? listing.entries.map(row)
-        : [h('tr', {}, h('td', { colspan: '3', class: 'empty' }, 'This directory is empty.'))]),
-        listing.truncated ? h('tr', {}, h('td', { colspan: '3', class: 'empty' }, `Only the first ${listing.entries.length} entries are shown.`)) : null);
+        : [h('tr', {}, h('td', { colspan: columns, class: 'empty' }, 'This directory is empty.'))]),
+        listing.truncated ? h('tr', {}, h('td', { colspan: columns, class: 'empty' }, `Only the first ${listing.entries.length} entries are shown.`)) : null);
     } catch (err) {
       error.textContent = (err as Error).message;
     }

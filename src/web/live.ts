@@ -7,6 +7,8 @@ import type { DeviceStatus, Recording } from './types.ts';
 export interface LiveHandlers {
   status(s: DeviceStatus): void;
   recording(r: Recording): void;
+  /** A running capture's level (while a recording or a live stream runs). */
+  level?(l: { device: string; peakDbfs: number; rmsDbfs: number }): void;
 }
 
 const POLL_MS = 2000;
@@ -74,6 +76,7 @@ export function startLive(handlers: LiveHandlers): () => void {
       await readEvents(res.body!, (event, data) => {
         if (event === 'status') handlers.status(JSON.parse(data) as DeviceStatus);
         else if (event === 'recording') handlers.recording(JSON.parse(data) as Recording);
+        else if (event === 'level') handlers.level?.(JSON.parse(data) as { device: string; peakDbfs: number; rmsDbfs: number });
       });
     } catch (err) {
       if ((err as { status?: number }).status === 401) return; // back at the login form

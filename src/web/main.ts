@@ -70,9 +70,11 @@ function showDashboard(): void {
       status.update(s);
     },
     recording: recording ? recording.update : () => {},
+    level: recording?.level,
   });
   teardown = () => {
     stop();
+    recording?.destroy();
     status.destroy();
     document.title = 'device-agent';
   };

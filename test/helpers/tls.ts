@@ -1,7 +1,7 @@
 // TLS helpers for the HTTPS tests: pairs made by the openssl command, the certificate a
 // server presents, curl and openssl s_client runs. Real clients only.
 import { execFile, execFileSync } from 'node:child_process';
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash, type X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 

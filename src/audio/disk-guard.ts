@@ -1,0 +1,118 @@
+// The disk guard and retention around the recorder (docs/behaviour.md, "Recordings and the
+// disk"): a start needs `audio.minFreeBytes` free where recordings go; a running recording
+// is ended (kept, playable, stoppedBy "disk") once free space falls below half of it; the
+// retention limits are applied at start, after each recording and daily. Both read the
+// config at each use, so a reload changes them without a restart.
+import { statfsSync } from 'node:fs';
+import type { AudioConfig } from '../config/config.ts';
+import { statfs } from '../util/fsp.ts';
+import type { Log } from '../util/logger.ts';
+import type { Recorder } from './recorder.ts';
+import { applyRetention, type Recording } from './retention.ts';
+
+/** A start refused for want of space (the route answers 507 with both figures). */
+export class NotEnoughSpace extends Error {
+  constructor(readonly freeBytes: number, readonly requiredBytes: number) {
+    super(`not enough free space: ${freeBytes} bytes free, ${requiredBytes} required`);
+    this.name = 'NotEnoughSpace';
+  }
+}
+
+/** Bytes an unprivileged writer may still use on the file system holding `dir` (df's "Avail"). */
+export async function freeBytes(dir: string): Promise<number> {
+  const s = await statfs(dir);
+  return s.bavail * s.bsize;
+}
+
+/** How often free space is looked at while a recording runs: a 48 kHz wav grows ~94 KiB/s. */
+export const WATCH_MS = 500;
+const DAY_MS = 86_400_000;
+
+export interface GuardOptions {
+  recorder: Recorder;
+  recordingsDir: string;
+  /** The running config's audio section (changes with a reload). */
+  audio: () => AudioConfig;
+  /** Hears each recording retention deleted (the audit trail's `delete`, reason `retention`). */
+  onDeleted: (recording: Recording) => void;
+  log: Log;
+}
+
+export interface RecordingsGuard {
+  /**
+   * Returns when a start may go ahead; throws NotEnoughSpace. Synchronous (statfs(2) of a
+   * local file system answers from memory): nothing can slip between this check and the
+   * recorder taking the start, so a stop sent right after a start still finds it.
+   */
+  admit(): void;
+  /** Applies the retention limits now (also run at start, after each recording, daily). */
+  retain(): Promise<void>;
+  close(): void;
+}
+
+export function guardRecordings(opts: GuardOptions): RecordingsGuard {
+  const { recorder, recordingsDir, log } = opts;
+  let watch: NodeJS.Timeout | undefined;
+  let retaining: Promise<void> = Promise.resolve();
+
+  const retain = () => {
+    // One pass at a time: a recording that ends during the daily pass waits for it.
+    retaining = retaining.then(async () => {
+      try {
+        for (const r of await applyRetention(recordingsDir, opts.audio().retention)) opts.onDeleted(r);
+      } catch (err) {
+        log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
+      }
+    });
+    return retaining;
+  };
+
+  const check = async () => {
+    const min = opts.audio().minFreeBytes;
+    let free: number;
+    try {
+      free = await freeBytes(recordingsDir);
+    } catch (err) {
+      log.error(`disk guard: cannot read free space of ${recordingsDir}: ${String(err)}`);
+      return;
+    }
+    if (free < min / 2 && recorder.state === 'recording' && watch) {
+      stopWatching();
+      log.warn(`disk guard: ${free} bytes free under ${recordingsDir}, below half of ${min}: ending the recording`);
+      await recorder.stop('disk').catch(() => { /* it ended meanwhile */ });
+    }
+  };
+  const stopWatching = () => {
+    clearInterval(watch);
+    watch = undefined;
+  };
+
+  const unsubscribe = recorder.onChange((record) => {
+    if (record.state === 'recording') {
+      watch ??= setInterval(() => void check(), WATCH_MS);
+      watch.unref();
+    } else {
+      stopWatching();
+      if (record.state === 'finished') void retain();
+    }
+  });
+  const daily = setInterval(() => void retain(), DAY_MS);
+  daily.unref();
+  void retain();
+
+  return {
+    admit() {
+      const min = opts.audio().minFreeBytes;
+      if (min === 0) return;
+      const s = statfsSync(recordingsDir);
+      const free = s.bavail * s.bsize;
+      if (free < min) throw new NotEnoughSpace(free, min);
+    },
+    retain,
+    close() {
+      unsubscribe();
+      stopWatching();
+      clearInterval(daily);
+    },
+  };
+}
