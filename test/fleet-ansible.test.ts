@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { cannotRunAnsible, COLLECTION_SRC, setUpAnsible, type Ansible } from './helpers/ansible.ts';
 import { VERSION } from './helpers/packages.ts';
+import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 
 const runP = promisify(execFile);
 const SANITY_NEEDS_PYPI = ['ansible-doc', 'import', 'pep8', 'pylint', 'runtime-metadata', 'validate-modules', 'yamllint'];
@@ -28,6 +29,7 @@ const pins: string[] = [];
 const tokens: string[] = [];
 const narrow: string[] = [];
 let inventory: string;
+let mic: VirtualMic | undefined;
 
 /** A new API token of the admin on `agent`: the caller's scopes unless `scopes` narrows them. */
 async function apiToken(agent: TestAgent, name: string, scopes?: string[]): Promise<string> {
@@ -78,10 +80,13 @@ function allOk(run: Awaited<ReturnType<Ansible['playbook']>>) {
 fleet.before(async () => {
   if (why) return;
   tmp = mkdtempSync(join(tmpdir(), 'da-ansible-'));
+  const virtual = (mic = startVirtualMic());
   const [set] = await Promise.all([
     setUpAnsible(tmp),
     ...HOSTS.map(async (_, i) => {
-      agents[i] = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
+      // The private PulseAudio paces capture in real time (the ALSA null device is not paced, so a
+      // long recording would end before the stop that should end it).
+      agents[i] = await startAgent({ env: virtual.env, config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' }, audio: { device: 'pulse' } } });
     }),
   ]);
   ansible = set;
@@ -97,6 +102,7 @@ fleet.before(async () => {
 
 fleet.after(async () => {
   await Promise.all(agents.map((a) => a.cleanup()));
+  await mic?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -197,6 +203,29 @@ it('file: upload, upload again (changed false), same size other content (changed
   }
   // Upload two: the first and the one of other content; the unchanged one compared by download.
   for (const agent of agents) assert.is(agent.output().split('\n').filter((l) => / POST \/api\/upload 200 /.test(l)).length, 2);
+});
+
+it('file directory and absent: made once, deleted once; a checked delete deletes nothing', async () => {
+  const run = await ansible.playbook(play(`
+- name: mkdir
+  deviceagent.fleet.file: { path: incoming/2026, state: directory }
+- name: mkdir again
+  deviceagent.fleet.file: { path: incoming/2026, state: directory }
+- name: upload into it
+  deviceagent.fleet.file: { path: incoming/2026/a.bin, src: "${tmp}/a.bin" }
+- name: delete in check mode
+  deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }
+  check_mode: true
+- name: delete
+  deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }
+- name: delete again
+  deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }`), inventory);
+  allOk(run);
+  for (const [i, h] of HOSTS.entries()) {
+    assert.equal(['mkdir', 'mkdir again', 'upload into it', 'delete in check mode', 'delete', 'delete again']
+      .map((t) => run.task(t)[h]!.changed), [true, false, true, true, true, false], h);
+    assert.not.ok(existsSync(join(agents[i]!.baseDir, 'incoming')));
+  }
 });
 
 it('check mode changes nothing: no upload, no recording, no fetched file, yet reports what would change', async () => {
