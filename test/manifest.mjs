@@ -14,6 +14,8 @@ export const once = new Set([
   'client-big.test.ts', 'client-types.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
   'auth-limiter.test.ts', 'unit-file-lock.test.ts',
+  // The Node-RED nodes are built on the client, so they run against the built executable too.
+  'nodered-nodes.test.ts', 'nodered-runtime.test.ts',
 ]);
 
 /** Seconds a file may run before it is stopped and counted as failed. */
