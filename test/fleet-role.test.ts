@@ -3,7 +3,7 @@
 // new setting, creates a user and an API token through the device's CLI, reads the TLS pin;
 // a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
-import { type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +117,7 @@ it('installs the .deb, writes the drop-in, creates the user and an API token thr
   token = readFileSync(tokenFile, 'utf8').trim();
   assert.match(token, /^dat_[A-Za-z0-9_-]{43}$/);
   assert.match((await root.exec(['device-agent', 'token', 'list', '--user', 'fleet'])).stdout, /\tansible\tfleet\tstatus,audio\t/);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
   const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Status} ${Version}', 'device-agent']);
   assert.is(stdout, `install ok installed ${VERSION}`);
   assert.is(readFileSync(root.file('/etc/device-agent/config.d/50-fleet.json'), 'utf8'), '{\n    "host": "127.0.0.1",\n    "port": 0\n}\n');

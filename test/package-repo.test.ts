@@ -102,6 +102,7 @@ it('apt-get update && apt-get install device-agent, trusting only the repository
   const update = await root.exec(['apt-get', 'update', '--error-on=any']);
   assert.not.match(update.stdout + update.stderr, /^[WE]:/m);
   await root.exec(['apt-get', 'install', '-y', '--no-install-recommends', 'device-agent']);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
   const { stdout: status } = await root.exec(['dpkg-query', '-W', '-f=${Status} ${Version}', 'device-agent']);
   assert.is(status, `install ok installed ${VERSION}`);
   assert.is((await root.exec(['device-agent', '--version'])).stdout.trim(), VERSION);
@@ -136,6 +137,7 @@ it('the untouched repository upgrades the installed agent (apt-get upgrade)', as
   await root.exec(['apt-get', 'update', '--error-on=any']);
   assert.is(await candidate(), NEXT);
   await root.exec(['apt-get', 'upgrade', '-y']);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
   const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Version}', 'device-agent']);
   assert.is(stdout, NEXT);
   assert.equal(readdirSync(join(dir, 'pool/main/d/device-agent')).sort(),
