@@ -35,6 +35,8 @@ export const timeouts = {
   'web-browser.test.ts': 420,
   // 40,000+ logins of 16 KiB each: ~60 s alone, more on a busy host.
   'auth-limiter.test.ts': 600,
+  // 1 GiB up and down under two Node.js runtimes: ~40 s on a quiet 2-core host, 100 s at load 15.
+  'client-big.test.ts': 420,
   // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
   'system-vm.test.ts': 3600,
 };
