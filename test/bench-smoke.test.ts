@@ -21,9 +21,9 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // 13 HTTPS figures (bench/https.mjs), the web interface's four (bench/web.mjs), the
   // restart's three (bench/ops.mjs) and bench/metrics.mjs's three (status req/s on/off, a
   // scrape, RSS; its callgrind on/off is left to the full run: a third server under
-  // callgrind passed the time limit), and bench/tokens.mjs's three (status req/s with an API
-  // token, idle RSS with 1,000 tokens, status with downloads audited; callgrind: full run).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 3, md);
+  // callgrind passed the time limit), and bench/tokens.mjs's four (status req/s and CPU with
+  // an API token, idle RSS with 1,000 tokens, status with downloads audited; callgrind: full run).
+  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4, md);
   assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
