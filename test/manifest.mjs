@@ -13,7 +13,7 @@ export const once = new Set([
   'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
   'client-big.test.ts', 'client-types.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
-  'auth-limiter.test.ts', 'unit-file-lock.test.ts',
+  'auth-limiter.test.ts', 'unit-file-lock.test.ts', 'unit-audit-journal.test.ts',
   // The Node-RED nodes are built on the client, so they run against the built executable too.
   'nodered-nodes.test.ts', 'nodered-runtime.test.ts',
 ]);
