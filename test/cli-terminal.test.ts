@@ -1,4 +1,4 @@
-// CONTRACT §1: on a terminal the CLI prompts for the password twice without echo.
+// docs/api.md#the-program: on a terminal the CLI prompts for the password twice without echo.
 // A real terminal: tmux runs the CLI, send-keys types, capture-pane reads the screen.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -79,7 +79,7 @@ browser('logs in through the login operation', async (ctx) => {
 browser('authorizes with the token and reads the device status', async ({ page, token }) => {
   await page.locator('.auth-wrapper .btn.authorize').click();
   const modal = page.locator('.modal-ux');
-  // The document has two Bearer schemes (CONTRACT §10: the scrape token for /metrics):
+  // The document has two Bearer schemes (docs/api.md#metrics: the scrape token for /metrics):
   // the API's token goes into bearerAuth's form, and only that one is authorized.
   const form = modal.locator('form').filter({ hasText: 'bearerAuth' });
   await form.locator('input').fill(token);

@@ -123,7 +123,7 @@ export interface Opened {
 /**
  * Opens what a client path names under `base` (download and list) and confirms by
  * descriptor that it lies inside `root` (the base, or the credential's directory in it:
- * the same check, so links are followed and confined alike); every refusal is the download's (CONTRACT §6): 403 for a
+ * the same check, so links are followed and confined alike); every refusal is the download's (docs/api.md#download): 403 for a
  * way out (lexical, or through links), 404 for a missing one, 403 for an unreadable one.
  * O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal stays free.
  */
