@@ -158,6 +158,24 @@ live('a live wav stream shares the capture of a running recording: sox decodes i
   assert.ok(await eventually(() => agentChildren(pid).length === 0, 3000), 'the capture ends with its last consumer');
 });
 
+live('a live stream ends when its credential expires', async () => {
+  const mic = startVirtualMic();
+  const agent = await startAgent({ env: mic.env, config: { tokenTtlSeconds: 3, audio: { device: 'pulse' } } });
+  try {
+    const token = await agent.login();
+    const t0 = Date.now();
+    const stream = await listen({ mic, agent, token }, 'format=wav');
+    assert.is(stream.status, 200);
+    await stream.ended;
+    const after = (Date.now() - t0) / 1000;
+    assert.ok(after >= 2 && after < 6, `ended after ${after} s (token valid 3 s)`);
+    assert.ok(stream.body().length > 44, 'sound came before the end');
+  } finally {
+    await agent.cleanup();
+    await mic.stop();
+  }
+});
+
 live('at most 4 live streams: the fifth is 503; a bad format is 400', async (ctx) => {
   const four = await Promise.all([1, 2, 3, 4].map(() => listen(ctx, 'format=wav')));
   assert.equal(four.map((l) => l.status), [200, 200, 200, 200]);

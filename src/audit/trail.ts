@@ -46,8 +46,8 @@ export interface Audit {
 export type AuditMode = 'service' | 'cli';
 
 /** Writes lines to the journal with its own identifier, or to standard output. */
-function openSink(mode: AuditMode, onError: (text: string) => void): { write(line: string): void; close(): Promise<void> } {
-  const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(JOURNAL_STDOUT);
+function openSink(mode: AuditMode, onError: (text: string) => void, journalPath: string): { write(line: string): void; close(): Promise<void> } {
+  const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(journalPath);
   if (!journal) {
     const write = mode === 'service' ? (line: string) => { process.stdout.write(`audit ${line}\n`); } : () => {};
     return { write, close: async () => {} };
@@ -55,11 +55,11 @@ function openSink(mode: AuditMode, onError: (text: string) => void): { write(lin
   let socket: Socket | undefined;
   let broken = false;
   const open = () => {
-    const s = connect(JOURNAL_STDOUT);
+    const s = connect(journalPath);
     // identifier, unit id, priority (6 info), level prefix off, syslog, kmsg, console off
     s.write(`${AUDIT_IDENTIFIER}\n\n6\n0\n0\n0\n0\n`);
     s.on('error', (err) => {
-      if (!broken) onError(`audit trail: journal stream ${JOURNAL_STDOUT}: ${err.message}`);
+      if (!broken) onError(`audit trail: journal stream ${journalPath}: ${err.message}`);
       broken = true;
       socket = undefined;
     });
@@ -77,14 +77,19 @@ function openSink(mode: AuditMode, onError: (text: string) => void): { write(lin
     },
     close: () => new Promise<void>((resolve) => {
       if (!socket) return resolve();
+      // Held open until its end is sent: the stream is unref'd so that it never keeps the
+      // agent alive, and an unref'd socket alone let the CLI exit in the middle of this
+      // await, before it printed the token it had just made.
+      socket.ref();
       socket.once('close', () => resolve());
       socket.end();
     }),
   };
 }
 
-export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service'): Audit {
-  const sink = openSink(mode, onError);
+export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service',
+  journalPath = JOURNAL_STDOUT): Audit {
+  const sink = openSink(mode, onError, journalPath);
   let fd: number | undefined;
   const setFile = (path: string | null) => {
     if (fd !== undefined) closeSync(fd);

@@ -1,4 +1,4 @@
-// Live figures: the agent's event stream (GET /api/v1/events, CONTRACT §11) read with fetch
+// Live figures: the agent's event stream (GET /api/v1/events, docs/api.md#events) read with fetch
 // and the bearer header (EventSource cannot send it). An agent without the stream (404) or
 // with all its streams taken (503) is polled every 2 s instead.
 import { authHeaders, check, getJson } from './api.ts';

@@ -3,6 +3,7 @@
 // refusal is the API's own text; the API decides, the page only hides what cannot work.
 import { send } from './api.ts';
 import { h, uid } from './dom.ts';
+import { visibleName } from './format.ts';
 import type { Entry } from './types.ts';
 
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
@@ -38,13 +39,14 @@ export function fileActions(ctx: ActionsContext) {
 
   const askDelete = (e: Entry, opener: HTMLElement) => {
     const path = join(ctx.cwd(), e.name);
-    question.textContent = e.type === 'directory' ? `Delete the folder “${e.name}” and everything in it?` : `Delete “${e.name}”?`;
+    const shown = visibleName(e.name);
+    question.textContent = e.type === 'directory' ? `Delete the folder “${shown}” and everything in it?` : `Delete “${shown}”?`;
     detail.textContent = 'This cannot be undone.';
     returnTo = opener;
     pending = async () => {
       try {
         await send(`/api/v1/files?path=${encodeURIComponent(path)}${e.type === 'directory' ? '&recursive=true' : ''}`, 'DELETE');
-        ctx.say(`Deleted ${e.name}.`);
+        ctx.say(`Deleted ${shown}.`);
         returnTo = null;
         await ctx.reload();
       } catch (err) {
@@ -64,7 +66,7 @@ export function fileActions(ctx: ActionsContext) {
       opener.focus();
     };
     const form = h('form', { class: 'inline', novalidate: true },
-      h('label', { for: input.id, class: 'visually-hidden' }, `New name for ${e.name}`), input,
+      h('label', { for: input.id, class: 'visually-hidden' }, `New name for ${visibleName(e.name)}`), input,
       h('button', { type: 'submit' }, 'Save'),
       h('button', { type: 'button', class: 'secondary', onclick: back }, 'Cancel'));
     form.addEventListener('keydown', (event) => { if ((event as KeyboardEvent).key === 'Escape') back(); });
@@ -74,7 +76,7 @@ export function fileActions(ctx: ActionsContext) {
       if (name === e.name) return back();
       const to = join(ctx.cwd(), name);
       send('/api/v1/files/move', 'POST', { from: join(ctx.cwd(), e.name), to }).then(async () => {
-        ctx.say(`Renamed ${e.name} to ${name}.`);
+        ctx.say(`Renamed ${visibleName(e.name)} to ${visibleName(name)}.`);
         await ctx.reload();
       }, ctx.fail);
     });
@@ -85,9 +87,9 @@ export function fileActions(ctx: ActionsContext) {
 
   /** The row's buttons; their accessible names say which entry they act on. */
   const rowButtons = (e: Entry, nameCell: HTMLElement) => {
-    const renameButton: HTMLButtonElement = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Rename ${e.name}`,
+    const renameButton: HTMLButtonElement = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Rename ${visibleName(e.name)}`,
       onclick: () => rename(e, nameCell, renameButton) }, 'Rename');
-    const deleteButton: HTMLButtonElement = h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete ${e.name}`,
+    const deleteButton: HTMLButtonElement = h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete ${visibleName(e.name)}`,
       onclick: () => askDelete(e, deleteButton) }, 'Delete');
     return h('td', { class: 'actions' }, renameButton, deleteButton);
   };
@@ -116,7 +118,7 @@ export function fileActions(ctx: ActionsContext) {
     const name = folderName.value.trim();
     if (name === '') return folderName.focus();
     send('/api/v1/files/mkdir', 'POST', { path: join(ctx.cwd(), name) }).then(async () => {
-      ctx.say(`Created folder ${name}.`);
+      ctx.say(`Created folder ${visibleName(name)}.`);
       closeFolder();
       await ctx.reload();
     }, ctx.fail);
