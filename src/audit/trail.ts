@@ -1,16 +1,20 @@
 // The audit trail (docs/api.md, "Audit trail"): one JSON object per event, never a secret.
-// Under systemd (JOURNAL_STREAM set: standard output is a journal stream) the events go
-// to journald on a stream of their own whose syslog identifier is `device-agent-audit`
-// (the protocol systemd-cat speaks: a header of seven lines, then one entry per line),
-// so `journalctl -t device-agent-audit -o cat` shows them and nothing else. Elsewhere
-// they go to standard output as `audit <json>`. `audit.file` also appends them (0600),
-// reopened on SIGHUP for logrotate.
+// Under systemd (JOURNAL_STREAM set: standard output is a journal stream) the agent sends
+// each event to journald's native socket with the syslog identifier `device-agent-audit`,
+// so `journalctl -t device-agent-audit -o cat` shows them and nothing else; the CLI (and
+// the agent where the addon cannot load) uses a stream of its own with that identifier
+// (the protocol systemd-cat speaks: a header of seven lines, then one entry per line).
+// Elsewhere they go to standard output as `audit <json>`. `audit.file` also appends them
+// (0600), reopened on SIGHUP for logrotate.
 import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { nativeAddon } from '../native/addon.ts';
 import { isoTime } from '../util/time.ts';
 
 export const AUDIT_IDENTIFIER = 'device-agent-audit';
 const JOURNAL_STDOUT = '/run/systemd/journal/stdout';
+/** journald's native protocol socket (datagrams of KEY=value lines). */
+const JOURNAL_SOCKET = '/run/systemd/journal/socket';
 
 export type Outcome = 'ok' | 'denied' | 'failed';
 
@@ -51,6 +55,24 @@ function openSink(mode: AuditMode, onError: (text: string) => void, journalPath:
   if (!journal) {
     const write = mode === 'service' ? (line: string) => { process.stdout.write(`audit ${line}\n`); } : () => {};
     return { write, close: async () => {} };
+  }
+  // Under the service: one datagram per event to journald's native socket, as
+  // sd_journal_send(3) does (through the addon's sendmsg; Node has no datagram unix
+  // sockets). The stream protocol below carried the CLI's events, but under the packaged
+  // unit's sandbox the agent's own never reached the journal (test/system-vm.test.ts).
+  const addon = mode === 'service' ? nativeAddon() : undefined;
+  if (addon && !(addon instanceof Error)) {
+    let failed = false;
+    return {
+      write: (line) => {
+        const r = failed ? -1 : addon.notify(JOURNAL_SOCKET, `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}\nPRIORITY=6\nMESSAGE=${line}\n`);
+        if (r === 0) return;
+        if (!failed) onError(`audit trail: journal socket ${JOURNAL_SOCKET}: errno ${-r}; events go to standard output`);
+        failed = true;
+        process.stdout.write(`audit ${line}\n`);
+      },
+      close: async () => {},
+    };
   }
   let socket: Socket | undefined;
   let broken = false;
