@@ -25,7 +25,9 @@ function requireRoot(): void {
 
 faults('a disk that fills up under a recording: failed with the reason, no debris, agent healthy', async () => {
   requireRoot();
-  const { dir } = await prepareDir();
+  // The disk guard off (audio.minFreeBytes 0): this is the disk filling under sox itself;
+  // the guard's own refusal and stop are test/audio-retention.test.ts's.
+  const { dir } = await prepareDir({ config: { audio: { device: 'null', minFreeBytes: 0 } } });
   const recordings = join(dir, 'files/recordings');
   mkdirSync(recordings);
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', recordings]);
