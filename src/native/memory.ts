@@ -10,7 +10,7 @@ import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
 /** Body bytes between two young-generation collections while uploads run. */
-const COLLECT_EVERY = 16 * 1024 * 1024;
+const COLLECT_EVERY = 2 * 1024 * 1024;
 let active = 0;
 let timer: NodeJS.Timeout | undefined;
 let sinceCollect = 0;
