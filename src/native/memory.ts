@@ -58,6 +58,26 @@ export function bodyReceived(bytes: number): void {
   collector()?.({ type: 'minor' });
 }
 
+type Transferable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer };
+
+/**
+ * Frees a request-body chunk's memory now, once every consumer has copied what it keeps:
+ * detaching its ArrayBuffer (`transfer(0)`) drops the malloc'd block at once, where V8
+ * would free it only at its next collection. Only a buffer that alone owns its
+ * ArrayBuffer (Node's per-chunk copy), never a slice of Node's shared pool. False where
+ * it cannot (the caller counts the chunk for a young collection instead).
+ */
+export function release(chunk: Buffer): boolean {
+  const ab = chunk.buffer as Transferable;
+  if (chunk.byteOffset !== 0 || ab.byteLength !== chunk.length || chunk.length <= 4096 || !ab.transfer) return false;
+  try {
+    ab.transfer(0);
+    return true;
+  } catch {
+    return false; // not detachable
+  }
+}
+
 /** Loads the addon (which fixes the allocator's thresholds) before a large allocation. */
 export function tuneAllocator(): void {
   nativeAddon();
