@@ -139,11 +139,11 @@ async function bundle() {
     minify: !process.env.BUILD_READABLE,
     legalComments: 'external',
     logLevel: 'warning',
-    plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon(), replaceModule('embed-web-page', 'src/ui/page-files.ts', 'page-files.ts')],
+    plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon(), replaceModule('embed-web-page', 'src/webui/page-files.ts', 'page-files.ts')],
   });
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
   // every architecture's SEA blob as assets.
-  // The web interface (src/web/) precompressed likewise.
+  // The web interface (src/browser/) precompressed likewise.
   return { ...writeSwaggerAssets(join(dist, 'sea-assets')), ...await writePageAssets(join(dist, 'sea-assets')) };
 }
 

@@ -1,4 +1,4 @@
-// Event streams beside the status route (issue 24's budget): authenticated status req/s
+// Event streams beside the status route (BENCHMARKS.md's budget): authenticated status req/s
 // with 20 open /api/v1/events streams, against the same agent with none, in interleaved
 // pairs (the order alternates). Target: ≥ 0.95.
 //   node bench/events.mjs [--pairs N] [--seconds N]   (needs dist/device-agent and wrk)

@@ -1,4 +1,4 @@
-// HTTPS figures (issue 23): the agent with TLS on against a minimal Node https server on
+// HTTPS figures (BENCHMARKS.md): the agent with TLS on against a minimal Node https server on
 // the embedded Node and nginx with ssl (1 worker), same certificate, side by side.
 //   node bench/https.mjs [--smoke] [--rounds N] [--mb N] [--seconds N]   prints its rows as a Markdown table
 // bench/run.mjs adds the same rows to BENCHMARKS.md through httpsRows().

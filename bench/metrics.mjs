@@ -1,4 +1,4 @@
-// What metrics cost (issue 25): status req/s with metrics on against the same executable
+// What metrics cost (docs/decisions.md#metrics-the-text-format-written-by-hand-not-prom-client): status req/s with metrics on against the same executable
 // with `metrics.enabled: false`, in interleaved pairs; the agent's main-thread CPU per
 // scrape; RSS after 10,000 scrapes against before.
 //   node bench/metrics.mjs [--pairs N] [--seconds N] [--scrapes N] [--no-callgrind]   (needs dist/device-agent)

@@ -1,4 +1,4 @@
-// Operations figures (issue 21): what clients see across a restart with the listening socket
+// Operations figures (docs/operations.md#restarts-and-upgrades-refuse-no-connection): what clients see across a restart with the listening socket
 // in systemd's descriptor store against a plain restart, and how long a SIGHUP reload takes.
 // systemd's side is test/helpers/fake-systemd.c (gcc), so no systemd as PID 1 is needed.
 //   node bench/ops.mjs [--rounds N]     prints the rows as a Markdown table

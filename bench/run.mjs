@@ -24,6 +24,7 @@ import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 import { httpsRows } from './https.mjs';
 import { webFigures } from './web.mjs';
+import { clientRows } from './client.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -341,6 +342,8 @@ async function main() {
   ];
   log('web interface: page weight, idle memory, first paint');
   rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));
+  log('the client (dagent and its library) beside curl');
+  rows.push(...await clientRows({ bin, node, rounds, mb, log }));
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },

@@ -1,4 +1,4 @@
-// The web interface's budgets (issue 24), measured against dist/device-agent:
+// The web interface's budgets (BENCHMARKS.md), measured against dist/device-agent:
 //   - everything / loads (page, script, sheet), compressed as Chromium receives it: ≤ 120 KB;
 //   - idle RSS of the agent, the interface built in and never opened: ≤ 51 MB (49 MB + 2);
 //     with --base BIN (an executable built without it, e.g. from main) side by side, A B A B;

@@ -1,14 +1,14 @@
-// Builds the web interface (src/web/) into its files: index.html, app.js (the page's
+// Builds the web interface (src/browser/) into its files: index.html, app.js (the page's
 // TypeScript, minified), uplot.js (the chart library, fetched after login) and app.css
 // (uPlot's sheet and the page's).
 // build.mjs writes them precompressed into the executable's assets; from a source
-// checkout src/ui/page-files.ts calls the same function on the first request for the page.
+// checkout src/webui/page-files.ts calls the same function on the first request for the page.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-const web = join(dirname(fileURLToPath(import.meta.url)), '../src/web');
+const web = join(dirname(fileURLToPath(import.meta.url)), '../src/browser');
 
 /** The page's files by name, uncompressed. */
 export async function buildPage() {

@@ -26,7 +26,7 @@ import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusRoutes } from './status/routes.ts';
-import { uiRoutes } from './ui/routes.ts';
+import { uiRoutes } from './webui/routes.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';

@@ -121,7 +121,7 @@ function reload(agent: Agent, args: Args): void {
     const why = err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err);
     logger.error(`reload refused, the running config stays: ${why}`);
   }
-  // TLS (CONTRACT §8, §9): the certificate and key read again; a pair that fails keeps the
+  // TLS (docs/api.md#https, docs/api.md#systemd): the certificate and key read again; a pair that fails keeps the
   // one in service (logged by the agent).
   void agent.reloadTls();
 }

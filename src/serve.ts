@@ -207,7 +207,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     const fd = serverFd(running.server);
     if (fd !== undefined) opts.systemd.storeFd(fd, LISTENER_NAME);
   }
-  // STATUS= (CONTRACT §9): the address, the certificate's fingerprint when TLS is on, the recording state.
+  // STATUS= (docs/api.md#systemd): the address, the certificate's fingerprint when TLS is on, the recording state.
   function statusLine(): string {
     const https = tls ? ` and https (certificate ${tls.info.fingerprint})` : '';
     return `serving http://${config.host}:${running.port}${https}; recording: ${recorder.state}`;
@@ -263,7 +263,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       events.close(); // open event streams end now: they must not hold the drain
       live.close(); // so do live audio streams
       recordings.close();
-      // A running recording is stopped so its file is finalized and kept (CONTRACT §5);
+      // A running recording is stopped so its file is finalized and kept (docs/api.md#the-file);
       // then the captures end (nobody is left on them).
       await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind

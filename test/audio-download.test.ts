@@ -1,4 +1,4 @@
-// A finished recording's `file` works as `filepath` for /api/download (CONTRACT §5).
+// A finished recording's `file` works as `filepath` for /api/download (docs/api.md#the-recording-status-record).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';

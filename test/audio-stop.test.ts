@@ -1,4 +1,4 @@
-// POST /api/v1/audiofiles/audiorecordstop (CONTRACT §11) with real sox and arecord: from
+// POST /api/v1/audiofiles/audiorecordstop (docs/api.md#stopping-a-recording) with real sox and arecord: from
 // the ALSA null device (unpaced: many seconds a second) and from a private PulseAudio
 // "microphone" paced in real time. The stopped file is complete (soxi reads it) and
 // durationSeconds is its own length; 409 with the exact text when nothing records.

@@ -21,11 +21,15 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // 13 HTTPS figures (bench/https.mjs), the web interface's four (bench/web.mjs), the
   // restart's three (bench/ops.mjs) and bench/metrics.mjs's three (status req/s on/off, a
   // scrape, RSS; its callgrind on/off is left to the full run: a third server under
-  // callgrind passed the time limit), bench/tokens.mjs's three (status req/s with an API
-  // token, idle RSS with 1,000 tokens, status with downloads audited; callgrind: full run)
-  // and bench/audio.mjs's four (recording CPU against sox alone, with 4 listeners, RSS with
-  // listeners, status while recording; ~25 s).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 3 + 4, md);
+  // callgrind passed the time limit), bench/tokens.mjs's four (status req/s and CPU with an API
+  // token, idle RSS with 1,000 tokens, status with downloads audited; callgrind: full run),
+  // bench/audio.mjs's four (recording CPU against sox alone, with 4 listeners, RSS with
+  // listeners, status while recording; ~25 s), bench/memory.mjs's ten (login peak, the
+  // pipelining attack's three, uploads plain and TLS and after, the 128 MB cgroup) and the
+  // client's nine (bench/client.mjs: library and dagent transfers beside curl over HTTP and
+  // HTTPS, dagent status).
+  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9, md);
+  assert.ok(rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')), md);
   assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.

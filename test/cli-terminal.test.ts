@@ -1,4 +1,4 @@
-// CONTRACT §1: on a terminal the CLI prompts for the password twice without echo.
+// docs/api.md#the-program: on a terminal the CLI prompts for the password twice without echo.
 // A real terminal: tmux runs the CLI, send-keys types, capture-pane reads the screen.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +12,8 @@ tty.before(async (ctx) => { ctx.dir = (await prepareDir({ users: [] })).dir; });
 tty.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 const session = `da-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8' });
+// A server of its own (-L): another tmux user on the machine cannot end it under the test.
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', `da-test-${process.pid}`, ...args], { encoding: 'utf8' });
 const screen = () => tmux('capture-pane', '-p', '-t', session);
 
 async function until(what: RegExp, ms = 15_000): Promise<string> {

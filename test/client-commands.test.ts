@@ -6,11 +6,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 import {
-  COMMAND_NAMES, dagent, dagentProcess, hasRoute, startClientAgent, tempHome, tokenProfile, type ClientAgent,
+  COMMAND_NAMES, DAGENT, dagent, dagentProcess, hasRoute, startClientAgent, tempHome, tokenProfile, type ClientAgent,
 } from './helpers/dagent.ts';
 
-type Ctx = { agent: ClientAgent; home: string; token: string };
+type Ctx = { agent: ClientAgent; home: string; token: string; mic: VirtualMic };
 
 async function api(agent: ClientAgent, token: string, path: string, init: RequestInit = {}): Promise<any> {
   const res = await fetch(`${agent.url}${path}`, { ...init, headers: { Authorization: `Bearer ${token}`, ...init.headers } });
@@ -32,13 +34,16 @@ function define(tls: boolean): void {
   const run = (ctx: Ctx, args: string[], input?: string) => dagent(args, { home: ctx.home, input });
 
   test.before(async (ctx) => {
-    ctx.agent = await startClientAgent(tls);
+    // A paced microphone (PulseAudio's null sink) for listen; recordings use ALSA's null device.
+    ctx.mic = startVirtualMic();
+    ctx.agent = await startClientAgent(tls, { env: ctx.mic.env });
     ctx.home = tempHome();
     ctx.token = await ctx.agent.login();
     await tokenProfile(ctx.agent, ctx.home);
   });
   test.after(async (ctx) => {
     await ctx.agent?.cleanup();
+    await ctx.mic?.stop();
     if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
   });
 
@@ -171,6 +176,19 @@ function define(tls: boolean): void {
     assert.equal(shape(second.data), shape(await api(ctx.agent, ctx.token, '/api/v1/devicestatus/get')));
   });
 
+  test('a reader that goes away (events --json | head -1, get - | head -c) ends dagent quietly', async (ctx) => {
+    writeFileSync(join(ctx.agent.baseDir, 'pipe.bin'), randomBytes(4 * 1024 * 1024));
+    for (const args of [['events', '--json'], ['get', 'pipe.bin', '-']]) {
+      const line = `'${process.execPath}' '${DAGENT}' ${args.join(' ')} | head -c 100 > /dev/null; echo "dagent=\${PIPESTATUS[0]}"`;
+      const r = await new Promise<{ out: string; err: string }>((resolve) => {
+        execFile('bash', ['-c', line], { env: { ...process.env, XDG_CONFIG_HOME: ctx.home, DAGENT_PROFILE: '' }, timeout: 20_000 },
+          (_e, out, err) => resolve({ out, err }));
+      });
+      assert.is(r.err, '', args.join(' '));
+      assert.is(r.out, 'dagent=0\n', args.join(' '));
+    }
+  });
+
   when('/api/v1/files/mkdir')('mkdir, mv (--force), rm (-r): the API answers and the tree on disk', async (ctx) => {
     const base = ctx.agent.baseDir;
     const mk = await run(ctx, ['mkdir', 'm/a/b', '--json']);
@@ -208,14 +226,21 @@ function define(tls: boolean): void {
     assert.equal(shape(JSON.parse(l.stdout)), shape(await api(ctx.agent, ctx.token, '/api/v1/audio/level?seconds=0.2')));
   });
 
-  when('/api/v1/audio/live')('listen --output writes a wav stream until interrupted', async (ctx) => {
-    const child = dagentProcess(['listen', '--output', 'live.wav'], { home: ctx.home });
+  when('/api/v1/audio/live')('listen --device pulse --output: a wav stream from a paced microphone until interrupted', async (ctx) => {
+    const child = dagentProcess(['listen', '--device', 'pulse', '--output', 'live.wav'], { home: ctx.home });
     child.stdin!.end();
+    let err = '';
+    child.stderr!.on('data', (d) => { err += d; });
+    const closed = new Promise<number | null>((r) => child.on('close', r));
     const file = join(ctx.home, 'live.wav');
     const end = Date.now() + 15_000;
-    while (!(existsSync(file) && readFileSync(file).length > 1000) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    while (!(existsSync(file) && readFileSync(file).length > 48_000) && Date.now() < end && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     child.kill('SIGINT');
-    assert.is(await new Promise((r) => child.on('close', r)), 0);
+    assert.is(await closed, 0, err);
+    assert.match(err, /^wrote [\d.]+ [kM]?B to live\.wav\n$/);
+    assert.ok(readFileSync(file).length > 48_000);
     assert.is(readFileSync(file).subarray(0, 4).toString('latin1'), 'RIFF');
   });
 

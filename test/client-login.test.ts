@@ -4,7 +4,7 @@
 // the profile file (0600, never a password).
 import { randomBytes } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -130,6 +130,43 @@ function when(route: string) {
 }
 
 trust.run();
+
+const roles = suite<Ctx>('dagent login as a viewer: the token has the role\'s scopes; a missing scope is exit 3');
+roles.before(async (ctx) => {
+  ctx.agent = await startClientAgent(false, { users: [ADMIN, { username: 'vera', password: 'viewer password', role: 'viewer' }] });
+  ctx.home = tempHome();
+});
+roles.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+  if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
+});
+
+(hasRoute('/api/v1/tokens') ? roles : roles.skip)('login; put, users and the token commands are refused with the API\'s texts (3); logout asks the password', async ({ agent, home }) => {
+  const login = await dagent(['login', agent.clientUrl, '--user', 'vera'], { home, input: 'viewer password\n' });
+  assert.is(login.code, 0, login.stderr);
+  const jwt = await agent.login();
+  const tokens = async () => ((await (await fetch(`${agent.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${jwt}` } })).json()) as any).tokens;
+  assert.equal((await tokens()).map((t: any) => [t.username, t.scopes]), [['vera', ['status', 'files:read', 'metrics']]]);
+  writeFileSync(join(home, 'f.txt'), 'f');
+  const cases: Array<[string[], string]> = [
+    [['put', 'f.txt', 'f.txt'], 'insufficient scope: files:write is required'],
+    [['users'], 'insufficient scope: admin is required'],
+    [['token', 'list'], 'insufficient scope: admin is required'],
+    [['token', 'create', 'ci', '--scopes', 'status'], 'insufficient scope: admin is required'],
+  ];
+  for (const [args, text] of cases) {
+    const r = await dagent(args, { home });
+    assert.is(r.code, 3, args.join(' '));
+    assert.is(r.stderr, `dagent: ${text}\n`);
+  }
+  assert.is((await dagent(['status', '--json'], { home })).code, 0);
+  // Its own API token may not revoke itself: logout asks the password (here on standard input).
+  const out = await dagent(['logout'], { home, input: 'viewer password\n' });
+  assert.is(out.code, 0, out.stderr);
+  assert.equal(await tokens(), []);
+});
+
+roles.run();
 
 const dead = suite<{ home: string }>('dagent: a host that does not answer');
 dead.before((ctx) => { ctx.home = tempHome(); });

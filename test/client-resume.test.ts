@@ -7,19 +7,34 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ConnectionError, DeviceAgent } from '../client/src/index.ts';
 import { dagent, startClientAgent, tempHome, type ClientAgent } from './helpers/dagent.ts';
 
 const SIZE = 8 * 1024 * 1024;
 
-/** A TCP relay to `port`; when armed, the next connection is closed after `cutAt` bytes of answer. */
-async function relay(port: number): Promise<{ server: Server; port: number; arm(cutAt: number): void }> {
+/**
+ * A TCP relay to `port`; when armed, the next connection is closed after `cutAt` bytes of
+ * answer. With `dropSecond`, a connection is closed unanswered when its second request
+ * arrives (as when a keep-alive connection is closed just as a request leaves on it).
+ */
+async function relay(port: number): Promise<{ server: Server; port: number; arm(cutAt: number): void; dropSecond: boolean }> {
   let cutAt: number | null = null;
+  const state = { dropSecond: false };
   const server = createServer((client) => {
     const limit = cutAt;
     cutAt = null;
     const upstream = connect(port, '127.0.0.1');
     let sent = 0;
-    client.pipe(upstream);
+    let requests = 0;
+    client.on('data', (chunk: Buffer) => {
+      requests += chunk.toString('latin1').split(' HTTP/1.1\r\n').length - 1;
+      if (state.dropSecond && requests >= 2) {
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
     upstream.on('data', (chunk: Buffer) => {
       if (limit !== null && sent + chunk.length >= limit) {
         client.write(chunk.subarray(0, limit - sent));
@@ -35,7 +50,7 @@ async function relay(port: number): Promise<{ server: Server; port: number; arm(
     client.on('error', () => upstream.destroy());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as { port: number }).port, arm: (n) => { cutAt = n; } };
+  return Object.assign(state, { server, port: (server.address() as { port: number }).port, arm: (n: number) => { cutAt = n; } });
 }
 
 function define(tls: boolean): void {
@@ -91,6 +106,30 @@ function define(tls: boolean): void {
     assert.is(JSON.parse(r.stdout).resumedFrom, 0);
     assert.ok(readFileSync(join(ctx.home, 'out.bin')).equals(fresh));
   });
+
+  if (!tls) {
+    test('library: a GET on a kept-alive connection closed unanswered is sent again once, on a new one', async (ctx) => {
+      const agent = new DeviceAgent({ url: `http://127.0.0.1:${ctx.relay.port}`, token: await ctx.agent.login() });
+      ctx.relay.dropSecond = true;
+      try {
+        const first = await agent.status();
+        const second = await agent.status(); // its connection is closed at its request: sent again
+        assert.is(second.hostname, first.hostname);
+        // The same for a POST, on the connection the retry made: it fails, never sent twice.
+        let failure: unknown;
+        try {
+          await agent.startRecording({ duration: 1, fileExtension: 'wav' });
+        } catch (err) {
+          failure = err;
+        }
+        assert.instance(failure, ConnectionError);
+        assert.is((await agent.recording()).state, 'idle');
+      } finally {
+        ctx.relay.dropSecond = false;
+        agent.close();
+      }
+    });
+  }
 
   test.run();
 }

@@ -12,7 +12,8 @@ import { DAGENT, startClientAgent, tempHome, tokenProfile, type ClientAgent } fr
 type Ctx = { agent: ClientAgent; home: string };
 const tty = suite<Ctx>('dagent on a terminal');
 const session = `da-dagent-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+// A server of its own (-L): another tmux user on the machine cannot end it under the test.
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', `da-test-${process.pid}`, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const screen = () => tmux('capture-pane', '-p', '-J', '-t', session);
 
 async function until(what: RegExp, ms = 20_000): Promise<string> {

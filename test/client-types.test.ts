@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, ROOT } from './helpers/agent.ts';
+import { ApiError, DeviceAgent } from '../client/src/index.ts';
 import { CLIENT, startClientAgent, tempHome, type ClientAgent } from './helpers/dagent.ts';
 import { generate } from '../client/scripts/generate.mjs';
 
@@ -75,7 +76,7 @@ pkg('the README\'s example program type-checks (strict) against the built packag
 pkg('npm pack makes a tarball of dist/ and the README; installed from it, dagent runs', async ({ dir }) => {
   const packed = JSON.parse((await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: CLIENT })).stdout)[0];
   const files: string[] = packed.files.map((f: { path: string }) => f.path).sort();
-  assert.ok(files.includes('dist/cli/main.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(' '));
+  assert.ok(files.includes('dist/cli/dagent.js') && files.includes('dist/index.d.ts') && files.includes('README.md'), files.join(' '));
   assert.equal(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json'), []);
   const prefix = join(dir, 'prefix');
   await run('npm', ['install', '-g', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(dir, packed.filename)]);
@@ -83,6 +84,37 @@ pkg('npm pack makes a tarball of dist/ and the README; installed from it, dagent
   assert.ok(existsSync(bin));
   const v = await run(bin, ['--version']);
   assert.is(v.stdout, `dagent ${JSON.parse(readFileSync(join(CLIENT, 'package.json'), 'utf8')).version}\n`);
+});
+
+pkg('library: fileInfo is the HEAD answer, openapi() the served document, metrics() the text, ApiError the API\'s status and text', async ({ agent }) => {
+  const lib = new DeviceAgent({ url: agent.clientUrl, pin: agent.pin!, token: await agent.login() });
+  try {
+    writeFileSync(join(agent.baseDir, 'info.txt'), 'twelve bytes');
+    const head = await fetch(`${agent.url}/api/download?filepath=info.txt`, { method: 'HEAD', headers: { Authorization: `Bearer ${lib.token}` } });
+    assert.equal(await lib.fileInfo('info.txt'), {
+      sizeBytes: 12, etag: head.headers.get('etag'), lastModified: head.headers.get('last-modified'), contentType: head.headers.get('content-type'),
+    });
+    assert.equal(await lib.openapi(), await (await fetch(`${agent.url}/docs/openapi.json`)).json());
+    assert.match(await lib.metrics(), /^device_agent_build_info\{version="[^"]+"\} 1$/m);
+    let failure: unknown;
+    try {
+      await lib.list('no/such/dir');
+    } catch (err) {
+      failure = err;
+    }
+    assert.instance(failure, ApiError);
+    assert.is((failure as ApiError).status, 404);
+    assert.is((failure as ApiError).error, 'file not found at no/such/dir');
+    assert.is((failure as ApiError).headers['content-type'], 'application/json; charset=utf-8');
+    const seen: string[] = [];
+    for await (const e of lib.events()) {
+      seen.push(e.event);
+      if (seen.length === 2) break;
+    }
+    assert.equal(seen, ['recording', 'status']);
+  } finally {
+    lib.close();
+  }
 });
 
 pkg.run();

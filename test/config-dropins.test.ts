@@ -1,4 +1,4 @@
-// CONTRACT §9: config.d/*.json drop-ins beside the config file, merged in byte order of their
+// docs/api.md#systemd: config.d/*.json drop-ins beside the config file, merged in byte order of their
 // names, nested objects key by key; `config show` prints the merge, `config check` names the
 // file of a bad key; the service runs on the merge.
 import { suite } from 'uvu';

@@ -30,7 +30,7 @@ parse('fills every default', () => {
   });
 });
 
-parse('puts the metrics token beside the JWT secret unless named (CONTRACT §10)', () => {
+parse('puts the metrics token beside the JWT secret unless named (docs/api.md#metrics)', () => {
   assert.is(parseConfig({ jwtSecretFile: 'state/jwt.secret' }, '/srv/agent').metrics.tokenFile, '/srv/agent/state/metrics.token');
   assert.is(parseConfig({ metrics: { tokenFile: 'scrape.token' } }, '/srv/agent').metrics.tokenFile, '/srv/agent/scrape.token');
   assert.is(parseConfig({ metrics: { enabled: false } }, '/srv').metrics.enabled, false);

@@ -1,7 +1,7 @@
 // /docs in a real browser (Debian chromium through playwright-core): the page loads from
 // the agent alone, logs in, authorizes, runs device status and an upload through
 // "Try it out". Any request to another host, page error or CSP violation fails it.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
@@ -79,7 +79,7 @@ browser('logs in through the login operation', async (ctx) => {
 browser('authorizes with the token and reads the device status', async ({ page, token }) => {
   await page.locator('.auth-wrapper .btn.authorize').click();
   const modal = page.locator('.modal-ux');
-  // The document has two Bearer schemes (CONTRACT §10: the scrape token for /metrics):
+  // The document has two Bearer schemes (docs/api.md#metrics: the scrape token for /metrics):
   // the API's token goes into bearerAuth's form, and only that one is authorized.
   const form = modal.locator('form').filter({ hasText: 'bearerAuth' });
   await form.locator('input').fill(token);
@@ -122,6 +122,28 @@ browser('downloads the uploaded file back', async ({ page, token }) => {
   assert.is(response.headers()['content-disposition'], 'attachment; filename="from-the-browser.txt"');
   // Swagger UI offers the bytes as a file to save.
   await op.locator('.live-responses-table a[download]').waitFor();
+});
+
+browser('makes a folder, moves the uploaded file into it and deletes the folder', async ({ page, agent, token }) => {
+  const made = await execute(page, 'files-makeDirectory', '/api/v1/files/mkdir', async (op) => {
+    await op.locator('textarea.body-param__text').fill(JSON.stringify({ path: 'swagger-made' }));
+  });
+  assert.is(made.response.request().headers().authorization, `Bearer ${token}`);
+  assert.is(made.response.status(), 201, await made.response.text());
+  assert.is(made.shown, '201');
+  const moved = await execute(page, 'files-moveFile', '/api/v1/files/move', async (op) => {
+    await op.locator('textarea.body-param__text').fill(JSON.stringify({ from: 'from-the-browser.txt', to: 'swagger-made/moved.txt' }));
+  });
+  assert.is(moved.response.status(), 200, await moved.response.text());
+  assert.equal(await moved.response.json(), { path: 'swagger-made/moved.txt' });
+  assert.is(readFileSync(join(agent.baseDir, 'swagger-made/moved.txt'), 'utf8'), 'hello from swagger ui');
+  const deleted = await execute(page, 'files-deleteFile', '/api/v1/files', async (op) => {
+    await op.locator('tr[data-param-name="path"] input').fill('swagger-made');
+    await op.locator('tr[data-param-name="recursive"] select').selectOption('true');
+  });
+  assert.is(deleted.response.status(), 204, await deleted.response.text());
+  assert.is(deleted.shown, '204');
+  assert.is(existsSync(join(agent.baseDir, 'swagger-made')), false);
 });
 
 browser('made no request to another host and raised no page error', ({ problems }) => {

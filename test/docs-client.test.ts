@@ -1,8 +1,7 @@
 // A typed client generated from the served /docs/openapi.json (openapi-typescript, with
 // its documented transform of `format: binary` to Blob) and used through openapi-fetch:
 // a small program that logs in, uploads a Blob and downloads an ArrayBuffer, with no
-// cast, must type-check (tsc --strict) and then work against a live agent (issue 22,
-// item 3). And a download's real Content-Type is one the document declares.
+// cast, must type-check (tsc --strict) and then work against a live agent (docs/api.md#interactive-description). And a download's real Content-Type is one the document declares.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// GET /api/v1/events (CONTRACT §11) against a real agent: the SSE framing, the first two
+// GET /api/v1/events (docs/api.md#events) against a real agent: the SSE framing, the first two
 // events at once, status every 2 s and a comment within 15 s (the contract's own numbers,
 // measured), recording events at every state change, the bearer header, the 32-stream
 // cap, a stream ended when its token expires, and a shutdown that does not wait for them.

@@ -1,4 +1,4 @@
-// Conditional downloads (issue 22, item 4; RFC 9110 §13): ETag and Last-Modified on every
+// Conditional downloads (docs/behaviour.md#downloads-conditional-requests; RFC 9110 §13): ETag and Last-Modified on every
 // download, If-None-Match / If-Modified-Since → 304, If-Match / If-Unmodified-Since → 412,
 // If-Range deciding between 206 and the whole file. With curl's own resume, ETag and
 // time conditions as the real clients.

@@ -1,6 +1,6 @@
 // A client that sends its request whole and then shuts its sending side (shutdown(SHUT_WR),
 // as `nc -N` and many HTTP/1.0-style scripts do) gets a whole answer: status line, headers,
-// every byte of the file; never the file's bytes without a head (issue 22, item 1).
+// every byte of the file; never the file's bytes without a head (docs/behaviour.md#files).
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';

@@ -1,4 +1,4 @@
-// GET /api/v1/files/list (CONTRACT §11) against a real agent and a real tree: the answer's
+// GET /api/v1/files/list (docs/api.md#directory-listing) against a real agent and a real tree: the answer's
 // shape and order, the download's confinement texts, links in and out, special files left
 // out unopened, hostile paths, a large directory, and a fast-check property on random trees.
 import { execFileSync } from 'node:child_process';
@@ -65,7 +65,7 @@ list.after(async (ctx) => {
   await ctx.agent?.cleanup();
 });
 
-list('the base: path "", directories first then byte order, fields as CONTRACT §11', async (ctx) => {
+list('the base: path "", directories first then byte order, fields as docs/api.md#directory-listing', async (ctx) => {
   const base = ctx.agent.baseDir;
   const t = new Date('2026-01-02T03:04:05.000Z');
   utimesSync(join(base, 'a.txt'), t, t);

@@ -3,7 +3,7 @@
 // out, FIFOs and sockets, the base itself, a directory into itself; after each case the
 // tree outside the base is compared byte for byte with what it was.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -305,6 +305,25 @@ scopes('a credential with a directory changes only inside it, never the director
   // The operator without a directory may change the directory itself.
   assert.is((await ctx.op.move({ from: 'team', to: 'team-renamed' })).status, 200);
   assert.is((await ctx.op.move({ from: 'team-renamed', to: 'team' })).status, 200);
+});
+
+scopes('a credential\'s directory swapped for a link (even to a directory inside the base) confines nothing: 403', async (ctx) => {
+  const base = ctx.agent.baseDir;
+  mkdirSync(join(base, 'elsewhere'));
+  writeFileSync(join(base, 'elsewhere/x.txt'), 'x');
+  renameSync(join(base, 'team'), join(base, 'team-real'));
+  symlinkSync('elsewhere', join(base, 'team'));
+  try {
+    const { carol } = ctx;
+    await carol.expect(carol.del('team/x.txt'), 403, 'file path is not allowed');
+    await carol.expect(carol.mkdir('team/new'), 403, 'file path is not allowed');
+    await carol.expect(carol.move({ from: 'team/x.txt', to: 'team/y.txt' }), 403, 'file path is not allowed');
+    assert.equal(readdirSync(join(base, 'elsewhere')), ['x.txt']);
+  } finally {
+    unlinkSync(join(base, 'team'));
+    renameSync(join(base, 'team-real'), join(base, 'team'));
+  }
+  assert.is((await ctx.carol.mkdir('team/again')).status, 201, 'the real directory works again');
 });
 
 scopes('each change is an audit event', async (ctx) => {

@@ -64,7 +64,7 @@ function rawDownload(agent: TestAgent, token: string, file: string, opts: { paus
 }
 
 /**
- * CONTRACT §6, "a download streams: memory does not grow with file size or number of
+ * docs/api.md#download, "a download streams: memory does not grow with file size or number of
  * downloads": 8 clients fetch a 48 MiB file at once and stop reading for a while, so
  * whatever the agent would hold of it piles up. Its peak RSS (VmHWM, reset first) may
  * grow by less than one file's size; holding the file per client would take 8 × 48 MiB.

@@ -1,6 +1,6 @@
 // A JSON body abandoned by its client (it declares 8192 bytes, sends 12, closes) is one
 // access-log line that says aborted, with the bytes the client got (none), and nothing
-// else: no stack trace, no error line (issue 22, item 2). Under a slow-body attack each
+// else: no stack trace, no error line (docs/api.md#every-response). Under a slow-body attack each
 // such request would otherwise put six lines into the journal.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

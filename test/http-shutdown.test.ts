@@ -1,7 +1,7 @@
 // Stopping (SIGTERM, as systemctl restart and a package upgrade do) loses no request that
 // reached the agent: a connection it accepted a moment before the stop, whose request is
 // still on its way, is answered, not closed unanswered (a client then reads an empty
-// reply: the one failed request of the VM restart check, CONTRACT §9). A connection that
+// reply: the one failed request of the VM restart check, docs/api.md#systemd). A connection that
 // says nothing does not hold the stop beyond a short grace.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

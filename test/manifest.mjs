@@ -7,13 +7,13 @@ export const once = new Set([
   'events-hub.test.ts', 'unit-atomic.test.ts', 'unit-auth-limits.test.ts', 'unit-bundle.test.ts', 'unit-errors.test.ts',
   'unit-logger.test.ts', 'unit-metrics.test.ts', 'unit-multipart.test.ts', 'unit-release.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
   'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts', 'unit-web-names.test.ts', 'unit-retention.test.ts',
-  'package-build.test.ts', 'package-install.test.ts',
+  'package-build.test.ts', 'package-install.test.ts', 'package-repo.test.ts', 'fleet-ansible.test.ts', 'fleet-role.test.ts',
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
   // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
   'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
   'client-big.test.ts', 'client-types.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
-  'auth-limiter.test.ts', 'unit-file-lock.test.ts',
+  'auth-limiter.test.ts', 'unit-file-lock.test.ts', 'unit-audit-journal.test.ts',
   // The Node-RED nodes are built on the client, so they run against the built executable too.
   'nodered-nodes.test.ts', 'nodered-runtime.test.ts',
 ]);
@@ -23,12 +23,20 @@ export const DEFAULT_TIMEOUT_S = 300;
 export const timeouts = {
   'package-build.test.ts': 900,
   'package-install.test.ts': 900,
+  // Builds both packages (~2 min on a quiet host), then apt in a Debian root.
+  'package-repo.test.ts': 900,
+  // ~55 s on a quiet host (ten ansible-playbook runs over five agents); 230 s seen under a load of 16.
+  'fleet-ansible.test.ts': 600,
+  // Builds both packages, then ansible-playbook three times into a Debian root.
+  'fleet-role.test.ts': 900,
   'bench-smoke.test.ts': 600,
   'bench-soak.test.ts': 300,
   // ~90 s on a quiet 2-core host (four agents, Chromium, a 20 MB upload throttled to 20 MB/s).
   'web-browser.test.ts': 420,
   // 40,000+ logins of 16 KiB each: ~60 s alone, more on a busy host.
   'auth-limiter.test.ts': 600,
+  // 1 GiB up and down under two Node.js runtimes: ~40 s on a quiet 2-core host, 100 s at load 15.
+  'client-big.test.ts': 420,
   // Builds a Debian VM image on first use (~3 min), then two boots under emulation.
   'system-vm.test.ts': 3600,
 };

@@ -1,4 +1,4 @@
-// GET /metrics as a client sees it (CONTRACT §10): who may scrape, what is counted,
+// GET /metrics as a client sees it (docs/api.md#metrics): who may scrape, what is counted,
 // and that no client can grow the set of series.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The metrics config as an operator meets it (CONTRACT §10): an own token file, reloads
+// The metrics config as an operator meets it (docs/api.md#metrics): an own token file, reloads
 // that rotate it, metrics turned off, token files refused at start.
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

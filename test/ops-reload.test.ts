@@ -1,4 +1,4 @@
-// CONTRACT §9: SIGHUP (`systemctl reload`) re-reads the config and its drop-ins. Restart
+// docs/api.md#systemd: SIGHUP (`systemctl reload`) re-reads the config and its drop-ins. Restart
 // keys keep their running value with a warning; the others apply to new requests; a bad
 // config is refused whole with an error naming file and key, and the agent keeps serving.
 import { suite } from 'uvu';

@@ -162,7 +162,7 @@ unit('the unit keeps what the agent needs and says why for what it leaves out', 
   const text = readFileSync(UNIT, 'utf8');
   for (const line of ['User=device-agent', 'SupplementaryGroups=audio', 'StateDirectory=device-agent', 'Restart=on-failure',
     'RestartPreventExitStatus=78', 'DevicePolicy=closed', 'DeviceAllow=char-alsa rw', 'ProtectProc=invisible', 'PrivateUsers=yes',
-    // CONTRACT §9: readiness, watchdog, reload, and the listening socket kept across restarts.
+    // docs/api.md#systemd: readiness, watchdog, reload, and the listening socket kept across restarts.
     'Type=notify', 'NotifyAccess=main', 'WatchdogSec=30s', "ExecReload=/bin/sh -c 'kill -HUP $MAINPID'", 'FileDescriptorStoreMax=1']) {
     assert.ok(text.split('\n').includes(line), `missing ${line}`);
   }

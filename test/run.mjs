@@ -1,7 +1,7 @@
 // Runs the suite by the passes of test/manifest.mjs, one uvu process per file (each with a
 // timeout, its time printed), and closes with one "N passed, N failed, N skipped" line.
 //   node test/run.mjs [--pass sources|bin] [--quick] [PATTERN]   PATTERN: a regex on file names
-//   npm run test:quick   the inner loop: the sources pass without the package, VM and bench
+//   npm run test:quick   the inner loop: the sources pass without the package, VM, bench and role
 //                        files (--quick), which need a build, root and minutes each
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -22,7 +22,7 @@ for (let i = 0; i < argv.length; i++) {
   else pattern = new RegExp(argv[i]);
 }
 /** Left out of the inner loop: they build packages, boot a VM or run the bench. */
-const SLOW = /^(package-|system-vm|bench-)/;
+const SLOW = /^(package-|system-vm|bench-|fleet-role)/;
 const files = readdirSync(join(root, 'test'))
   .filter((f) => f.endsWith('.test.ts') && pattern.test(f) && !(quick && SLOW.test(f))).sort();
 

@@ -1,4 +1,4 @@
-// HTTPS on the same port (CONTRACT §8) with real clients: curl (--cacert, --pinnedpubkey),
+// HTTPS on the same port (docs/api.md#https) with real clients: curl (--cacert, --pinnedpubkey),
 // openssl s_client (versions, suites), Node's https client, plain HTTP beside it.
 import { readFileSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';

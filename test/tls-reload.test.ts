@@ -1,4 +1,4 @@
-// The certificate's life (CONTRACT §8): renewal with the same key, an operator's pair
+// The certificate's life (docs/api.md#https): renewal with the same key, an operator's pair
 // never rewritten, the start's refusals, reload on file change and SIGHUP while a 50 MB
 // download runs, and a broken replacement kept out.
 import { mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';

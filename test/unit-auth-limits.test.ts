@@ -1,4 +1,4 @@
-// The failed-login window (CONTRACT §3) and the scrypt gate (docs/behaviour.md: one hash at a time,
+// The failed-login window (docs/api.md#logging-in) and the scrypt gate (docs/behaviour.md: one hash at a time,
 // 64 waiting, then 503), with the clock and the tasks in the test's hands.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

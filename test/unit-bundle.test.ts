@@ -134,7 +134,7 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
 
 t('an idle agent gets none of its functions optimized by V8 (no Maglev or TurboFan at start)', async () => {
   // Optimizing compilers are ~2 MB of the executable's code and their zones: run at start
-  // they cost idle RSS (issue 24: metrics label texts made for every route at start got two
+  // they cost idle RSS (BENCHMARKS.md: metrics label texts made for every route at start got two
   // functions Maglev-compiled, 52.6 MB idle against 49.7 MB without). --trace-opt prints a
   // line per function V8 starts to optimize; an idle agent, 2 s after its first answer,
   // has printed none.

@@ -1,4 +1,4 @@
-// CONTRACT §7: an unexpected failure is 500 {"error":"internal error"} with the detail in the
+// docs/api.md#every-response: an unexpected failure is 500 {"error":"internal error"} with the detail in the
 // log, never a stack trace to the client. The app is built from its real parts in-process;
 // the failure comes from the recorder's state getter, the one part that is made to throw.
 import { suite } from 'uvu';
@@ -69,7 +69,7 @@ errors('a failure nobody expected answers 500 internal error, the detail only in
   const line = logged.find((l) => l.includes('recorder state exploded'));
   assert.ok(line, 'the detail is logged');
   assert.match(line!, /^<3>GET \/api\/v1\/devicestatus\/get: Error: recorder state exploded\n\s+at /);
-  // The request line of a 5xx has priority err too (CONTRACT §9); a 200 has info.
+  // The request line of a 5xx has priority err too (docs/api.md#systemd); a 200 has info.
   const requestLine = () => logged.find((l) => / \/api\/v1\/devicestatus\/get 500 /.test(l));
   assert.ok(await eventually(() => requestLine() !== undefined, 2000), logged.join('\n'));
   assert.match(requestLine()!, /^<3>GET \/api\/v1\/devicestatus\/get 500 \d+ [\d.]+ms admin$/);

@@ -1,4 +1,4 @@
-// The users file poller (CONTRACT §3: a CLI change reaches the running agent): every change
+// The users file poller (docs/api.md#login-tokens: a CLI change reaches the running agent): every change
 // after load() is seen, including one made before the poller's first look, and stop() stops it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

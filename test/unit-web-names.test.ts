@@ -1,7 +1,7 @@
-// The web interface shows bidirectional controls in file names escaped (src/web/format.ts).
+// The web interface shows bidirectional controls in file names escaped (src/browser/format.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { visibleName } from '../src/web/format.ts';
+import { visibleName } from '../src/browser/format.ts';
 
 test('a right-to-left override cannot pass an .exe off as a .png', () => {
   assert.is(visibleName('rtl\u202Egnp.exe'), 'rtl<U+202E>gnp.exe');

@@ -1,5 +1,5 @@
 // The web interface in a real browser (Debian chromium through playwright-core), driven as
-// a user would: controls found by role and accessible name (CONTRACT §12). Logs in, watches
+// a user would: controls found by role and accessible name (docs/api.md#web-interface). Logs in, watches
 // the status change, records and plays, stops a recording, uploads (picker, drop, 20 MB with
 // progress, refusals), opens a directory, downloads and compares bytes, logs out; keyboard
 // alone; 360 px and dark; axe-core finds no serious or critical violation. No request
@@ -370,7 +370,7 @@ web('works at 360 px wide in dark mode, with no horizontal scroll and no accessi
   await context.close();
 });
 
-// CONTRACT §8: an agent with HTTPS on tells its certificate; the page shows the fingerprint.
+// docs/api.md#https: an agent with HTTPS on tells its certificate; the page shows the fingerprint.
 web('shows the HTTPS certificate fingerprint of an agent with TLS on', async ({ browser, problems }) => {
   const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   try {
@@ -397,7 +397,7 @@ web('a user removed while the page is open is back at the login form within seco
     await page.getByRole('heading', { name: 'Device status' }).waitFor();
     const removed = await runCli(['user', 'remove', ADMIN.username, '--config', agent.configFile]);
     assert.is(removed.code, 0, removed.stderr);
-    // Revocation ends the stream (CONTRACT §3: within 2 s); the page's next request is a 401.
+    // Revocation ends the stream (docs/api.md#login-tokens: within 2 s); the page's next request is a 401.
     await page.getByRole('status').filter({ hasText: 'Your session has ended. Please log in again.' }).waitFor({ timeout: 10_000 });
     await byName(page).username.waitFor();
     assert.is(await page.evaluate((k) => sessionStorage.getItem(k), TOKEN_KEY), null);

@@ -1,4 +1,4 @@
-// The web interface's files as HTTP answers (CONTRACT §12, issue 24): served at / without a
+// The web interface's files as HTTP answers (docs/api.md#web-interface, BENCHMARKS.md): served at / without a
 // token, precompressed (brotli and gzip, chosen by Accept-Encoding), a strong ETag per
 // encoding with 304 on revalidation, and the content security policy on every one.
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';

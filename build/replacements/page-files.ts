@@ -1,10 +1,10 @@
-// Bundled in place of src/ui/page-files.ts (build/embed-plugin.mjs): the web interface's
+// Bundled in place of src/webui/page-files.ts (build/embed-plugin.mjs): the web interface's
 // files as build.mjs compressed them, from the executable's SEA assets, or, when
 // dist/device-agent.cjs runs under a plain node, from dist/sea-assets/ beside it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Encoded } from '../../src/ui/page-files.ts';
-import { PAGE_FILES } from '../../src/ui/page-names.ts';
+import type { Encoded } from '../../src/webui/page-files.ts';
+import { PAGE_FILES } from '../../src/webui/page-names.ts';
 
 function read(name: string): Buffer {
   const sea = process.getBuiltinModule('node:sea');

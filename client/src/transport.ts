@@ -1,9 +1,10 @@
 // One HTTP exchange with the agent over node:http/https: the bearer header, the trust of
 // trust.ts, streaming bodies both ways, and every failure turned into ApiError,
 // ConnectionError or TrustError.
-import * as http from 'node:http';
+import type * as HttpTypes from 'node:http';
+import { http } from './node-http.ts';
 import * as https from 'node:https';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { ApiError, ConnectionError, TrustError } from './errors.ts';
 import { agentFor, connectionError, type Trust } from './trust.ts';
 
@@ -12,8 +13,11 @@ export interface Exchange {
   /** Path with its query, e.g. `/api/v1/files/list?path=a`. */
   path: string;
   headers?: Record<string, string | number>;
-  /** A whole body, or a stream whose length is given in headers['Content-Length']. */
-  body?: string | Buffer | Readable;
+  /**
+   * A whole body, a stream, or a function that writes the body to the request (then
+   * ended); the length of the last two is given in headers['Content-Length'].
+   */
+  body?: string | Buffer | Readable | ((out: Writable) => Promise<void>);
   /** Send no Authorization header (login, health). */
   anonymous?: boolean;
   signal?: AbortSignal;
@@ -21,9 +25,12 @@ export interface Exchange {
   timeoutMs?: number;
 }
 
+/** Failures of a request sent on a reused keep-alive connection (retried once when safe). */
+const onReusedSocket = new WeakSet<Error>();
+
 export class Transport {
   readonly base: URL;
-  private readonly pool: http.Agent;
+  private readonly pool: HttpTypes.Agent;
 
   constructor(url: string | URL, readonly trust: Trust = {}, public token?: string, readonly timeoutMs = 60_000) {
     this.base = new URL(url);
@@ -31,8 +38,24 @@ export class Transport {
     this.pool = agentFor(this.base, trust);
   }
 
-  /** Sends the request and resolves with the answer once its head is in: any status. */
-  send(ex: Exchange): Promise<http.IncomingMessage> {
+  /**
+   * Sends the request and resolves with the answer once its head is in: any status. A GET
+   * or HEAD that fails on a reused keep-alive connection before any answer is sent once
+   * more on a new one: the agent closes idle connections after 5 s, and a request can
+   * leave just as the close arrives (Node's `reusedSocket` case).
+   */
+  async send(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
+    try {
+      return await this.sendOnce(ex);
+    } catch (err) {
+      const retry = onReusedSocket.has(err as Error) && (ex.method === 'GET' || ex.method === 'HEAD') &&
+        err instanceof ConnectionError && !ex.signal?.aborted;
+      if (!retry) throw err;
+      return this.sendOnce(ex);
+    }
+  }
+
+  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
     const u = new URL(ex.path, this.base);
     const headers: Record<string, string | number> = { 'User-Agent': 'dagent', ...ex.headers };
     if (!ex.anonymous && this.token) headers.Authorization = `Bearer ${this.token}`;
@@ -42,9 +65,14 @@ export class Transport {
       const req = mod.request(u, { method: ex.method, headers, agent: this.pool, signal: ex.signal }, resolve);
       const timeout = ex.timeoutMs ?? this.timeoutMs;
       if (timeout > 0) req.setTimeout(timeout, () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-      req.once('error', (err: NodeJS.ErrnoException) => reject(this.failure(err)));
+      req.once('error', (err: NodeJS.ErrnoException) => {
+        const failure = this.failure(err);
+        if (req.reusedSocket) onReusedSocket.add(failure);
+        reject(failure);
+      });
       if (ex.body === undefined) req.end();
       else if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) req.end(ex.body);
+      else if (typeof ex.body === 'function') ex.body(req).then(() => req.end(), (err: Error) => req.destroy(err));
       else {
         ex.body.once('error', (err) => req.destroy(err));
         ex.body.pipe(req);
@@ -53,7 +81,7 @@ export class Transport {
   }
 
   /** send(), then an ApiError for any status but 2xx (its body read for the `error` text). */
-  async ok(ex: Exchange): Promise<http.IncomingMessage> {
+  async ok(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
     const res = await this.send(ex);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
@@ -90,14 +118,14 @@ export class Transport {
   }
 }
 
-export async function readText(res: http.IncomingMessage): Promise<string> {
+export async function readText(res: HttpTypes.IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of res) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The ApiError of a non-2xx answer: its JSON `error` text, else the status line. */
-export async function apiError(res: http.IncomingMessage): Promise<ApiError> {
+export async function apiError(res: HttpTypes.IncomingMessage): Promise<ApiError> {
   const status = res.statusCode ?? 0;
   let text = '';
   try {

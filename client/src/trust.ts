@@ -3,7 +3,8 @@
 // connection, before the request leaves: TLS sessions are not cached, so a resumed
 // session never skips the check.
 import { createHash, type X509Certificate } from 'node:crypto';
-import * as http from 'node:http';
+import type * as HttpTypes from 'node:http';
+import { http } from './node-http.ts';
 import * as https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { connect, type TLSSocket } from 'node:tls';
@@ -92,7 +93,7 @@ class PinnedAgent extends https.Agent {
 
   // Node calls createConnection for every new socket; the check runs in its 'secureConnect',
   // which fires before TLS flushes the request written meanwhile, so a wrong key never sees it.
-  override createConnection(options: http.ClientRequestArgs, callback?: (err: Error | null, s: Duplex) => void): Duplex {
+  override createConnection(options: HttpTypes.ClientRequestArgs, callback?: (err: Error | null, s: Duplex) => void): Duplex {
     const create = https.Agent.prototype.createConnection as unknown as (this: https.Agent, o: unknown, cb?: unknown) => TLSSocket;
     const socket = create.call(this, { ...options, checkServerIdentity: () => undefined }, callback);
     socket.once('secureConnect', () => {
@@ -110,7 +111,7 @@ class PinnedAgent extends https.Agent {
 }
 
 /** The connection pool for a base URL and a trust: keep-alive, and for https the trust above. */
-export function agentFor(url: URL, trust: Trust = {}): http.Agent {
+export function agentFor(url: URL, trust: Trust = {}): HttpTypes.Agent {
   const base = { keepAlive: true, maxSockets: 16 };
   if (url.protocol === 'http:') return new http.Agent(base);
   if (trust.pin) {

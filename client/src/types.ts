@@ -1,7 +1,5 @@
-// The records the library returns, by name. Those the agent's OpenAPI document describes
-// come from the generated src/openapi.ts; the others (routes the document does not
-// describe yet) are written here from the API's rules, and move to the generated types
-// once it does.
+// The records the library returns, by name, from the generated src/openapi.ts (the agent's
+// OpenAPI document); the few written here say why.
 import type { components } from './openapi.ts';
 
 type Schemas = components['schemas'];
@@ -20,15 +18,13 @@ export type AudioFormat = 'flac' | 'wav' | 'mp3';
 
 export type LoginResponse = Schemas['LoginResponse'];
 
-/** The recording status record; the fields after `state` come with agents that choose devices. */
-export type RecordingStatus = Schemas['RecordingStatus'] & {
-  device?: string | null;
-  sampleRate?: number | null;
-  channels?: number | null;
-  peakDbfs?: number | null;
-  stoppedBy?: 'duration' | 'request' | 'size' | 'disk' | 'shutdown' | null;
-};
+export type RecordingStatus = Schemas['RecordingStatus'];
 
+/**
+ * The start's body. Written here rather than taken from the document, whose `default`s
+ * make sampleRate and channels required in the generated type (openapi-typescript's
+ * reading of a default).
+ */
 export interface RecordStart {
   /** Seconds, 0 < duration <= the agent's audio.maxDurationSeconds. */
   duration: number;
@@ -47,25 +43,9 @@ export type CreatedToken = Schemas['NewToken'];
 export type TokenCreate = Schemas['TokenRequest'];
 export type UserRecord = Schemas['UserList']['users'][number];
 
-export interface AudioDevice {
-  id: string;
-  name: string;
-  description: string;
-  default: boolean;
-}
-
-export interface AudioDevices {
-  configured: string;
-  devices: AudioDevice[];
-}
-
-export interface AudioLevel {
-  device: string;
-  seconds: number;
-  peakDbfs: number;
-  rmsDbfs: number;
-  clipped: boolean;
-}
+export type AudioDevices = Schemas['AudioDevices'];
+export type AudioDevice = AudioDevices['devices'][number];
+export type AudioLevel = Schemas['AudioLevel'];
 
 /** One server-sent event of GET /api/v1/events: `status`, `recording` or `level`, its data parsed. */
 export type AgentEvent =

@@ -66,7 +66,7 @@ export const VALIDATOR_HEADERS = {
   'Last-Modified': header('HTTP-date of the file\'s last modification'),
 };
 
-/** The headers of a successful download (spec 4.6, CONTRACT §6). */
+/** The headers of a successful download (docs/api.md#download). */
 export const DOWNLOAD_HEADERS = {
   ...VALIDATOR_HEADERS,
   'Content-Disposition': header('`attachment; filename="<file_name>"`, plus `filename*=UTF-8\'\'...` for a name outside printable ASCII'),

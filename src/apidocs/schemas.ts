@@ -1,5 +1,5 @@
 // The JSON schemas of the OpenAPI document (components.schemas): every record the API
-// sends or receives, as spec §2 and CONTRACT §3-§5 fix them. Closed (no extra fields)
+// sends or receives, as docs/api.md#routes and docs/api.md#authentication, docs/api.md#device-status, docs/api.md#audio-recording fix them. Closed (no extra fields)
 // so that a response the document does not describe fails the drift test.
 import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE } from '../audio/argv.ts';
 import { RECORDING_STATES, STOPPED_BY } from '../audio/record.ts';
@@ -88,7 +88,7 @@ export const schemas: Record<string, Schema> = {
   }),
 
   TlsInfo: {
-    description: 'The HTTPS certificate in service (CONTRACT §8), or `{"enabled": false}` when the agent speaks plain HTTP only.',
+    description: 'The HTTPS certificate in service, or `{"enabled": false}` when the agent speaks plain HTTP only.',
     oneOf: [
       closed({ enabled: { const: false } }),
       closed({

@@ -1,10 +1,10 @@
-// The recording status record (CONTRACT §5) and its file, which keeps the last one across restarts.
+// The recording status record (docs/api.md#the-recording-status-record) and its file, which keeps the last one across restarts.
 import { replaceFile } from '../util/atomic.ts';
 import { readFileSync } from 'node:fs';
 import type { AudioFormat } from './argv.ts';
 import type { Log } from '../util/logger.ts';
 
-/** The states of a recording (CONTRACT §5), for the code and the OpenAPI document. */
+/** The states of a recording (docs/api.md#the-recording-status-record), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
 export type RecordingState = typeof RECORDING_STATES[number];
 

@@ -19,7 +19,7 @@ import type { Log } from '../util/logger.ts';
 
 export { RecorderUnavailable };
 
-/** A stop asked while nothing records (CONTRACT §11: 409). */
+/** A stop asked while nothing records (docs/api.md#stopping-a-recording: 409). */
 export class NotRecording extends Error {
   constructor() {
     super('no recording is in progress');

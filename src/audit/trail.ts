@@ -1,16 +1,20 @@
 // The audit trail (docs/api.md, "Audit trail"): one JSON object per event, never a secret.
-// Under systemd (JOURNAL_STREAM set: standard output is a journal stream) the events go
-// to journald on a stream of their own whose syslog identifier is `device-agent-audit`
-// (the protocol systemd-cat speaks: a header of seven lines, then one entry per line),
-// so `journalctl -t device-agent-audit -o cat` shows them and nothing else. Elsewhere
-// they go to standard output as `audit <json>`. `audit.file` also appends them (0600),
-// reopened on SIGHUP for logrotate.
+// Under systemd (JOURNAL_STREAM set: standard output is a journal stream) the agent sends
+// each event to journald's native socket with the syslog identifier `device-agent-audit`,
+// so `journalctl -t device-agent-audit -o cat` shows them and nothing else; the CLI (and
+// the agent where the addon cannot load) uses a stream of its own with that identifier
+// (the protocol systemd-cat speaks: a header of seven lines, then one entry per line).
+// Elsewhere they go to standard output as `audit <json>`. `audit.file` also appends them
+// (0600), reopened on SIGHUP for logrotate.
 import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { nativeAddon } from '../native/addon.ts';
 import { isoTime } from '../util/time.ts';
 
 export const AUDIT_IDENTIFIER = 'device-agent-audit';
 const JOURNAL_STDOUT = '/run/systemd/journal/stdout';
+/** journald's native protocol socket (datagrams of KEY=value lines). */
+const JOURNAL_SOCKET = '/run/systemd/journal/socket';
 
 export type Outcome = 'ok' | 'denied' | 'failed';
 
@@ -46,20 +50,38 @@ export interface Audit {
 export type AuditMode = 'service' | 'cli';
 
 /** Writes lines to the journal with its own identifier, or to standard output. */
-function openSink(mode: AuditMode, onError: (text: string) => void): { write(line: string): void; close(): Promise<void> } {
-  const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(JOURNAL_STDOUT);
+function openSink(mode: AuditMode, onError: (text: string) => void, journalPath: string): { write(line: string): void; close(): Promise<void> } {
+  const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(journalPath);
   if (!journal) {
     const write = mode === 'service' ? (line: string) => { process.stdout.write(`audit ${line}\n`); } : () => {};
     return { write, close: async () => {} };
   }
+  // Under the service: one datagram per event to journald's native socket, as
+  // sd_journal_send(3) does (through the addon's sendmsg; Node has no datagram unix
+  // sockets). The stream protocol below carried the CLI's events, but under the packaged
+  // unit's sandbox the agent's own never reached the journal (test/system-vm.test.ts).
+  const addon = mode === 'service' ? nativeAddon() : undefined;
+  if (addon && !(addon instanceof Error)) {
+    let failed = false;
+    return {
+      write: (line) => {
+        const r = failed ? -1 : addon.notify(JOURNAL_SOCKET, `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}\nPRIORITY=6\nMESSAGE=${line}\n`);
+        if (r === 0) return;
+        if (!failed) onError(`audit trail: journal socket ${JOURNAL_SOCKET}: errno ${-r}; events go to standard output`);
+        failed = true;
+        process.stdout.write(`audit ${line}\n`);
+      },
+      close: async () => {},
+    };
+  }
   let socket: Socket | undefined;
   let broken = false;
   const open = () => {
-    const s = connect(JOURNAL_STDOUT);
+    const s = connect(journalPath);
     // identifier, unit id, priority (6 info), level prefix off, syslog, kmsg, console off
     s.write(`${AUDIT_IDENTIFIER}\n\n6\n0\n0\n0\n0\n`);
     s.on('error', (err) => {
-      if (!broken) onError(`audit trail: journal stream ${JOURNAL_STDOUT}: ${err.message}`);
+      if (!broken) onError(`audit trail: journal stream ${journalPath}: ${err.message}`);
       broken = true;
       socket = undefined;
     });
@@ -77,14 +99,19 @@ function openSink(mode: AuditMode, onError: (text: string) => void): { write(lin
     },
     close: () => new Promise<void>((resolve) => {
       if (!socket) return resolve();
+      // Held open until its end is sent: the stream is unref'd so that it never keeps the
+      // agent alive, and an unref'd socket alone let the CLI exit in the middle of this
+      // await, before it printed the token it had just made.
+      socket.ref();
       socket.once('close', () => resolve());
       socket.end();
     }),
   };
 }
 
-export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service'): Audit {
-  const sink = openSink(mode, onError);
+export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service',
+  journalPath = JOURNAL_STDOUT): Audit {
+  const sink = openSink(mode, onError, journalPath);
   let fd: number | undefined;
   const setFile = (path: string | null) => {
     if (fd !== undefined) closeSync(fd);

@@ -181,9 +181,15 @@ interface Live {
 /** Why a token is refused: the bearer check answers the 401 of that name. */
 export type ApiTokenRefusal = 'invalid' | 'expired' | 'revoked';
 
-/** The agent's view of the tokens file: hashes in a Map, reloaded within a second of a change. */
+/**
+ * The agent's view of the tokens file: hashes in a Map, reloaded within a second of a
+ * change. Read on first use (the first API token presented, or a token route), not at
+ * start: parsing a file of 1,000 tokens left ~2 MB of V8's pages resident in an agent that
+ * may never see an API token (docs/performance.md).
+ */
 export class ApiTokenStore {
   private byHash = new Map<string, Live>();
+  private loaded = false;
   private loadedKey = '';
   private poller: NodeJS.Timeout | undefined;
   private flusher: NodeJS.Timeout | undefined;
@@ -196,15 +202,27 @@ export class ApiTokenStore {
     return this.file;
   }
 
-  load(): number {
-    this.loadedKey = fileStamp(this.file);
-    this.set(readTokens(this.file));
-    return this.byHash.size;
+  /** At start: the file need not exist yet, but a path that cannot be a file is refused now. */
+  load(): void {
+    const stamp = fileStamp(this.file);
+    if (!/^\d/.test(stamp) && stamp !== 'ENOENT') throw new TokensFileError(`could not read tokens file ${this.file}: ${stamp}`);
   }
 
-  /** A config reload naming another file: loaded now (an error keeps the old one). */
+  /** Reads the file the first time a token is looked up; a broken file is logged and refuses API tokens. */
+  private ensure(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    this.loadedKey = fileStamp(this.file);
+    this.reload();
+  }
+
+  /** A config reload naming another file: loaded now when the old one was (an error keeps it). */
   switchTo(file: string): void {
     if (file === this.file) return;
+    if (!this.loaded) {
+      this.file = file;
+      return;
+    }
     const key = fileStamp(file);
     const tokens = readTokens(file);
     this.file = file;
@@ -215,7 +233,7 @@ export class ApiTokenStore {
   watch(intervalMs = 1000): void {
     let polling = false;
     this.poller = setInterval(() => {
-      if (polling) return;
+      if (polling || !this.loaded) return; // a stat still running; or nothing read yet, nothing to keep fresh
       polling = true;
       void fileStampLater(this.file).then((key) => {
         polling = false;
@@ -252,12 +270,14 @@ export class ApiTokenStore {
   /** Changes the file under its lock and takes the result at once (not at the next poll). */
   async update<T>(change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): Promise<T> {
     const value = await updateTokens(this.file, change);
+    this.loaded = true;
     this.loadedKey = fileStamp(this.file);
     this.set(readTokens(this.file));
     return value;
   }
 
   all(): StoredToken[] {
+    this.ensure();
     return [...this.byHash.values()].map((l) => this.withUse(l.stored));
   }
 
@@ -276,6 +296,7 @@ export class ApiTokenStore {
    * ones, or the reason it is refused. Records the use (flushed to the file within a minute).
    */
   principal(sha256: string, from: string): Principal | ApiTokenRefusal {
+    this.ensure();
     const live = this.byHash.get(sha256) ?? (this.freshen() ? this.byHash.get(sha256) : undefined);
     if (!live) return 'invalid';
     if (live.expiresAtMs <= Date.now()) return 'expired';
@@ -307,6 +328,7 @@ export class ApiTokenStore {
 
   /** Whether the token of this hash would still be accepted (an open event stream asks). */
   valid(sha256: string): boolean {
+    this.ensure();
     const live = this.byHash.get(sha256);
     return !!live && live.expiresAtMs > Date.now() && !!this.users.findById(live.stored.userId);
   }

@@ -3,6 +3,7 @@ import { errnoName } from '../util/errno.ts';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSecret } from '../auth/secret.ts';
+import { readTokens } from '../auth/api-tokens.ts';
 import { readUsers } from '../auth/users.ts';
 import { ConfigError, type Config, type TlsConfig } from '../config/config.ts';
 import { toBeMade } from '../tls/create.ts';
@@ -40,6 +41,13 @@ export function checkConfig(config: Config): string[] {
     notes.push(n === 0 ? `usersFile ${config.usersFile}: no users yet` : `usersFile: ${n} user(s)`);
   } catch (err) {
     fail('usersFile', (err as Error).message);
+  }
+  // The agent reads the tokens file on first use; a broken one is found here before then.
+  try {
+    const n = readTokens(config.tokensFile).length;
+    notes.push(`tokensFile: ${n} API token(s)`);
+  } catch (err) {
+    fail('tokensFile', (err as Error).message);
   }
 
   /** A secret file that exists must load; an absent one needs a directory to be created in. */

@@ -21,7 +21,7 @@ export interface RetentionConfig {
 export interface MetricsConfig {
   /** Counting and GET /metrics; false serves no /metrics and counts nothing (the bench's "off"). */
   enabled: boolean;
-  /** The static scrape credential (CONTRACT §10), created 0600 when absent. */
+  /** The static scrape credential (docs/api.md#metrics), created 0600 when absent. */
   tokenFile: string;
 }
 
@@ -39,7 +39,7 @@ export interface Config {
   maxFileBytes: number;
   audio: AudioConfig;
   metrics: MetricsConfig;
-  /** HTTPS on the same port (CONTRACT §8); null: plain HTTP only. */
+  /** HTTPS on the same port (docs/api.md#https); null: plain HTTP only. */
   tls: TlsConfig | null;
   audit: AuditConfig;
 }
@@ -102,7 +102,7 @@ function int(raw: Raw, key: string, name: string, fallback: number, min: number,
   return v;
 }
 
-/** `metrics`: the token file defaults to metrics.token beside the JWT secret (CONTRACT §10). */
+/** `metrics`: the token file defaults to metrics.token beside the JWT secret (docs/api.md#metrics). */
 function parseMetrics(value: unknown, baseForPaths: string, jwtSecretFile: string): MetricsConfig {
   const raw = value === undefined ? {} : value;
   if (!isObject(raw)) throw new ConfigError('metrics: must be an object');

@@ -1,5 +1,5 @@
 // The config as files: the main file, then `<its dir>/config.d/*.json` drop-ins merged over
-// it in byte order of their names (CONTRACT §9). A problem names the file it comes from.
+// it in byte order of their names (docs/api.md#systemd). A problem names the file it comes from.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errnoName } from '../util/errno.ts';

@@ -1,4 +1,4 @@
-// What a config reload (SIGHUP, CONTRACT §9) may change in a running agent. The listening
+// What a config reload (SIGHUP, docs/api.md#systemd) may change in a running agent. The listening
 // socket and the directories are set up at start: a change of those waits for a restart.
 // jwtSecretFile too: the secret is read once at start, and a new one would end every
 // token at once, which is a restart's business. Everything else applies to new requests.

@@ -1,4 +1,4 @@
-// GET /api/v1/events (CONTRACT §11): Server-Sent Events. One hub holds every open stream:
+// GET /api/v1/events (docs/api.md#events): Server-Sent Events. One hub holds every open stream:
 // one status refresh every 2 s shared by all (no timer at all while none is open), the
 // recording record at each state change, a comment line every 15 s, a stream cap, each
 // stream ended when its token expires, and all ended at once on shutdown.

@@ -123,7 +123,7 @@ export interface Opened {
 /**
  * Opens what a client path names under `base` (download and list) and confirms by
  * descriptor that it lies inside `root` (the base, or the credential's directory in it:
- * the same check, so links are followed and confined alike); every refusal is the download's (CONTRACT §6): 403 for a
+ * the same check, so links are followed and confined alike); every refusal is the download's (docs/api.md#download): 403 for a
  * way out (lexical, or through links), 404 for a missing one, 403 for an unreadable one.
  * O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a terminal stays free.
  */
@@ -180,8 +180,8 @@ export interface OpenedParent {
 export async function openParent(base: string, clientPath: string, root: string, missing: () => Error): Promise<OpenedParent> {
   const abs = lexicalPath(base, clientPath, root);
   if (abs === resolve(root)) throw Errors.pathNotAllowed();
-  // A credential's directory that is gone: nothing of it can be reached (403, as upload).
-  const rootReal = root === base ? await realBase(root) : await realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+  // A credential's directory that is gone, or is not really that name under the base: 403.
+  const rootReal = await realRoot(base, root);
   // A link loop, or a link changed while it was read (readlink's EINVAL), cannot be shown to stay inside.
   const parent = await realLocation(posix.dirname(abs)).catch(() => { throw Errors.pathNotAllowed(); });
   if (!isWithin(rootReal, parent)) throw Errors.pathNotAllowed();

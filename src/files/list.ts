@@ -1,4 +1,4 @@
-// GET /api/v1/files/list (CONTRACT §11): one directory of the download base, confined by
+// GET /api/v1/files/list (docs/api.md#directory-listing): one directory of the download base, confined by
 // the download's own code (confine.ts), read through its descriptor; entries whose real
 // location leaves the base and special files are left out, never opened.
 import { opendir, type Dirent } from 'node:fs';
@@ -72,7 +72,7 @@ async function describe(dir: { fd: number; real: string }, baseReal: string, raw
   return { name, type, sizeBytes: type === 'file' ? st.size : null, modifiedAt: isoTime(Math.round(st.mtimeMs)) };
 }
 
-/** Directories first, then by name in byte order (UTF-8), as CONTRACT §11 fixes. */
+/** Directories first, then by name in byte order (UTF-8), as docs/api.md#directory-listing fixes. */
 export function compareEntries(a: ListEntry, b: ListEntry): number {
   if (a.type !== b.type) return a.type === 'directory' ? -1 : 1;
   return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));

@@ -7,7 +7,7 @@ import { errnoText } from '../util/errno.ts';
 import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../util/fsp.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { isWithin, joinName } from '../util/paths.ts';
-import { closeFd, confirmInside, fdLocation, lexicalPath, O, openFd, openParent, realBase, realLocation, type OpenedParent } from './confine.ts';
+import { closeFd, confirmInside, fdLocation, lexicalPath, O, openFd, openParent, realLocation, realRoot, type OpenedParent } from './confine.ts';
 import { placeCopy } from './copy-across.ts';
 import { removeEntry } from './remove-tree.ts';
 import { inDir } from './tempfile.ts';
@@ -85,7 +85,8 @@ export async function makeDirectory(base: string, clientPath: string, root: stri
   const abs = lexicalPath(base, clientPath, root);
   const rootAbs = posix.resolve(root);
   const parts = posix.relative(rootAbs, abs).split('/').filter((s) => s !== '');
-  const rootReal = root === base ? await realBase(root) : await realBase(root).catch(() => { throw Errors.pathNotAllowed(); });
+  // A credential's directory that is gone, or is not really that name under the base: 403.
+  const rootReal = await realRoot(base, root);
   let fd: number;
   try {
     fd = await openFd(rootReal, O.O_RDONLY | O.O_DIRECTORY);

@@ -42,7 +42,7 @@ async function realInside(abs: string, baseReal: string): Promise<string> {
 
 /**
  * Resolves saveToPath under the upload directory. A trailing "/" or an existing directory
- * means "put each file inside under its own name" (CONTRACT §6).
+ * means "put each file inside under its own name" (docs/api.md#upload).
  */
 export async function resolveSavePath(uploadDir: string, baseReal: string, savePath: string, root = uploadDir): Promise<Destination> {
   const real = await realInside(lexicalPath(uploadDir, savePath, root), baseReal);

@@ -12,7 +12,7 @@ export class HttpError extends Error {
   }
 }
 
-/** Why a bearer token is refused (CONTRACT §3): each 401 text, named once for the check and the docs. */
+/** Why a bearer token is refused (docs/api.md#sending-a-credential): each 401 text, named once for the check and the docs. */
 export const TOKEN_REFUSALS = {
   missing: 'missing bearer token',
   malformed: 'malformed authorization header, expected: Bearer <token>',
@@ -38,7 +38,7 @@ const e = (status: number, message: string, headers?: Record<string, string>) =>
 
 /** Every text a client may see, named once. Functions take the variable part. */
 export const Errors = {
-  // generic (CONTRACT §7)
+  // generic (docs/api.md#every-response)
   notFound: () => e(404, 'not found'),
   methodNotAllowed: (allow: string) => e(405, 'method not allowed', { Allow: allow }),
   internal: () => e(500, 'internal error'),
@@ -46,7 +46,7 @@ export const Errors = {
   bodyNotJson: () => e(400, 'request body must be a JSON object (Content-Type: application/json)'),
   badField: (field: string, rule: string) => e(400, `${field} ${rule}`),
 
-  // authentication (CONTRACT §3)
+  // authentication (docs/api.md#authentication)
   badCredentials: () => e(401, 'invalid username or password'),
   tooManyLogins: (retryAfterSeconds: number) =>
     e(429, 'too many failed logins, try again later', { 'Retry-After': String(retryAfterSeconds) }),
@@ -60,7 +60,7 @@ export const Errors = {
   tokenNotFound: () => e(404, 'token not found'),
   userNotFound: (name: string) => e(400, `username ${name} is not a user`),
 
-  // files (spec §7, CONTRACT §6)
+  // files (docs/api.md#errors, docs/api.md#files)
   filePathRequired: () => e(400, 'file path is required, could not download file'),
   pathNotAllowed: () => e(403, 'file path is not allowed'),
   isDirectory: (path: string) => e(403, `${path} is a directory and not a file`),
@@ -97,11 +97,11 @@ export const Errors = {
   noSpace: () => e(507, 'no space left on the device'),
   manageFailed: (detail: string) => e(500, `failed to change the file system: ${detail}`),
 
-  // events (CONTRACT §11)
+  // events (docs/api.md#events)
   tooManyStreams: (max: number) => e(503, `too many open event streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
   shuttingDown: () => e(503, 'the agent is shutting down'),
 
-  // recording (CONTRACT §5)
+  // recording (docs/api.md#audio-recording)
   recordingInProgress: () => e(409, 'a recording is already in progress'),
   noRecording: () => e(409, 'no recording is in progress'),
   stopFailed: (detail: string) => e(500, `the recording failed while stopping: ${detail}`),

@@ -1,4 +1,4 @@
-// tls.plainHttp "redirect" (CONTRACT §8): a plain-HTTP request gets 308 to the same URL
+// tls.plainHttp "redirect" (docs/api.md#https): a plain-HTTP request gets 308 to the same URL
 // with https://, before its body is read or its token checked.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

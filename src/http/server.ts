@@ -113,7 +113,7 @@ export function listen(
   port: number,
   /** A listening socket to serve on instead of binding host:port (systemd's, src/systemd/listen-fds.ts). */
   fd?: number,
-  /** With TLS: HTTPS on the same port (CONTRACT §8). */
+  /** With TLS: HTTPS on the same port (docs/api.md#https). */
   tls?: TlsOptions,
 ): Promise<RunningServer> {
   const server = createServer({
@@ -149,7 +149,7 @@ export function listen(
     socket.once('close', () => live.delete(socket));
     serveHttp.call(server, socket);
   };
-  // With TLS, HTTPS and HTTP share the port (CONTRACT §8): the first byte decides.
+  // With TLS, HTTPS and HTTP share the port (docs/api.md#https): the first byte decides.
   const sniffer = tls ? sniffConnections(server, serve, tls, HEADERS_TIMEOUT_MS) : undefined;
   if (!sniffer) server.on('connection', serve);
 

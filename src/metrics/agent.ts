@@ -1,4 +1,4 @@
-// Every figure the agent exports (CONTRACT §10), named once. Modules receive the cells
+// Every figure the agent exports (docs/api.md#metrics), named once. Modules receive the cells
 // they count into; the scrape renders the registry.
 import { VERSION } from '../util/version.ts';
 import { HttpMetrics } from './http.ts';

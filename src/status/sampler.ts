@@ -1,4 +1,4 @@
-// The device status record (CONTRACT §4): static facts read once, figures sampled on
+// The device status record (docs/api.md#device-status): static facts read once, figures sampled on
 // demand at most once a second, concurrent requests sharing one refresh.
 import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
 import { isoTime } from '../util/time.ts';

@@ -1,4 +1,4 @@
-// The pair the agent makes itself (CONTRACT §8): on first start when both files are
+// The pair the agent makes itself (docs/api.md#https): on first start when both files are
 // missing, and renewed with the same key and names 30 days before it expires.
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,4 +1,4 @@
-// What /metrics reads of TLS (CONTRACT §10): one small object, updated in place by the
+// What /metrics reads of TLS (docs/api.md#metrics): one small object, updated in place by the
 // listener (src/http/sniff.ts) and the certificate service (src/tls/service.ts).
 export const tlsMetrics = {
   /** TLS handshakes that failed (bad records, refused versions or suites, timeouts). */

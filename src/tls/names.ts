@@ -1,4 +1,4 @@
-// The names a self-signed certificate carries (CONTRACT §8): the short hostname,
+// The names a self-signed certificate carries (docs/api.md#https): the short hostname,
 // <hostname>.local, localhost, and every address of the device but link-local ones.
 import { hostname, networkInterfaces } from 'node:os';
 

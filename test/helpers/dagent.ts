@@ -1,4 +1,4 @@
-// Runs dagent (client/dist/cli/main.js, built from client/src when missing or older) against
+// Runs dagent (client/dist/cli/dagent.js, built from client/src when missing or older) against
 // agents started from the built executable (dist/device-agent), each test with its own
 // $XDG_CONFIG_HOME so profiles never mix.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -12,7 +12,7 @@ import { BIN, makeDir, ROOT, startAgent, type AgentOptions, type TestAgent } fro
 process.env.TEST_AGENT = 'bin';
 
 export const CLIENT = join(ROOT, 'client');
-export const DAGENT = join(CLIENT, 'dist/cli/main.js');
+export const DAGENT = join(CLIENT, 'dist/cli/dagent.js');
 
 function newest(dir: string): number {
   let t = 0;
@@ -31,18 +31,16 @@ export function ensureBuilt(): void {
 }
 ensureBuilt();
 
-/** Every route the agent's sources declare (`path: '/api/...'` in a route table), read once. */
-function declaredRoutes(dir: string, found = new Set<string>()): Set<string> {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) declaredRoutes(p, found);
-    else if (e.name.endsWith('.ts')) for (const m of readFileSync(p, 'utf8').matchAll(/path: '(\/[^']*)'/g)) found.add(m[1]!);
-  }
-  return found;
+let served: Set<string> | undefined;
+/**
+ * Whether the built agent serves a route (the routes of some commands land one by one: the
+ * tests of the others are skipped). Read from the document it serves, once per file.
+ */
+export function hasRoute(path: string): boolean {
+  served ??= new Set(JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/served-paths.ts')],
+    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as string[]);
+  return served.has(path);
 }
-const declared = declaredRoutes(join(ROOT, 'src'));
-/** Whether the agent has a route (the routes of some commands land one by one): tests of the others are skipped. */
-export const hasRoute = (path: string) => declared.has(path);
 
 export interface Run {
   code: number | null;
@@ -61,11 +59,15 @@ export interface RunOptions {
 }
 
 export function dagentProcess(args: string[], opts: RunOptions): ChildProcess {
-  return spawn(opts.node ?? process.execPath, [DAGENT, ...args], {
+  const child = spawn(opts.node ?? process.execPath, [DAGENT, ...args], {
     env: { ...process.env, XDG_CONFIG_HOME: opts.home, DAGENT_PROFILE: '', ...opts.env },
     cwd: opts.cwd ?? opts.home,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // A command that exits without reading its standard input (most do) closes the pipe:
+  // ending it then is EPIPE, which is no failure of the command's and must not end the test.
+  child.stdin!.on('error', () => {});
+  return child;
 }
 
 export function dagent(args: string[], opts: RunOptions): Promise<Run> {

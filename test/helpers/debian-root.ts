@@ -13,7 +13,6 @@ export const CACHE_DIR = process.env.DEVICE_AGENT_TEST_CACHE || '/var/cache/devi
 export const SUITE = 'bookworm';
 /** minbase, plus adduser (postinst), openssl and sox (Depends); the rest of Depends is in minbase. */
 const INCLUDE = ['adduser', 'openssl', 'sox'];
-const ROOT_NAME = `${SUITE}-minbase-${INCLUDE.join('+')}`;
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', DEBIAN_FRONTEND: 'noninteractive', HOME: '/root' };
 
 /** Why this machine cannot run the install tests, or undefined when it can. */
@@ -57,10 +56,11 @@ export async function debootstrapOnce(path: string, include: string[]): Promise<
   return true;
 }
 
-/** The cached pristine root for chroot installs. */
-export async function cachedRoot(): Promise<{ path: string; created: boolean }> {
-  const path = join(CACHE_DIR, ROOT_NAME);
-  return { path, created: await debootstrapOnce(path, INCLUDE) };
+/** The cached pristine root for chroot installs (minbase plus INCLUDE plus `more`, one cache each). */
+export async function cachedRoot(more: string[] = []): Promise<{ path: string; created: boolean }> {
+  const include = [...INCLUDE, ...more];
+  const path = join(CACHE_DIR, `${SUITE}-minbase-${include.join('+')}`);
+  return { path, created: await debootstrapOnce(path, include) };
 }
 
 export interface DebianRoot {
@@ -82,9 +82,9 @@ function inRoot(path: string, argv: string[]): string[] {
   return ['--mount', '--propagation', 'private', `--mount-proc=${join(path, 'proc')}`, 'chroot', path, ...argv];
 }
 
-/** A fresh copy of the cached root in a temp directory. */
-export async function freshRoot(): Promise<DebianRoot> {
-  const { path: cached } = await cachedRoot();
+/** A fresh copy of the cached root in a temp directory; `more` packages beyond INCLUDE (a root of their own). */
+export async function freshRoot(more: string[] = []): Promise<DebianRoot> {
+  const { path: cached } = await cachedRoot(more);
   const dir = mkdtempSync(join(tmpdir(), 'da-debroot-'));
   const path = join(dir, 'root');
   await run('cp', ['-a', '--reflink=auto', cached, path]);

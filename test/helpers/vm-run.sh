@@ -261,6 +261,12 @@ if [ "$phase" = 1 ]; then
 	r audit.other_lines "$(grep -cv '^{"time":"[^"]*","event":"[^"]*","outcome":"[a-z]*",.*}$' $W/audit.txt)"
 	r audit.events "$(sed -n 's/^{"time":"[^"]*","event":"\([^"]*\)","outcome":"\([a-z]*\)".*/\1:\2/p' $W/audit.txt | sort -u | tr '\n' ' ')"
 	r audit.cli "$(grep -c '"credential":"cli"' $W/audit.txt)"
+	# What to look at when the count is off: the lines, the journal's identifiers since the
+	# mark, and the agent's own words about its audit stream.
+	r audit.text "$(head -c 1500 $W/audit.txt | tr '\n' '|')"
+	r audit.identifiers "$(journalctl --since "@$since" -o verbose --no-pager | sed -n 's/^ *SYSLOG_IDENTIFIER=//p' | sort | uniq -c | tr -s ' \n' ' ')"
+	r audit.unit_lines "$(journalctl -u $UNIT --since "@$since" -o cat --no-pager | grep -c '"event":')"
+	r audit.stream_errors "$(journalctl -u $UNIT --since "@$since" -o cat --no-pager | grep -m2 'audit trail' | tr '\n' '|')"
 	# Never a secret, anywhere in the journal.
 	r audit.secrets "$(journalctl -o cat --no-pager | grep -cF -e "$TOKEN" -e "$API_TOKEN" -e "$CLI_TOKEN" -e "$(cat $STATE/initial-admin-password)")"
 	r audit.token_lengths "${#API_TOKEN} ${#CLI_TOKEN}"

@@ -4,7 +4,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AudioFormat, DeviceStatus, RecordingStatus, Scope } from '../types.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
 import { bytes, duration, ProgressBar, table } from './format.ts';
 import { collectWhileTransferring } from './memory.ts';
@@ -91,7 +91,7 @@ async function fetchFile(ctx: Ctx, path: string, dest: string | undefined): Prom
   const bar = ctx.io.progress ? new ProgressBar(basename(target)) : undefined;
   try {
     const collect = collectWhileTransferring();
-    const saved = await ctx.agent.downloadToFile(path, target, { onProgress: (p) => { collect(p); bar?.update(p); } });
+    const saved = await ctx.agent.downloadToFile(path, target, { syncWrites: true, onProgress: (p) => { collect(p); bar?.update(p); } });
     bar?.done();
     if (saved.resumedFrom > 0) ctx.io.note(`resumed ${target} from byte ${saved.resumedFrom}`);
     return { path: saved.path, size: saved.size, resumedFrom: saved.resumedFrom };
@@ -283,7 +283,16 @@ const listen: Command = {
       res.on('data', (c: Buffer) => { received += c.length; });
       await pipeline(res, output ? createWriteStream(output) : process.stdout, { signal: controller.signal });
     } catch (err) {
-      if (!controller.signal.aborted) throw err;
+      if (controller.signal.aborted) {
+        // Interrupted: the end the person asked for.
+      } else if (err instanceof ApiError || err instanceof ConnectionError || err instanceof UsageError) {
+        throw err;
+      } else if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+        // The agent drops a reader that falls behind the capture.
+        throw new ConnectionError(`the live stream was cut after ${received} bytes (the agent drops a reader that falls behind)`, 'ECONNRESET');
+      } else {
+        throw err;
+      }
     } finally {
       process.removeListener('SIGINT', stopIt);
       process.removeListener('SIGTERM', stopIt);

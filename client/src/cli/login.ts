@@ -136,6 +136,7 @@ const login: Command = {
 
 const logout: Command = {
   name: 'logout', args: '', summary: 'Revoke the profile\'s API token and forget the profile',
+  description: 'A token without scope admin may not revoke itself: then the password is asked (as by login) to revoke it.',
   examples: ['dagent logout', 'dagent logout --profile gw-7'],
   positionals: { min: 0, max: 0 }, single: true,
   async run(ctx, _args, values): Promise<Output> {
@@ -147,7 +148,13 @@ const logout: Command = {
     if (profile.tokenId) {
       const agent = new DeviceAgent({ url: profile.url, token: profile.token, pin: profile.pin, ca: profile.ca });
       try {
-        await agent.revokeToken(profile.tokenId);
+        await agent.revokeToken(profile.tokenId).catch(async (err: unknown) => {
+          // An API token without scope admin may not manage tokens, its own included: the
+          // user's password opens a login session that may.
+          if (!(err instanceof ApiError && err.status === 403 && profile.username)) throw err;
+          await agent.login(profile.username, await readSecret(`Password for ${profile.username} (to revoke the token): `, 'password'));
+          await agent.revokeToken(profile.tokenId!);
+        });
         revoked = true;
       } catch (err) {
         // Already revoked or expired (401, 404): forgetting it is all that is left to do.

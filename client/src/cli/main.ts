@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // dagent: the command line of device-agent-client. This file owns the process: argv, the
 // profile, output on stdout/stderr, and the exit codes (0 ok, 1 the agent refused or
 // failed, 2 usage, 3 credential refused, 4 no connection or TLS trust failed).
@@ -166,11 +165,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const asJson = values.json === true || (cmd.jsonWhenPiped === true && process.stdout.isTTY !== true);
   const progress = process.stderr.isTTY === true && !asJson;
-  if (cmd.name === 'login' || cmd.name === 'logout') {
-    print(await cmd.run({ agent: undefined as never, io: io(progress) }, args, values), values.json === true);
-    return 0;
-  }
-  // The profile is read when the command first needs it, after its own checks of its arguments.
+  // The profile is read when the command first needs it, after its own checks of its
+  // arguments (login and logout handle profiles themselves and never ask).
   let agent: DeviceAgent | undefined;
   const ctx = {
     io: io(progress),
@@ -181,15 +177,22 @@ export async function main(argv: string[]): Promise<number> {
   };
   try {
     const out = await cmd.run(ctx, args, values);
+    // events printed each event as it came; its result (a count) is for --hosts, which it refuses.
     if (cmd.name !== 'events') print(out, asJson);
-    else if (values.json !== true && out.message) process.stderr.write(`${out.message}\n`);
     return 0;
   } finally {
     agent?.close();
   }
 }
 
-// Run as the program (not when imported by a test).
+// A reader that went away (`dagent events --json | head -1`) ends the command quietly, as
+// SIGPIPE ends a C program, instead of an unhandled EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(process.exitCode ?? 0);
+});
+
+// This module is the program: dagent.ts imports it once the compile cache is on.
 main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
 }, (err: unknown) => {

@@ -1,4 +1,4 @@
-// The login form (CONTRACT §12: textboxes "Username" and "Password", button "Log in"); a
+// The login form (docs/api.md#web-interface: textboxes "Username" and "Password", button "Log in"); a
 // refused login shows the API's own text. Its markup is in index.html (painted before any
 // script runs); this wires a fresh copy of it each time it is shown.
 import { login } from './api.ts';

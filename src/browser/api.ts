@@ -1,5 +1,5 @@
 // The page's only way to the agent: fetch with the bearer header. The token lives in
-// sessionStorage alone (CONTRACT §12), never in a URL; any 401 sends the user to the login form.
+// sessionStorage alone (docs/api.md#web-interface), never in a URL; any 401 sends the user to the login form.
 import type { Me } from './types.ts';
 
 const KEY = 'device-agent.token';
@@ -130,7 +130,7 @@ export function saveBlob(blob: Blob, name: string): void {
 }
 
 /**
- * Sends files into a directory (saveToPath ending in "/": each under its own name, CONTRACT §6)
+ * Sends files into a directory (saveToPath ending in "/": each under its own name, docs/api.md#upload)
  * by XMLHttpRequest, the one browser API that reports upload progress.
  */
 export function upload(dir: string, files: readonly File[], progress: (fraction: number) => void): Promise<void> {

@@ -1,7 +1,7 @@
-// Live figures: the agent's event stream (GET /api/v1/events, CONTRACT §11) read with fetch
+// Live figures: the agent's event stream (GET /api/v1/events, docs/api.md#events) read with fetch
 // and the bearer header (EventSource cannot send it). An agent without the stream (404) or
 // with all its streams taken (503) is polled every 2 s instead.
-import { authHeaders, check, getJson } from './api.ts';
+import { authHeaders, check, getJson, session } from './api.ts';
 import type { DeviceStatus, Recording } from './types.ts';
 
 export interface LiveHandlers {
@@ -52,13 +52,14 @@ export function startLive(handlers: LiveHandlers): () => void {
 
   const poll = async () => {
     try {
+      // The recording's status needs scope audio: a viewer polls the device status alone.
       const [status, recording] = await Promise.all([
         getJson<DeviceStatus>('/api/v1/devicestatus/get'),
-        getJson<Recording>('/api/v1/audiofiles/audiorecordstatus'),
+        session.has('audio') ? getJson<Recording>('/api/v1/audiofiles/audiorecordstatus') : undefined,
       ]);
       if (abort.signal.aborted) return;
       handlers.status(status);
-      handlers.recording(recording);
+      if (recording) handlers.recording(recording);
     } catch (err) {
       if ((err as { status?: number }).status === 401) return; // back at the login form
     }

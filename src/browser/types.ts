@@ -1,4 +1,4 @@
-// The API's records as CONTRACT §4, §5, §8 and §11 fix them.
+// The API's records as docs/api.md#device-status, docs/api.md#audio-recording, docs/api.md#https, docs/api.md#more-api fix them.
 
 // One definition with the agent's code: type-only imports, erased by the bundler.
 export type { StatusRecord as DeviceStatus } from '../status/sampler.ts';
@@ -9,7 +9,7 @@ import type { listDirectory } from '../files/list.ts';
 /** GET /api/v1/files/list's answer. */
 export type Listing = Awaited<ReturnType<typeof listDirectory>>;
 
-/** GET /api/v1/tls (CONTRACT §8), on agents that have it. */
+/** GET /api/v1/tls (docs/api.md#https), on agents that have it. */
 export interface TlsInfo {
   enabled: boolean;
   fingerprint?: string;

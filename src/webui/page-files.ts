@@ -1,4 +1,4 @@
-// The web interface's files, compressed, built from src/web/ on first use when running from
+// The web interface's files, compressed, built from src/browser/ on first use when running from
 // source (npm start: esbuild is there, ~0.3 s once). The bundler replaces this module by a
 // reader of the files build.mjs compressed into the executable (build/replacements/page-files.ts).
 import { buildPage, compress } from '../../build/web-page.mjs';

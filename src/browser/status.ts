@@ -40,7 +40,7 @@ export function statusView() {
       updated.textContent = `Updated ${new Date(s.time).toLocaleTimeString()} (device clock)`;
       plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
     },
-    /** The HTTPS certificate a client should see (CONTRACT §8), when the agent tells it. */
+    /** The HTTPS certificate a client should see (docs/api.md#https), when the agent tells it. */
     showTls(info: TlsInfo) {
       tls.hidden = false;
       if (!info.enabled) {

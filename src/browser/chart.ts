@@ -7,7 +7,7 @@ const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-d
 
 let library: Promise<typeof uPlot> | undefined;
 
-/** uPlot from /ui/uplot.js (src/web/uplot-global.ts), fetched on first use. */
+/** uPlot from /ui/uplot.js (src/browser/uplot-global.ts), fetched on first use. */
 function loadUplot(): Promise<typeof uPlot> {
   return (library ??= new Promise((resolve, reject) => {
     const script = document.createElement('script');

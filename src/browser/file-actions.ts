@@ -3,8 +3,8 @@
 // refusal is the API's own text; the API decides, the page only hides what cannot work.
 import { send } from './api.ts';
 import { h, uid } from './dom.ts';
-import type { Entry } from './types.ts';
 import { visibleName } from './format.ts';
+import type { Entry } from './types.ts';
 
 const join = (dir: string, name: string) => (dir === '' ? name : `${dir}/${name}`);
 
@@ -39,13 +39,14 @@ export function fileActions(ctx: ActionsContext) {
 
   const askDelete = (e: Entry, opener: HTMLElement) => {
     const path = join(ctx.cwd(), e.name);
-    question.textContent = e.type === 'directory' ? `Delete the folder “${visibleName(e.name)}” and everything in it?` : `Delete “${visibleName(e.name)}”?`;
+    const shown = visibleName(e.name);
+    question.textContent = e.type === 'directory' ? `Delete the folder “${shown}” and everything in it?` : `Delete “${shown}”?`;
     detail.textContent = 'This cannot be undone.';
     returnTo = opener;
     pending = async () => {
       try {
         await send(`/api/v1/files?path=${encodeURIComponent(path)}${e.type === 'directory' ? '&recursive=true' : ''}`, 'DELETE');
-        ctx.say(`Deleted ${visibleName(e.name)}.`);
+        ctx.say(`Deleted ${shown}.`);
         returnTo = null;
         await ctx.reload();
       } catch (err) {
@@ -117,7 +118,7 @@ export function fileActions(ctx: ActionsContext) {
     const name = folderName.value.trim();
     if (name === '') return folderName.focus();
     send('/api/v1/files/mkdir', 'POST', { path: join(ctx.cwd(), name) }).then(async () => {
-      ctx.say(`Created folder ${name}.`);
+      ctx.say(`Created folder ${visibleName(name)}.`);
       closeFolder();
       await ctx.reload();
     }, ctx.fail);

@@ -1,0 +1,176 @@
+// The role deviceagent.fleet.agent applied by ansible-playbook to a throwaway Debian 12 root:
+// installs the .deb, writes a drop-in, reloads the running agent, which then answers on the
+// new setting, creates a user and an API token through the device's CLI, reads the TLS pin;
+// a third run changes nothing.
+// Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cannotRunAnsible, setUpAnsible, type Ansible, type PlaybookRun } from './helpers/ansible.ts';
+import { cannotChroot, freshRoot, type DebianRoot } from './helpers/debian-root.ts';
+import { jsonPost } from './helpers/http.ts';
+import { buildPackages, debPath, VERSION } from './helpers/packages.ts';
+
+const CONFIG = '/etc/device-agent/config.json';
+const USER = { username: 'fleet', password: 'fleet password 1' };
+const TOKEN = { name: 'ansible', user: 'fleet', scopes: ['status', 'audio'], expires_days: 30 };
+const role = suite('role deviceagent.fleet.agent in a Debian 12 root');
+const why = cannotChroot() ?? cannotRunAnsible();
+const it = why ? role.skip : role;
+if (why) console.log(`  role tests skipped: ${why}`);
+
+let tmp: string;
+let ansible: Ansible;
+let root: DebianRoot;
+let inventory: string;
+let agent: { child: ChildProcess; url: string } | undefined;
+let token: string;
+
+const PLAYBOOK = `
+- hosts: all
+  gather_facts: false
+  roles:
+    - role: deviceagent.fleet.agent
+`;
+
+/** Applies the role with these variables (an extra-vars file: JSON keeps their types). */
+async function apply(vars: Record<string, unknown>): Promise<PlaybookRun> {
+  const file = join(tmp, 'vars.json');
+  writeFileSync(file, JSON.stringify({ device_agent_deb: debPath('amd64'), ...vars }));
+  const t = Date.now();
+  const run = await ansible.playbook(PLAYBOOK, inventory, ['-e', `@${file}`]);
+  console.log(`  (fleet-role: ansible-playbook ran in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
+  return run;
+}
+
+/** The installed agent, started in the root as its service user (no systemd there). */
+async function startInstalled(): Promise<{ child: ChildProcess; url: string }> {
+  const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
+    '/usr/bin/device-agent', 'serve', '--config', CONFIG]);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`installed agent did not start:\n${out}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`installed agent exited ${code}:\n${out}`)); });
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Lifetime of a login token of the role's user: exp - iat, set by tokenTtlSeconds. */
+async function tokenLifetime(): Promise<number> {
+  const res = await jsonPost(`${agent!.url}/api/v1/agentusers/loginusertoagent`, USER);
+  assert.is(res.status, 200, await res.clone().text());
+  const { token } = (await res.json()) as { token: string };
+  const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number; exp: number };
+  return claims.exp - claims.iat;
+}
+
+const changedTasks = (run: PlaybookRun) => run.json!.plays.flatMap((p) => p.tasks)
+  .filter((t) => t.hosts.device?.changed).map((t) => t.task.name.replace('deviceagent.fleet.agent : ', ''));
+
+role.before(async () => {
+  if (why) return;
+  const t = Date.now();
+  tmp = mkdtempSync(join(tmpdir(), 'da-role-'));
+  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()])
+    .then(([a, r]) => [a, r] as const);
+  console.log(`  (fleet-role: packages, collection and Debian root ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  inventory = join(tmp, 'inventory.json');
+  writeFileSync(inventory, JSON.stringify({
+    all: { hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } } },
+  }));
+});
+
+role.after(async () => {
+  if (agent && agent.child.exitCode === null) {
+    const exited = new Promise((r) => agent!.child.once('exit', r));
+    agent.child.kill('SIGTERM');
+    await exited;
+  }
+  root?.remove();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+it('installs the .deb, writes the drop-in, creates the user and an API token through the CLI', async () => {
+  const run = await apply({
+    device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0 } },
+    device_agent_users: [{ name: USER.username, password: USER.password, role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
+    device_agent_reload_command: 'true', // nothing runs yet
+  });
+  assert.equal(changedTasks(run), ['Copy the package to the device', 'Install the package file', 'Write the config.d drop-ins',
+    'Create missing users', 'Create missing API tokens', 'Make the token directory on the controller',
+    'Write the new tokens on the controller', 'Reload device-agent with the given command']);
+  assert.not.match(run.stdout, /dat_/, 'no token text in the output');
+  const tokenFile = join(tmp, 'tokens', 'device-fleet-ansible.token');
+  assert.is(statSync(tokenFile).mode & 0o777, 0o600);
+  token = readFileSync(tokenFile, 'utf8').trim();
+  assert.match(token, /^dat_[A-Za-z0-9_-]{43}$/);
+  assert.match((await root.exec(['device-agent', 'token', 'list', '--user', 'fleet'])).stdout, /\tansible\tfleet\tstatus,audio\t/);
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
+  const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Status} ${Version}', 'device-agent']);
+  assert.is(stdout, `install ok installed ${VERSION}`);
+  assert.is(readFileSync(root.file('/etc/device-agent/config.d/50-fleet.json'), 'utf8'), '{\n    "host": "127.0.0.1",\n    "port": 0\n}\n');
+  assert.match((await root.exec(['device-agent', 'user', 'list'])).stdout, /^fleet\toperator\t-\t/m);
+  assert.is(run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.skipped, true, 'no certificate yet');
+  // The user's password is the role's: the agent started on the merged config logs it in.
+  agent = await startInstalled();
+  assert.is(await tokenLifetime(), 3600);
+  // The token the role made works with its scopes, and only those.
+  const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(status.status, 200);
+  const list = await fetch(`${agent.url}/api/v1/files/list`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(list.status, 403);
+});
+
+it('a changed drop-in reloads the running agent, which answers on the new setting; a stray drop-in goes', async () => {
+  writeFileSync(root.file('/etc/device-agent/config.d/10-stray.json'), '{"tokenTtlSeconds": 60}\n');
+  const run = await apply({
+    device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
+    device_agent_dropins_exclusive: true,
+    device_agent_users: [{ name: USER.username, password: USER.password, role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
+    device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
+  });
+  assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Remove drop-ins the role did not write',
+    'Reload device-agent with the given command']);
+  assert.not.ok(existsSync(root.file('/etc/device-agent/config.d/10-stray.json')));
+  // The agent made its certificate at its first start: the role now reads its pin over the connection.
+  const facts = run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.ansible_facts;
+  const tls = (await (await fetch(`${agent!.url}/api/v1/tls`)).json()) as { spkiPin: string };
+  assert.is(facts.device_agent_tls_pin, tls.spkiPin);
+  // SIGHUP is handled after the signal arrives: wait for the new lifetime, whatever the machine's speed.
+  let lifetime = await tokenLifetime();
+  for (let i = 0; i < 100 && lifetime !== 120; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    lifetime = await tokenLifetime();
+  }
+  assert.is(lifetime, 120);
+});
+
+it('applied again with the same variables it changes nothing and reloads nothing', async () => {
+  const run = await apply({
+    device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
+    device_agent_dropins_exclusive: true,
+    device_agent_users: [{ name: USER.username, password: 'another password', role: 'operator' }],
+    device_agent_tokens: [TOKEN],
+    device_agent_token_dir: join(tmp, 'tokens'),
+    device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
+  });
+  assert.equal(changedTasks(run), []);
+  assert.is(run.json!.stats.device!.changed, 0);
+  assert.is(await tokenLifetime(), 120, 'an existing user keeps the password it has');
+});
+
+role.run();
