@@ -8,11 +8,17 @@ import { closeFd, O, openFd } from './confine.ts';
 /** Orphans of a crash match this and are swept at start (sweep.ts). */
 export const TEMP_PATTERN = /^\.device-agent-upload-[0-9a-f]{32}\.tmp$/;
 
-const BATCH = 1024 * 1024;
+/**
+ * Body bytes are copied into batches of this size, each written with one call and then
+ * reused: the request's own chunks are garbage as soon as they are copied, so a young
+ * collection frees them (kept until written, they outlived young collections and waited
+ * in the old generation for a full one: docs/performance.md).
+ */
+const BATCH = 256 * 1024;
 /**
  * Above this much unwritten data the request is paused (the socket is no longer read
- * until the disk catches up): what one upload may hold in memory, besides the chunks V8
- * has not collected yet. 8 MiB before: 8 uploads could hold 64 MiB.
+ * until the disk catches up): what one upload holds in memory, two or three batches.
+ * 8 MiB, then 2 MiB before: 8 uploads could hold 64 MiB.
  */
 const HIGH_WATER = 2 * BATCH;
 
@@ -50,8 +56,10 @@ export class TempFile {
   bytes = 0;
   private fd = -1;
   private chain: Promise<void> = Promise.resolve();
-  private queue: Buffer[] = [];
-  private queued = 0;
+  /** The batch being filled, its bytes, and written batches to fill again. */
+  private fill: Buffer | undefined;
+  private filled = 0;
+  private spare: Buffer[] = [];
   private unwritten = 0;
   private discarded = false;
   private created = false;
@@ -76,25 +84,30 @@ export class TempFile {
     return next;
   }
 
-  /** Queues bytes; false when the request should pause until onDrain. */
+  /** Copies bytes into the batch; false when the request should pause until onDrain. */
   push(chunk: Buffer): boolean {
-    this.queue.push(chunk);
-    this.queued += chunk.length;
     this.unwritten += chunk.length;
     this.bytes += chunk.length;
-    if (this.queued >= BATCH) this.flush();
+    for (let from = 0; from < chunk.length;) {
+      this.fill ??= this.spare.pop() ?? Buffer.allocUnsafeSlow(BATCH);
+      const n = chunk.copy(this.fill, this.filled, from);
+      this.filled += n;
+      from += n;
+      if (this.filled === BATCH) this.flush();
+    }
     return this.unwritten < HIGH_WATER;
   }
 
   private flush(): void {
-    if (this.queued === 0) return;
-    const bufs = this.queue;
-    const size = this.queued;
-    this.queue = [];
-    this.queued = 0;
+    if (this.fill === undefined || this.filled === 0) return;
+    const batch = this.fill;
+    const size = this.filled;
+    this.fill = undefined;
+    this.filled = 0;
     this.afterChain(async () => {
       if (this.discarded) return;
-      await writeAll(this.fd, bufs);
+      await writeAll(this.fd, [batch.subarray(0, size)]);
+      this.spare.push(batch);
       const before = this.unwritten;
       this.unwritten -= size;
       if (before >= HIGH_WATER && this.unwritten < HIGH_WATER) this.onDrain();
@@ -116,7 +129,8 @@ export class TempFile {
   discard(): Promise<void> {
     live.delete(this);
     this.discarded = true;
-    this.queue = [];
+    this.fill = undefined;
+    this.spare = [];
     this.removeName();
     return this.chain.catch(() => {}).then(() => this.removeNow());
   }

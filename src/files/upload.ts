@@ -15,7 +15,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
-import { bodyReceived, burstStarted } from '../native/memory.ts';
+import { bodyReceived, burstStarted, release } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -63,12 +63,14 @@ class UploadSession {
         if (ended) return;
         total += chunk.length;
         if (total > this.config.maxFileBytes) return this.fail(Errors.uploadTooLarge());
-        bodyReceived(chunk.length);
         try {
           parser.write(chunk);
         } catch (err) {
           this.fail(err);
         }
+        // Every consumer copied what it keeps (the temp file's batch, a field's value, the
+        // parser's held tail): the chunk's memory is freed now, or counted for a collection.
+        if (!release(chunk)) bodyReceived(chunk.length);
       });
       req.on('end', () => {
         if (ended) return;
@@ -105,7 +107,7 @@ class UploadSession {
     } else if (part.kind === 'field') {
       part.size += chunk.length;
       if (part.size > LIMITS.fieldBytes) throw Errors.formInvalid(`field ${JSON.stringify(part.name.slice(0, 64))} too large`);
-      part.chunks.push(chunk);
+      part.chunks.push(Buffer.from(chunk)); // a copy: the request's chunk is released
     }
   }
 

@@ -2,20 +2,21 @@
 // 64 KiB chunks, each a malloc'd block that V8 frees only at a garbage collection, and
 // external memory starts one only every ~64 MB; the freed blocks then stay in glibc's
 // heap, between live ones: RSS kept 60-125 MB more after 8 concurrent uploads
-// (docs/performance.md). So while uploads run, a young-generation collection every
-// 16 MiB of body frees the chunks already written; a second after the last upload ended
-// (none running), a full collection, then malloc_trim(0) returns every free page of the
-// heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
+// (docs/performance.md). So each chunk is freed as soon as it has been copied (release);
+// where the runtime cannot, a young-generation collection every 2 MiB of body frees the
+// chunks already copied. A second after the last upload ended (none running), a full
+// collection that also shrinks V8's own heap, then malloc_trim(0) returns every free page
+// of the heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
 import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
 /** Body bytes between two young-generation collections while uploads run. */
-const COLLECT_EVERY = 16 * 1024 * 1024;
+const COLLECT_EVERY = 2 * 1024 * 1024;
 let active = 0;
 let timer: NodeJS.Timeout | undefined;
 let sinceCollect = 0;
 
-type Collect = (options?: { type?: 'minor' | 'major' }) => void;
+type Collect = (options?: { type?: 'minor' | 'major'; flavor?: 'regular' | 'last-resort' }) => void;
 let collectFn: Collect | null | undefined;
 
 /**
@@ -39,16 +40,18 @@ function collector(): Collect | null {
 function trimNow(): void {
   timer = undefined;
   if (active > 0) return;
-  // The chunks of the last upload are garbage V8 has not collected yet (fewer than its
-  // ~64 MB of external memory): collect them, then give their pages back.
-  collector()?.({ type: 'major' });
+  // What the burst left is garbage V8 has not collected yet: collect it, with V8's
+  // "last resort" flavour, which also shrinks its young generation and gives back the
+  // pages it pooled (a regular full collection left +3.7 to +4.9 MB anonymous after 8
+  // uploads, this one none: docs/performance.md); then give glibc's free pages back.
+  collector()?.({ type: 'major', flavor: 'last-resort' });
   const addon = nativeAddon();
   if (!(addon instanceof Error)) addon.trim();
 }
 
 /**
- * Counts request-body bytes an upload received; every 16 MiB a young-generation
- * collection frees the chunks already written (each a malloc'd 64 KiB block that V8 would
+ * Counts request-body bytes that release() could not free; every 2 MiB a young-generation
+ * collection frees the chunks already copied (each a malloc'd 64 KiB block that V8 would
  * otherwise keep until ~64 MB of them piled up). About 1 ms each.
  */
 export function bodyReceived(bytes: number): void {
@@ -56,6 +59,26 @@ export function bodyReceived(bytes: number): void {
   if (sinceCollect < COLLECT_EVERY) return;
   sinceCollect = 0;
   collector()?.({ type: 'minor' });
+}
+
+type Transferable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer };
+
+/**
+ * Frees a request-body chunk's memory now, once every consumer has copied what it keeps:
+ * detaching its ArrayBuffer (`transfer(0)`) drops the malloc'd block at once, where V8
+ * would free it only at its next collection. Only a buffer that alone owns its
+ * ArrayBuffer (Node's per-chunk copy), never a slice of Node's shared pool. False where
+ * it cannot (the caller counts the chunk for a young collection instead).
+ */
+export function release(chunk: Buffer): boolean {
+  const ab = chunk.buffer as Transferable;
+  if (chunk.byteOffset !== 0 || ab.byteLength !== chunk.length || chunk.length <= 4096 || !ab.transfer) return false;
+  try {
+    ab.transfer(0);
+    return true;
+  } catch {
+    return false; // not detachable
+  }
 }
 
 /** Loads the addon (which fixes the allocator's thresholds) before a large allocation. */
