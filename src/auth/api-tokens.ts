@@ -3,9 +3,8 @@
 // its SHA-256. The CLI and the agent both write the file, each under the lock of
 // src/auth/file-lock.ts, reading the file afresh inside it: no writer works from a stale
 // copy, so no token is lost or brought back by another writer's rename.
-import { readFileSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { replaceFile } from '../util/atomic.ts';
+import { readFileSync } from 'node:fs';
+import { replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
 import { errnoName } from '../util/errno.ts';
 import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
@@ -93,15 +92,7 @@ export function readTokens(file: string): StoredToken[] {
 
 /** Atomic replace, mode 0600 (kept from the file it replaces), owned like its directory when new. */
 function writeTokens(file: string, tokens: StoredToken[]): void {
-  let owner: { uid: number; gid: number; mode: number };
-  try {
-    const st = statSync(file);
-    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
-  } catch {
-    const st = statSync(dirname(file));
-    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
-  }
-  replaceFile(file, JSON.stringify({ tokens }, null, 2) + '\n', { mode: owner.mode, owner });
+  replaceStateFile(file, JSON.stringify({ tokens }, null, 2) + '\n');
 }
 
 /**

@@ -1,11 +1,10 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
-import { replaceFile } from '../util/atomic.ts';
+import { replaceStateFile } from '../util/atomic.ts';
 import { errnoName } from '../util/errno.ts';
 import { crypto } from '../util/crypto.ts';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
-import { dirname } from 'node:path';
 import type { Log } from '../util/logger.ts';
 import { isRole, type Role } from './scopes.ts';
 
@@ -101,16 +100,7 @@ export function readUsers(file: string): User[] {
  * 0600 and, when run as root, owned like its directory (the service user's state dir).
  */
 export function writeUsers(file: string, users: User[]): void {
-  const dir = dirname(file);
-  let owner: { uid: number; gid: number; mode: number };
-  try {
-    const st = statSync(file);
-    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
-  } catch {
-    const st = statSync(dir);
-    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
-  }
-  replaceFile(file, JSON.stringify({ users }, null, 2) + '\n', { mode: owner.mode, owner });
+  replaceStateFile(file, JSON.stringify({ users }, null, 2) + '\n');
 }
 
 /** The agent's view of the users: reloaded within a second of the CLI changing the file. */

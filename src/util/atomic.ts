@@ -3,7 +3,7 @@
 // the target (or linked, when the target must not exist yet) and the directory fsynced.
 // A crash leaves the old file or the new one, never half of one. Uploads keep their own
 // descriptor-relative path (src/files/tempfile.ts), which also survives a swapped directory.
-import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync, constants as C } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export interface ReplaceOptions {
@@ -58,4 +58,21 @@ export function replaceFile(file: string, data: string | Uint8Array, opts: Repla
     }
   }
   syncDir(dirname(file));
+}
+
+/**
+ * Replaces a state file (users, tokens) as replaceFile does, keeping the owner and mode of
+ * the file it replaces; a new file is 0600 and, when run as root, owned like its directory
+ * (the service user's state directory), so the CLI run by root never takes it from the agent.
+ */
+export function replaceStateFile(file: string, data: string): void {
+  let owner: { uid: number; gid: number; mode: number };
+  try {
+    const st = statSync(file);
+    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
+  } catch {
+    const st = statSync(dirname(file));
+    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
+  }
+  replaceFile(file, data, { mode: owner.mode, owner });
 }
