@@ -1,8 +1,8 @@
 // docs/api.md#the-program: on a terminal the CLI prompts for the password twice without echo.
 // A real terminal: tmux runs the CLI, send-keys types, capture-pane reads the screen.
+import { terminal } from './helpers/tmux.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentCommand, prepareDir } from './helpers/agent.ts';
@@ -12,19 +12,7 @@ tty.before(async (ctx) => { ctx.dir = (await prepareDir({ users: [] })).dir; });
 tty.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 const session = `da-test-${process.pid}`;
-// A server of its own (-L): another tmux user on the machine cannot end it under the test.
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', `da-test-${process.pid}`, ...args], { encoding: 'utf8' });
-const screen = () => tmux('capture-pane', '-p', '-t', session);
-
-async function until(what: RegExp, ms = 15_000): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const s = screen();
-    if (what.test(s)) return s;
-    if (Date.now() > end) throw new Error(`screen never showed ${what}:\n${s}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const { tmux, until } = terminal(session);
 
 function run(dir: string, user: string): void {
   const { cmd, args } = agentCommand();

@@ -1,8 +1,8 @@
 // dagent on a real terminal (tmux runs it; capture-pane reads the screen): the progress
 // bar of get and put, tables instead of JSON, and the login prompts (the trust question,
 // then the password without echo).
+import { terminal } from './helpers/tmux.ts';
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -12,19 +12,7 @@ import { DAGENT, startClientAgent, tempHome, tokenProfile, type ClientAgent } fr
 type Ctx = { agent: ClientAgent; home: string };
 const tty = suite<Ctx>('dagent on a terminal');
 const session = `da-dagent-${process.pid}`;
-// A server of its own (-L): another tmux user on the machine cannot end it under the test.
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', `da-test-${process.pid}`, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const screen = () => tmux('capture-pane', '-p', '-J', '-t', session);
-
-async function until(what: RegExp, ms = 20_000): Promise<string> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const s = screen();
-    if (what.test(s)) return s;
-    if (Date.now() > end) throw new Error(`screen never showed ${what}:\n${s}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const { tmux, until } = terminal(session, ['-J']);
 
 /** Runs dagent in a fresh tmux session (200x30); the shell stays to show the exit code. */
 function start(home: string, args: string[]): void {
