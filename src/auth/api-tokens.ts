@@ -1,12 +1,6 @@
-// API tokens: long-lived credentials for scripts (docs/api.md, "API tokens"). The text
-// `dat_` + 43 base64url characters (256 random bits) is shown once; the file keeps only
-// its SHA-256. The CLI and the agent both write the file, each under the lock of
-// src/auth/file-lock.ts, reading the file afresh inside it: no writer works from a stale
-// copy, so no token is lost or brought back by another writer's rename.
-import { readFileSync } from 'node:fs';
-import { replaceStateFile } from '../util/atomic.ts';
+
+import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { errnoName } from '../util/errno.ts';
 import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
 import type { Log } from '../util/logger.ts';
@@ -54,15 +48,9 @@ export function newTokenText(): string {
   return TOKEN_PREFIX + crypto().randomBytes(32).toString('base64url');
 }
 
-export function parseTokens(text: string, file: string): StoredToken[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new TokensFileError(`tokens file ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  const list = (raw as { tokens?: unknown } | null)?.tokens;
-  if (!Array.isArray(list)) throw new TokensFileError(`tokens file ${file}: expected {"tokens": [...]}`);
+/** Reads the tokens file; a missing file is an empty list. Throws TokensFileError naming what is wrong. */
+export function readTokens(file: string): StoredToken[] {
+  const list = readStateList(file, 'tokens', 'tokens file', (text) => new TokensFileError(text));
   const str = (v: unknown) => typeof v === 'string';
   const strOrNull = (v: unknown) => v === null || typeof v === 'string';
   return list.map((t, i) => {
@@ -79,16 +67,6 @@ export function parseTokens(text: string, file: string): StoredToken[] {
   });
 }
 
-export function readTokens(file: string): StoredToken[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new TokensFileError(`could not read tokens file ${file}: ${errnoName(err)}`);
-  }
-  return parseTokens(text, file);
-}
 
 /** Atomic replace, mode 0600 (kept from the file it replaces), owned like its directory when new. */
 function writeTokens(file: string, tokens: StoredToken[]): void {

@@ -1,9 +1,7 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
 // written atomically by the CLI only.
-import { replaceStateFile } from '../util/atomic.ts';
-import { errnoName } from '../util/errno.ts';
+import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { readFileSync } from 'node:fs';
 import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
 import type { Log } from '../util/logger.ts';
 import { isRole, type Role } from './scopes.ts';
@@ -53,16 +51,9 @@ export function normalizeDirectory(text: string): string | null | undefined {
   return parts.length === 0 ? null : parts.join('/');
 }
 
-/** Parses the file's text; throws UsersFileError naming what is wrong. */
-export function parseUsers(text: string, file: string): User[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new UsersFileError(`users file ${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  const list = (raw as { users?: unknown } | null)?.users;
-  if (!Array.isArray(list)) throw new UsersFileError(`users file ${file}: expected {"users": [...]}`);
+/** Reads the users file; a missing file is an empty list. Throws UsersFileError naming what is wrong. */
+export function readUsers(file: string): User[] {
+  const list = readStateList(file, 'users', 'users file', (text) => new UsersFileError(text));
   const seen = new Set<string>();
   return list.map((u, i) => {
     const x = u as Partial<User> | null;
@@ -82,17 +73,6 @@ export function parseUsers(text: string, file: string): User[] {
   });
 }
 
-/** Reads the users file; a missing file is an empty list. */
-export function readUsers(file: string): User[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new UsersFileError(`could not read users file ${file}: ${errnoName(err)}`);
-  }
-  return parseUsers(text, file);
-}
 
 /**
  * Replaces the users file atomically: temp file in the same directory, fsync, rename,

@@ -3,8 +3,9 @@
 // the target (or linked, when the target must not exist yet) and the directory fsynced.
 // A crash leaves the old file or the new one, never half of one. Uploads keep their own
 // descriptor-relative path (src/files/tempfile.ts), which also survives a swapped directory.
-import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { errnoName } from './errno.ts';
 
 export interface ReplaceOptions {
   /** File mode, set with fchmod whatever the umask. */
@@ -75,4 +76,28 @@ export function replaceStateFile(file: string, data: string): void {
     owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
   }
   replaceFile(file, data, { mode: owner.mode, owner });
+}
+
+/**
+ * The list under `key` of a state file written by replaceStateFile (`{"users": [...]}`),
+ * or [] when the file does not exist. Every other problem is thrown as `fail(text)`,
+ * naming the file: unreadable, not JSON, no such list.
+ */
+export function readStateList(file: string, key: string, what: string, fail: (text: string) => Error): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw fail(`could not read ${what} ${file}: ${errnoName(err)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw fail(`${what} ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const list = (raw as Record<string, unknown> | null)?.[key];
+  if (!Array.isArray(list)) throw fail(`${what} ${file}: expected {"${key}": [...]}`);
+  return list;
 }
