@@ -1,7 +1,7 @@
 
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
+import { fileStamp, pollStamp } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
 import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
@@ -200,18 +200,12 @@ export class ApiTokenStore {
   }
 
   watch(intervalMs = 1000): void {
-    let polling = false;
-    this.poller = setInterval(() => {
-      if (polling || !this.loaded) return; // a stat still running; or nothing read yet, nothing to keep fresh
-      polling = true;
-      void fileStampLater(this.file).then((key) => {
-        polling = false;
-        if (key === this.loadedKey || !this.poller) return;
-        this.loadedKey = key;
-        this.reload();
-      });
-    }, intervalMs);
-    this.poller.unref();
+    // Nothing read yet (no API token seen): nothing to keep fresh.
+    this.poller = pollStamp(() => this.file, intervalMs, (key) => {
+      if (key === this.loadedKey || !this.poller) return;
+      this.loadedKey = key;
+      this.reload();
+    }, () => !this.loaded);
     this.flusher = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
     this.flusher.unref();
   }

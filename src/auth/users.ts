@@ -2,7 +2,7 @@
 // written atomically by the CLI only.
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { fileStamp, fileStampLater } from '../util/file-stamp.ts';
+import { fileStamp, pollStamp } from '../util/file-stamp.ts';
 import type { Log } from '../util/logger.ts';
 import { isRole, type Role } from './scopes.ts';
 
@@ -115,18 +115,11 @@ export class UserStore {
    * (~0.9 ms) for the same stat.
    */
   watch(intervalMs = 1000): void {
-    let polling = false;
-    this.poller = setInterval(() => {
-      if (polling) return; // a stat still running on a slow file system
-      polling = true;
-      void fileStampLater(this.file).then((key) => {
-        polling = false;
-        if (key === this.loadedKey || !this.poller) return;
-        this.loadedKey = key;
-        this.reload();
-      });
-    }, intervalMs);
-    this.poller.unref();
+    this.poller = pollStamp(() => this.file, intervalMs, (key) => {
+      if (key === this.loadedKey || !this.poller) return;
+      this.loadedKey = key;
+      this.reload();
+    });
   }
 
   stop(): void {

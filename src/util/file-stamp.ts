@@ -21,3 +21,24 @@ export function fileStamp(file: string): string {
 export function fileStampLater(file: string): Promise<string> {
   return new Promise((resolve) => stat(file, (err, st) => resolve(err ? errnoName(err) : stampOf(st))));
 }
+
+/**
+ * Stats `file()` every `intervalMs` on the thread pool and hands each stamp to `onStamp`
+ * (the caller compares it with what it loaded). One stat at a time: a stat still running
+ * on a slow file system skips a turn; `idle()` true skips it too. A timer, not
+ * fs.watchFile: that loads Node's watcher modules at every start (~0.9 ms) for the same
+ * stat. The timer is unref'd; clearInterval() stops it.
+ */
+export function pollStamp(file: () => string, intervalMs: number, onStamp: (stamp: string) => void, idle = () => false): NodeJS.Timeout {
+  let polling = false;
+  const timer = setInterval(() => {
+    if (polling || idle()) return;
+    polling = true;
+    void fileStampLater(file()).then((stamp) => {
+      polling = false;
+      onStamp(stamp);
+    });
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
