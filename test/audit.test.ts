@@ -4,7 +4,7 @@
 // any kind used here, in any line the agent, the CLI or the file wrote.
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -183,6 +183,22 @@ trail('no password, login token or API token in any line the agent, the CLI or t
     const hash = createHash('sha256').update(secret).digest('hex');
     for (const log of logs) assert.not.ok(log.includes(hash), 'a hash in a log');
   }
+});
+
+trail('audit.file is opened again on SIGHUP: logrotate moves it, the next events go to a new 0600 file', async (ctx) => {
+  const { agent } = ctx;
+  const file = join(agent.dir, 'audit.log');
+  renameSync(file, `${file}.1`);
+  const before = readFileSync(`${file}.1`, 'utf8');
+  agent.child.kill('SIGHUP');
+  // The reload's own event is the first line of the new file.
+  await until(() => existsSync(file) && readFileSync(file, 'utf8').includes('"event":"config.reload"'));
+  assert.is((await login(ctx, 'nobody-here', 'wrong')).status, 401);
+  await until(() => readFileSync(file, 'utf8').includes('"event":"login"'));
+  assert.is(statSync(file).mode & 0o777, 0o600);
+  assert.is(readFileSync(`${file}.1`, 'utf8'), before, 'nothing more written to the moved file');
+  const events = fileEvents(agent).map((e) => `${e.event}:${e.outcome}`);
+  assert.equal(events, ['config.reload:ok', 'login:failed']);
 });
 
 trail.run();

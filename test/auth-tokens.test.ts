@@ -208,6 +208,39 @@ tokens('a token\'s rights shrink when its user\'s role drops (user set), within 
   assert.ok(await within(2500, async () => (await upload()).status === 200), 'back with the role');
 });
 
+tokens('a password change keeps a user\'s API tokens (its login tokens end); removing the user ends them within 2 s', async (ctx) => {
+  const { agent } = ctx;
+  const added = await runCli(['user', 'add', 'pam', '--role', 'operator', '--config', agent.configFile], { input: `${PASSWORD}\n` });
+  assert.is(added.code, 0, added.stderr);
+  // The agent reads the users file again within a second of the CLI's change.
+  let login = '';
+  assert.ok(await within(2500, async () => { login = await agent.login('pam', PASSWORD).catch(() => ''); return login !== ''; }));
+  const { token } = await create(ctx, login, { name: 'pam-script' });
+  const passwd = await runCli(['user', 'passwd', 'pam', '--config', agent.configFile], { input: 'another password for pam\n' });
+  assert.is(passwd.code, 0, passwd.stderr);
+  assert.ok(await within(2500, async () => (await statusOf(agent, login)) === 401), 'the login token ends');
+  assert.is(await statusOf(agent, token), 200, 'the API token stays');
+  const removed = await cli(agent, 'user', 'remove', 'pam');
+  assert.is(removed.code, 0, removed.stderr);
+  assert.ok(await within(2500, async () => (await statusOf(agent, token)) === 401), 'refused within 2 s of the removal');
+  const r = await api(agent, 'GET', '/api/v1/devicestatus/get', token);
+  assert.equal(r.json, { error: 'token revoked' });
+});
+
+tokens('GET /api/v1/users: every user with role and directory, for admin only', async (ctx) => {
+  const { agent, logins } = ctx;
+  const r = await api(agent, 'GET', '/api/v1/users', logins.ada!);
+  assert.is(r.status, 200);
+  const users = (r.json.users as Array<{ [key: string]: unknown }>).filter((u) => ['vera', 'otto', 'ada'].includes(u.username as string));
+  for (const u of users) assert.equal(Object.keys(u).sort(), ['directory', 'id', 'role', 'username']);
+  assert.equal(Object.fromEntries(users.map((u) => [u.username, [u.role, u.directory]])), {
+    vera: ['viewer', null], otto: ['operator', null], ada: ['admin', null],
+  });
+  const refused = await api(agent, 'GET', '/api/v1/users', logins.otto!);
+  assert.is(refused.status, 403);
+  assert.equal(refused.json, { error: 'insufficient scope: admin is required' });
+});
+
 /** A GET from a given local address (127.0.0.2 reaches a listener on 0.0.0.0 like 127.0.0.1). */
 function getFrom(agent: TestAgent, localAddress: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {

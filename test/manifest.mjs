@@ -6,7 +6,7 @@
 export const once = new Set([
   'events-hub.test.ts', 'unit-atomic.test.ts', 'unit-auth-limits.test.ts', 'unit-bundle.test.ts', 'unit-errors.test.ts',
   'unit-logger.test.ts', 'unit-metrics.test.ts', 'unit-multipart.test.ts', 'unit-release.test.ts', 'unit-paths.test.ts', 'unit-router.test.ts',
-  'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts', 'unit-web-names.test.ts', 'unit-retention.test.ts',
+  'unit-soak-trend.test.ts', 'unit-time.test.ts', 'unit-users-poller.test.ts', 'unit-users-file.test.ts', 'unit-web-names.test.ts', 'unit-retention.test.ts',
   'package-build.test.ts', 'package-install.test.ts', 'package-repo.test.ts', 'fleet-ansible.test.ts', 'fleet-role.test.ts',
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
   // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
