@@ -241,6 +241,28 @@ tokens('GET /api/v1/users: every user with role and directory, for admin only', 
   assert.equal(refused.json, { error: 'insufficient scope: admin is required' });
 });
 
+tokens('a token whose directory and its user\'s no longer nest touches no file: 403 file path is not allowed', async (ctx) => {
+  const { agent } = ctx;
+  for (const d of ['incoming/a', 'incoming/b']) mkdirSync(join(agent.baseDir, d), { recursive: true });
+  writeFileSync(join(agent.baseDir, 'incoming/a/x.txt'), 'x');
+  assert.is((await cli(agent, 'user', 'set', 'otto', '--directory', 'incoming/a')).code, 0);
+  const made = await cli(agent, 'token', 'create', 'in-a', '--user', 'otto');
+  assert.is(made.code, 0, made.stderr);
+  const token = made.stdout.trim().split('\n').pop()!;
+  ctx.secrets.push(token);
+  const get = () => api(agent, 'GET', '/api/download?filepath=incoming/a/x.txt', token);
+  assert.ok(await within(2500, async () => (await get()).status === 200), 'its own directory first');
+  try {
+    assert.is((await cli(agent, 'user', 'set', 'otto', '--directory', 'incoming/b')).code, 0);
+    assert.ok(await within(2500, async () => (await get()).status === 403), 'refused within 2 s of the move');
+    assert.equal((await get()).json, { error: 'file path is not allowed' });
+    assert.equal((await api(agent, 'GET', '/api/v1/files/list?path=incoming/b', token)).json, { error: 'file path is not allowed' });
+    assert.is(await statusOf(agent, token), 200, 'what is not a file stays');
+  } finally {
+    await cli(agent, 'user', 'set', 'otto', '--no-directory');
+  }
+});
+
 /** A GET from a given local address (127.0.0.2 reaches a listener on 0.0.0.0 like 127.0.0.1). */
 function getFrom(agent: TestAgent, localAddress: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {

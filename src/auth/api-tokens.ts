@@ -5,7 +5,7 @@ import { fileStamp, pollStamp } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
 import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
-import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
+import { isScope, NO_DIRECTORY, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
 import { normalizeDirectory, type User } from './users.ts';
 
 export const TOKEN_PREFIX = 'dat_';
@@ -129,13 +129,10 @@ export function addToken(tokens: StoredToken[], spec: NewToken, now = new Date()
 /** A token's rights now: what it was given, intersected with what its user has. */
 function tokenPrincipal(t: StoredToken, user: User): Principal {
   const roleScopes = ROLE_SCOPES[user.role];
-  let scopes = new Set(t.scopes.filter((s) => roleScopes.has(s)));
-  let directory = narrowerDirectory(user.directory, t.directory);
-  if (directory === false) {
-    // Limits that do not nest leave no file the token may touch.
-    scopes = new Set([...scopes].filter((s) => s !== 'files:read' && s !== 'files:write'));
-    directory = t.directory;
-  }
+  const scopes = new Set(t.scopes.filter((s) => roleScopes.has(s)));
+  const narrowed = narrowerDirectory(user.directory, t.directory);
+  // Limits that do not nest leave no file the token may touch.
+  const directory = narrowed === false ? NO_DIRECTORY : narrowed;
   return { id: user.id, username: user.username, scopes, directory, credential: `token:${t.name}` };
 }
 

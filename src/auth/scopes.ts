@@ -36,6 +36,14 @@ export interface Principal {
 }
 
 /**
+ * The directory of a credential confined to nothing: a token whose directory and its
+ * user's no longer nest (the user was moved after the token was made). No directory can
+ * have this name, so every file route answers it as a path outside the credential's
+ * directory, 403 `file path is not allowed` (src/files/confine.ts, realRoot and lexicalPath).
+ */
+export const NO_DIRECTORY = '\0';
+
+/**
  * The narrower of two directory limits (both relative to the base, normalized, no
  * trailing slash). Two limits that do not nest leave nothing: `false`.
  */
