@@ -3,8 +3,7 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import { ApiError } from './errors.ts';
-import { downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
+import { downloadHead, downloadRequest, downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
 import { readEvents } from './sse.ts';
 import { Transport, readText } from './transport.ts';
@@ -149,26 +148,15 @@ export class DeviceAgent {
 
   /** GET /api/download: the answer's head, its body left to read (stream it, never buffer it). */
   async download(filepath: string, opts: DownloadOptions = {}): Promise<Download> {
-    const headers: Record<string, string> = {};
-    if (opts.range) headers.Range = `bytes=${opts.range.start}-${opts.range.end ?? ''}`;
-    if (opts.range && opts.ifRange) headers['If-Range'] = opts.ifRange;
-    const body = await this.transport.ok({
-      method: 'GET', path: `/api/download${query({ filepath, fstype: opts.fstype })}`, headers, signal: opts.signal,
-    });
-    const length = Number(body.headers['content-length'] ?? NaN);
-    let start = 0;
-    let total = length;
-    if (body.statusCode === 206) {
-      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(body.headers['content-range'] ?? ''));
-      if (!m) {
-        body.destroy();
-        throw new ApiError(206, `unexpected Content-Range: ${body.headers['content-range']}`);
-      }
-      start = Number(m[1]);
-      total = Number(m[3]);
+    const { path, headers } = downloadRequest(filepath, opts);
+    const body = await this.transport.ok({ method: 'GET', path, headers, signal: opts.signal });
+    const status = body.statusCode ?? 0;
+    try {
+      return { status, body, ...downloadHead(status, body.headers) };
+    } catch (err) {
+      body.destroy();
+      throw err;
     }
-    const h = (name: string) => (body.headers[name] as string | undefined) ?? null;
-    return { status: body.statusCode ?? 0, body, length, start, total, etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
   }
 
   /** HEAD /api/download: the file's size and validators without its bytes. */

@@ -55,10 +55,16 @@ export class Transport {
     }
   }
 
-  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
-    const u = new URL(ex.path, this.base);
+  /** The headers every request carries (User-Agent, the bearer token) with the exchange's own. */
+  headersOf(ex: Pick<Exchange, 'headers' | 'anonymous'>): Record<string, string | number> {
     const headers: Record<string, string | number> = { 'User-Agent': 'dagent', ...ex.headers };
     if (!ex.anonymous && this.token) headers.Authorization = `Bearer ${this.token}`;
+    return headers;
+  }
+
+  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
+    const u = new URL(ex.path, this.base);
+    const headers = this.headersOf(ex);
     if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) headers['Content-Length'] = Buffer.byteLength(ex.body);
     const mod = u.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {

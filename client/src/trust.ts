@@ -7,7 +7,7 @@ import type * as HttpTypes from 'node:http';
 import { http } from './node-http.ts';
 import * as https from 'node:https';
 import type { Duplex } from 'node:stream';
-import { connect, type TLSSocket } from 'node:tls';
+import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { ConnectionError, TrustError } from './errors.ts';
 
 /**
@@ -97,17 +97,34 @@ class PinnedAgent extends https.Agent {
     const create = https.Agent.prototype.createConnection as unknown as (this: https.Agent, o: unknown, cb?: unknown) => TLSSocket;
     const socket = create.call(this, { ...options, checkServerIdentity: () => undefined }, callback);
     socket.once('secureConnect', () => {
-      const cert = socket.getPeerX509Certificate();
-      const presented = cert ? spkiPin(cert) : 'none';
-      if (presented !== this.pin) {
-        socket.destroy(new TrustError(
-          `the device's key has changed: trusted ${this.pin}, presented ${presented}. ` +
-          'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
-          this.pin, presented));
-      }
+      const refused = checkPin(socket, this.pin);
+      if (refused) socket.destroy(refused);
     });
     return socket;
   }
+}
+
+/** Null when the connection's key is the pinned one, else the TrustError naming both pins. */
+export function checkPin(socket: TLSSocket, pin: string): TrustError | null {
+  const cert = socket.getPeerX509Certificate();
+  const presented = cert ? spkiPin(cert) : 'none';
+  if (presented === pin) return null;
+  return new TrustError(
+    `the device's key has changed: trusted ${pin}, presented ${presented}. ` +
+    'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
+    pin, presented);
+}
+
+/**
+ * The options of tls.connect for a connection of our own with the trust of agentFor(): a
+ * pin checks no certificate chain or name (checkPin() then checks the key, before anything
+ * is sent); a CA file or the system's CAs check both. No session is cached or resumed.
+ */
+export function tlsOptionsFor(url: URL, trust: Trust): ConnectionOptions {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const base: ConnectionOptions = { host, port: Number(url.port || 443), servername: isIp(host) ? undefined : host };
+  if (trust.pin) return { ...base, rejectUnauthorized: false, checkServerIdentity: () => undefined };
+  return { ...base, ...(trust.ca ? { ca: trust.ca } : {}) };
 }
 
 /** The connection pool for a base URL and a trust: keep-alive, and for https the trust above. */

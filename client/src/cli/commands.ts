@@ -91,7 +91,7 @@ async function fetchFile(ctx: Ctx, path: string, dest: string | undefined): Prom
   const bar = ctx.io.progress ? new ProgressBar(basename(target)) : undefined;
   try {
     const collect = collectWhileTransferring();
-    const saved = await ctx.agent.downloadToFile(path, target, { syncWrites: true, onProgress: (p) => { collect(p); bar?.update(p); } });
+    const saved = await ctx.agent.downloadToFile(path, target, { onProgress: (p) => { collect(p); bar?.update(p); } });
     bar?.done();
     if (saved.resumedFrom > 0) ctx.io.note(`resumed ${target} from byte ${saved.resumedFrom}`);
     return { path: saved.path, size: saved.size, resumedFrom: saved.resumedFrom };
