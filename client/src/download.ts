@@ -112,7 +112,8 @@ class Target {
   private position: number;
   received = 0;
 
-  constructor(readonly dest: string, readonly from: number, readonly total: number, private readonly onProgress?: Progress) {
+  /** `total` null: the answer gave no length (chunked, or a body that ends with the connection). */
+  constructor(readonly dest: string, readonly from: number, readonly total: number | null, private readonly onProgress?: Progress) {
     this.fd = openSync(dest, from > 0 ? 'r+' : 'w');
     this.position = from;
     onProgress?.({ bytes: from, total });
@@ -139,9 +140,11 @@ class Target {
  */
 function begin(filepath: string, dest: string, offset: number, status: number, head: DownloadHead, onProgress?: Progress): Target {
   const from = status === 206 && head.start === offset ? offset : 0;
+  const total = Number.isSafeInteger(head.total) ? head.total : null;
   const control = controlFile(dest);
   if (from === 0) {
-    if (head.etag) writeFileSync(control, JSON.stringify({ filepath, etag: head.etag, total: head.total }));
+    // Without a length there is nothing to resume against: a cut starts over.
+    if (head.etag && total !== null) writeFileSync(control, JSON.stringify({ filepath, etag: head.etag, total: head.total }));
     else {
       try {
         unlinkSync(control);
@@ -150,11 +153,11 @@ function begin(filepath: string, dest: string, offset: number, status: number, h
       }
     }
   }
-  return new Target(dest, from, head.total, onProgress);
+  return new Target(dest, from, total, onProgress);
 }
 
 /** A failure while the body came: the file's own errors as they are, else a cut to resume. */
-async function cut(err: unknown, filepath: string, dest: string, total: number): Promise<Error> {
+async function cut(err: unknown, filepath: string, dest: string, total: number | null): Promise<Error> {
   const e = err as NodeJS.ErrnoException;
   if (e.name === 'AbortError') return e;
   if (err instanceof BodyCut) return cutError(filepath, dest, total, err.code, err);
@@ -162,10 +165,11 @@ async function cut(err: unknown, filepath: string, dest: string, total: number):
   return cutError(filepath, dest, total, e.code ?? 'ECONNRESET', err);
 }
 
-async function cutError(filepath: string, dest: string, total: number, code: string, cause: unknown): Promise<ConnectionError> {
+async function cutError(filepath: string, dest: string, total: number | null, code: string, cause: unknown): Promise<ConnectionError> {
   const saved = (await sizeOf(dest)) ?? 0;
-  return new ConnectionError(`the download of ${filepath} was cut after ${saved} of ${total} bytes; ` +
-    'run the same command again to resume', code, { cause });
+  const text = total === null ? `${saved} bytes; run the same command again to start over`
+    : `${saved} of ${total} bytes; run the same command again to resume`;
+  return new ConnectionError(`the download of ${filepath} was cut after ${text}`, code, { cause });
 }
 
 export async function downloadToFile(agent: DeviceAgent, filepath: string, dest: string, opts: DownloadToFileOptions = {}): Promise<SavedFile> {
@@ -216,9 +220,9 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   const done = target!;
   done.close();
   const size = await sizeOf(dest);
-  if (size !== done.total) {
+  if (done.total !== null && size !== done.total) {
     throw new ConnectionError(`${dest} has ${size} bytes, the file on the device ${done.total}; run the same command again to resume`, 'ESHORT');
   }
   await unlink(control).catch(() => undefined);
-  return { path: dest, size, transferred: done.received, resumedFrom: done.from };
+  return { path: dest, size: size ?? 0, transferred: done.received, resumedFrom: done.from };
 }

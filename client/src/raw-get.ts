@@ -128,7 +128,8 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
       if (err) reject(err);
       else resolve(value!);
     };
-    const onAbort = () => socket.destroy(abortError(o.signal!));
+    // At once, not on the socket's close: no piece read meanwhile may reach the sink.
+    const onAbort = () => finish(abortError(o.signal!));
 
     const body = (buf: Buffer, start: number, end: number) => {
       const n = Math.min(end - start, left);
@@ -214,7 +215,6 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     });
     socket.on('close', () => {
       if (state === 'over') return;
-      if (failure?.name === 'AbortError') return finish(failure);
       const err = failure ?? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
       if (state === 'head') finish(t.failure(err));
       else if (state === 'error-body') finish(apiErrorOf(head!, Buffer.concat(errorBody)));
