@@ -5,8 +5,8 @@
 // upload of any size allocates nothing per chunk: buffers that live until the socket took
 // them outlived V8's young generation and piled up (a 1 GiB upload over HTTPS peaked at
 // 94 MB RSS under Node 24 with a new buffer per chunk).
-import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { crypto } from './builtins.ts';
 import type { Readable, Writable } from 'node:stream';
 
 /** One file to upload: its name on the device, its size, and where its bytes come from. */
@@ -74,7 +74,7 @@ async function sendStream(out: Writable, part: UploadPart, onBytes: (n: number) 
 /** The body's length and type, and a function that writes it to the request. */
 export function multipartBody(fields: Record<string, string>, parts: UploadPart[], onBytes: (n: number) => void):
   { write: (out: Writable) => Promise<void>; length: number; contentType: string } {
-  const boundary = `dagent-${randomBytes(16).toString('hex')}`;
+  const boundary = `dagent-${crypto().randomBytes(16).toString('hex')}`;
   const fieldBytes = Buffer.concat(Object.entries(fields).map(([name, value]) =>
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)));
   const partHeads = parts.map((p) => Buffer.from(

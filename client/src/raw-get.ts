@@ -7,7 +7,8 @@
 // ApiError for a non-2xx answer (its JSON `error`, the body read up to 64 KiB),
 // ConnectionError, TrustError (the pin checked before the request leaves), AbortError.
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { tls as nodeTls } from './builtins.ts';
 import { ApiError } from './errors.ts';
 import type { Transport } from './transport.ts';
 import { checkPin, tlsOptionsFor } from './trust.ts';
@@ -195,7 +196,7 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     let socket: Socket;
     if (url.protocol === 'https:') {
       // tls.connect takes onread when it dials itself (Node's own typings leave it out).
-      const tls: TLSSocket = tlsConnect({ ...tlsOptionsFor(url, t.trust), onread } as ConnectionOptions);
+      const tls: TLSSocket = nodeTls().connect({ ...tlsOptionsFor(url, t.trust), onread } as ConnectionOptions);
       tls.once('secureConnect', () => {
         const refused = t.trust.pin ? checkPin(tls, t.trust.pin) : null;
         if (refused) tls.destroy(refused);

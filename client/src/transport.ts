@@ -2,8 +2,7 @@
 // trust.ts, streaming bodies both ways, and every failure turned into ApiError,
 // ConnectionError or TrustError.
 import type * as HttpTypes from 'node:http';
-import { http } from './node-http.ts';
-import * as https from 'node:https';
+import { http, https } from './builtins.ts';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError, ConnectionError, TrustError } from './errors.ts';
 import { agentFor, connectionError, type Trust } from './trust.ts';
@@ -66,7 +65,7 @@ export class Transport {
     const u = new URL(ex.path, this.base);
     const headers = this.headersOf(ex);
     if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) headers['Content-Length'] = Buffer.byteLength(ex.body);
-    const mod = u.protocol === 'https:' ? https : http;
+    const mod = u.protocol === 'https:' ? https() : http;
     return new Promise((resolve, reject) => {
       const req = mod.request(u, { method: ex.method, headers, agent: this.pool, signal: ex.signal }, resolve);
       const timeout = ex.timeoutMs ?? this.timeoutMs;

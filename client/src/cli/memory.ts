@@ -7,8 +7,7 @@
 // put 120 -> 72 MB and 380 -> 320 ms; a full collection instead cost 20-60 ms each on a
 // busy host (docs/client.md). The library does not do this: a program that embeds it owns
 // its process's collector.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { v8, vm } from '../builtins.ts';
 
 const STEP = 1024 * 1024;
 
@@ -18,8 +17,8 @@ let gc: Gc | null | undefined;
 function collector(): Gc | null {
   if (gc === undefined) {
     try {
-      setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as Gc;
+      v8().setFlagsFromString('--expose-gc');
+      gc = vm().runInNewContext('gc') as Gc;
     } catch {
       gc = null; // not offered by this runtime: memory then follows V8's own schedule
     }
