@@ -5,7 +5,7 @@
 // dagent is one bundle (client/scripts/build.mjs) whose modules all run at start, so what
 // only some commands need is loaded here on demand: TLS (node:https, node:tls: some 10-25
 // ms of a start under Node 24) only for an https:// device, node:crypto for a pin or an
-// upload's boundary, readline for a question, v8 and vm for a long transfer.
+// upload's boundary, readline for a question.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -15,5 +15,3 @@ export const https = () => require('node:https') as typeof import('node:https');
 export const tls = () => require('node:tls') as typeof import('node:tls');
 export const crypto = () => require('node:crypto') as typeof import('node:crypto');
 export const readline = () => require('node:readline') as typeof import('node:readline');
-export const v8 = () => require('node:v8') as typeof import('node:v8');
-export const vm = () => require('node:vm') as typeof import('node:vm');

@@ -1,6 +1,6 @@
 // DeviceAgent: one method per route of the agent's API, over one Transport (base URL,
 // token, TLS trust). Non-2xx answers throw ApiError; file bodies stream both ways.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
 import { downloadHead, downloadRequest, downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
@@ -183,7 +183,7 @@ export class DeviceAgent {
   async upload(files: UploadSource[], saveToPath: string, opts: UploadOptions = {}): Promise<UploadResult> {
     const parts: UploadPart[] = await Promise.all(files.map(async (f) => {
       if (typeof f !== 'string') return f;
-      const info = await stat(f);
+      const info = statSync(f); // no thread-pool round trip before the request can leave
       if (!info.isFile()) throw new Error(`${f} is not a file`);
       return { name: basename(f), size: info.size, path: f };
     }));

@@ -7,7 +7,6 @@ import type { AudioFormat, DeviceStatus, RecordingStatus, Scope } from '../types
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
 import { bytes, duration, ProgressBar, table } from './format.ts';
-import { collectWhileTransferring } from './memory.ts';
 
 const FORMATS = ['flac', 'wav', 'mp3'];
 
@@ -90,8 +89,7 @@ async function fetchFile(ctx: Ctx, path: string, dest: string | undefined): Prom
   const target = await localTarget(path, dest, ctx);
   const bar = ctx.io.progress ? new ProgressBar(basename(target)) : undefined;
   try {
-    const collect = collectWhileTransferring();
-    const saved = await ctx.agent.downloadToFile(path, target, { onProgress: (p) => { collect(p); bar?.update(p); } });
+    const saved = await ctx.agent.downloadToFile(path, target, { onProgress: bar && ((p) => bar.update(p)) });
     bar?.done();
     if (saved.resumedFrom > 0) ctx.io.note(`resumed ${target} from byte ${saved.resumedFrom}`);
     return { path: saved.path, size: saved.size, resumedFrom: saved.resumedFrom };
@@ -150,8 +148,7 @@ const put: Command = {
     const files = args.slice(0, -1);
     const bar = ctx.io.progress ? new ProgressBar(files.length === 1 ? basename(files[0]!) : `${files.length} files`) : undefined;
     try {
-      const collect = collectWhileTransferring();
-      const r = await ctx.agent.upload(files, dest, { onProgress: (p) => { collect(p); bar?.update(p); } });
+      const r = await ctx.agent.upload(files, dest, { onProgress: bar && ((p) => bar.update(p)) });
       bar?.done();
       let total = 0;
       for (const f of files) total += (await stat(f)).size;
