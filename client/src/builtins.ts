@@ -3,14 +3,15 @@
 // namespace, which runs the module's lazy exports (node:http's WebSocket and fetch load
 // undici and web streams: 228 built-in modules at start under Node 24 instead of 113). And
 // dagent is one bundle (client/scripts/build.mjs) whose modules all run at start, so what
-// only some commands need is loaded here on demand: TLS (node:https, node:tls: some 10-25
-// ms of a start under Node 24) only for an https:// device, node:crypto for a pin or an
+// only some commands need is loaded here on demand: node:http (3-4 ms under Node 24) only
+// for the requests that go through it (not downloads and uploads), TLS (node:https,
+// node:tls: some 10-25 ms) only for an https:// device, node:crypto for a pin or an
 // upload's boundary, readline for a question.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-export const http = require('node:http') as typeof import('node:http');
+export const http = () => require('node:http') as typeof import('node:http');
 export const https = () => require('node:https') as typeof import('node:https');
 export const tls = () => require('node:tls') as typeof import('node:tls');
 export const crypto = () => require('node:crypto') as typeof import('node:crypto');

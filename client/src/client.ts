@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
 import { downloadHead, downloadRequest, downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
+import { rawPost } from './raw-http.ts';
 import { readEvents } from './sse.ts';
 import { Transport, readText } from './transport.ts';
 import type {
@@ -196,11 +197,12 @@ export class DeviceAgent {
       done += n;
       opts.onProgress?.({ bytes: done, total });
     });
-    const res = await this.transport.ok({
-      method: 'POST', path: '/api/upload', body: write, signal: opts.signal,
+    // Its own connection, the body written straight onto the socket (raw-http.ts).
+    const text = await rawPost({
+      transport: this.transport, path: '/api/upload', write, signal: opts.signal,
       headers: { 'Content-Type': contentType, 'Content-Length': length, Accept: 'application/json' },
     });
-    return JSON.parse(await readText(res)) as UploadResult;
+    return JSON.parse(text) as UploadResult;
   }
 
   /** DELETE /api/v1/files: a file, a link, an empty directory, or with `recursive` any directory. */

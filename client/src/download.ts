@@ -13,7 +13,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, ConnectionError } from './errors.ts';
-import { BodyCut, rawGet } from './raw-get.ts';
+import { BodyCut, rawGet } from './raw-http.ts';
 import type { DeviceAgent, Progress } from './client.ts';
 
 export interface DownloadToFileOptions {

@@ -131,13 +131,18 @@ export function tlsOptionsFor(url: URL, trust: Trust): ConnectionOptions {
   return { ...base, ...(trust.ca ? { ca: trust.ca } : {}) };
 }
 
+/** Throws the TrustError of a pin that is not one (for an https:// URL). */
+export function checkTrust(url: URL, trust: Trust): void {
+  if (url.protocol === 'https:' && trust.pin && !isPin(trust.pin)) {
+    throw new TrustError(`not an SPKI pin: ${trust.pin} (expected sha256//<44 base64 characters>)`);
+  }
+}
+
 /** The connection pool for a base URL and a trust: keep-alive, and for https the trust above. */
 export function agentFor(url: URL, trust: Trust = {}): HttpTypes.Agent {
   const base = { keepAlive: true, maxSockets: 16 };
-  if (url.protocol === 'http:') return new http.Agent(base);
-  if (trust.pin) {
-    if (!isPin(trust.pin)) throw new TrustError(`not an SPKI pin: ${trust.pin} (expected sha256//<44 base64 characters>)`);
-    return pinnedAgent(base, trust.pin);
-  }
+  if (url.protocol === 'http:') return new (http().Agent)(base);
+  checkTrust(url, trust);
+  if (trust.pin) return pinnedAgent(base, trust.pin);
   return new (https().Agent)({ ...base, maxCachedSessions: 0, ...(trust.ca ? { ca: trust.ca } : {}) });
 }

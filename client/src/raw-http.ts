@@ -6,10 +6,11 @@
 // the caller sends the request again through node:http. Errors are those of Transport:
 // ApiError for a non-2xx answer (its JSON `error`, the body read up to 64 KiB),
 // ConnectionError, TrustError (the pin checked before the request leaves), AbortError.
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, type NetConnectOpts, type Socket } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { tls as nodeTls } from './builtins.ts';
-import { ApiError } from './errors.ts';
+import type { Writable } from 'node:stream';
+import { ApiError, ConnectionError } from './errors.ts';
 import type { Transport } from './transport.ts';
 import { checkPin, tlsOptionsFor } from './trust.ts';
 
@@ -59,15 +60,42 @@ function abortError(signal: AbortSignal): Error {
 /** Header values node:http would send (else it throws, and the fallback lets it say so). */
 const SENDABLE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-function requestHead(o: RawGetOptions, url: URL): Buffer | null {
-  const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
-  for (const [name, value] of Object.entries(o.transport.headersOf({ headers: o.headers }))) {
+function requestHead(t: Transport, method: string, url: URL, headers: Record<string, string | number>): Buffer | null {
+  const lines = [`${method} ${url.pathname}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+  for (const [name, value] of Object.entries(t.headersOf({ headers }))) {
     const text = String(value);
     if (!SENDABLE.test(text)) return null;
     lines.push(`${name}: ${text}`);
   }
   lines.push('Connection: close', '', '');
   return Buffer.from(lines.join('\r\n'), 'latin1');
+}
+
+/**
+ * A connection of our own to the transport's base URL with its trust: `ready` is called
+ * once the request may leave (plain TCP: at once; TLS: after the handshake and, with a
+ * pin, after the key is checked: a wrong key is destroyed with the TrustError and gets no
+ * byte). The transport's idle timeout applies (an ETIMEDOUT error).
+ */
+function dial(t: Transport, url: URL, onread: unknown, ready: (socket: Socket) => void): Socket {
+  let socket: Socket;
+  if (url.protocol === 'https:') {
+    // tls.connect takes onread when it dials itself (Node's own typings leave it out).
+    const tls: TLSSocket = nodeTls().connect({ ...tlsOptionsFor(url, t.trust), ...(onread ? { onread } : {}) } as ConnectionOptions);
+    tls.once('secureConnect', () => {
+      const refused = t.trust.pin ? checkPin(tls, t.trust.pin) : null;
+      if (refused) tls.destroy(refused);
+      else ready(tls);
+    });
+    socket = tls;
+  } else {
+    socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), ...(onread ? { onread } : {}) } as NetConnectOpts);
+    ready(socket);
+  }
+  if (t.timeoutMs > 0) {
+    socket.setTimeout(t.timeoutMs, () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+  }
+  return socket;
 }
 
 /** The head's text (up to the blank line) as RawHead, or null when this parser does not take it. */
@@ -108,7 +136,7 @@ function apiErrorOf(head: RawHead, body: Buffer): ApiError {
 export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
   const t = o.transport;
   const url = new URL(o.path, t.base);
-  const request = requestHead(o, url);
+  const request = requestHead(t, 'GET', url, o.headers);
   if (!request) return Promise.resolve('fallback');
   if (o.signal?.aborted) return Promise.reject(abortError(o.signal));
   return new Promise((resolve, reject) => {
@@ -193,23 +221,7 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     };
 
     const onread = { buffer: Buffer.allocUnsafeSlow(READ_BUFFER), callback: onRead };
-    let socket: Socket;
-    if (url.protocol === 'https:') {
-      // tls.connect takes onread when it dials itself (Node's own typings leave it out).
-      const tls: TLSSocket = nodeTls().connect({ ...tlsOptionsFor(url, t.trust), onread } as ConnectionOptions);
-      tls.once('secureConnect', () => {
-        const refused = t.trust.pin ? checkPin(tls, t.trust.pin) : null;
-        if (refused) tls.destroy(refused);
-        else tls.write(request);
-      });
-      socket = tls;
-    } else {
-      socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), onread });
-      socket.write(request);
-    }
-    if (t.timeoutMs > 0) {
-      socket.setTimeout(t.timeoutMs, () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    }
+    const socket = dial(t, url, onread, (s) => s.write(request));
     o.signal?.addEventListener('abort', onAbort, { once: true });
     socket.on('error', (err: NodeJS.ErrnoException) => {
       failure ??= err;
@@ -223,3 +235,150 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     });
   });
 }
+
+const ANSWER_MAX = 1 << 20;
+
+/**
+ * The answer in `buf` (1xx heads skipped): its head and body once whole, 'more' while it
+ * is not, null when it cannot be read. The body is framed by Content-Length, by chunked
+ * transfer coding, or else by the end of the connection (`closed`).
+ */
+function readAnswer(buf: Buffer, closed: boolean): { head: RawHead; body: Buffer } | 'more' | null {
+  let at = 0;
+  for (;;) {
+    const end = buf.indexOf('\r\n\r\n', at, 'latin1');
+    if (end === -1) return closed ? null : 'more';
+    const text = buf.toString('latin1', at, end);
+    if (/^HTTP\/1\.[01] 1\d\d/.test(text)) {
+      at = end + 4; // 100 Continue, 103 Early Hints: the answer follows
+      continue;
+    }
+    const head = parseHead(text);
+    if (!head) return null;
+    const rest = buf.subarray(end + 4);
+    if (head.headers['transfer-encoding'] !== undefined) {
+      if (!/^chunked$/i.test(head.headers['transfer-encoding'])) return null;
+      const body = unchunk(rest);
+      return body === 'more' && closed ? null : body === 'more' || body === null ? body : { head, body };
+    }
+    const length = head.headers['content-length'];
+    if (length !== undefined) {
+      if (!/^\d{1,15}$/.test(length)) return null;
+      if (rest.length >= Number(length)) return { head, body: rest.subarray(0, Number(length)) };
+      return closed ? null : 'more';
+    }
+    return closed ? { head, body: rest } : 'more';
+  }
+}
+
+/** A chunked body decoded, once its last chunk is in. */
+function unchunk(buf: Buffer): Buffer | 'more' | null {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = buf.indexOf('\r\n', at, 'latin1');
+    if (eol === -1) return 'more';
+    const m = /^([0-9a-fA-F]{1,8})(?:;.*)?$/.exec(buf.toString('latin1', at, eol));
+    if (!m) return null;
+    const size = Number.parseInt(m[1]!, 16);
+    if (size === 0) return Buffer.concat(parts); // trailers, if any, are not needed
+    if (buf.length < eol + 2 + size + 2) return 'more';
+    parts.push(buf.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
+
+export interface RawPostOptions {
+  transport: Transport;
+  path: string;
+  /** Content-Type and Content-Length of the body among them. */
+  headers: Record<string, string | number>;
+  /** Writes the body (the socket, once the request may leave). */
+  write(out: Writable): Promise<void>;
+  signal?: AbortSignal;
+}
+
+/**
+ * A POST on a connection of its own: the head, then the body as `write` produces it,
+ * straight onto the socket; resolves with the body of a 2xx answer (read up to 1 MiB).
+ * An answer that comes before the body is all sent (a refusal) ends the sending. Errors
+ * are those of Transport: ApiError (the answer's JSON `error`), ConnectionError,
+ * TrustError (the pin checked before any byte leaves), AbortError.
+ */
+export function rawPost(o: RawPostOptions): Promise<string> {
+  const t = o.transport;
+  const url = new URL(o.path, t.base);
+  const request = requestHead(t, 'POST', url, o.headers);
+  if (!request) return Promise.reject(new TypeError(`a header of POST ${o.path} holds a character HTTP does not allow`));
+  if (o.signal?.aborted) return Promise.reject(abortError(o.signal));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let sent = false;
+    let answer: { head: RawHead; body: Buffer } | undefined;
+    let failure: NodeJS.ErrnoException | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+
+    const finish = (err: unknown, text?: string) => {
+      if (settled) return;
+      settled = true;
+      o.signal?.removeEventListener('abort', onAbort);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve(text!);
+    };
+    const onAbort = () => finish(abortError(o.signal!));
+    // A 2xx counts once the body is all sent; a refusal counts at once.
+    const settle = () => {
+      if (!answer) return;
+      const { head, body } = answer;
+      if (head.status >= 300 || head.status < 200) finish(apiErrorOf(head, body));
+      else if (sent) finish(null, body.toString('utf8'));
+    };
+    const look = (closed: boolean) => {
+      if (answer) return;
+      const got = readAnswer(Buffer.concat(chunks), closed);
+      if (got === 'more') return;
+      if (got === null) {
+        finish(new ConnectionError(`${t.base.host}: an answer that is not HTTP/1.1`, 'EPROTO'));
+        return;
+      }
+      answer = got;
+      settle();
+    };
+
+    const socket = dial(t, url, undefined, (s) => {
+      s.write(request);
+      o.write(s).then(() => {
+        sent = true;
+        settle();
+      }, (err: NodeJS.ErrnoException) => {
+        // A write that failed because the agent answered and closed: the answer says why.
+        if (answer || settled) return;
+        if (err.code && /^(EPIPE|ECONNRESET|ERR_STREAM_DESTROYED)$/.test(err.code)) return; // the close says it
+        finish(err);
+      });
+    });
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    socket.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > ANSWER_MAX) {
+        finish(new ConnectionError(`${t.base.host}: an answer longer than ${ANSWER_MAX} bytes`, 'E2BIG'));
+        return;
+      }
+      chunks.push(chunk);
+      look(false);
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      failure ??= err;
+    });
+    socket.on('close', () => {
+      if (settled) return;
+      look(true); // a refusal, or a 2xx framed by the close
+      // No answer, or a 2xx before the body was all sent: the connection failed.
+      finish(t.failure(failure ?? hangUp()));
+    });
+  });
+}
+
+const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
