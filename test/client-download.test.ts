@@ -46,6 +46,13 @@ function againstAgent(tls: boolean): void {
     if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
   });
   const client = (ctx: Ctx, url = ctx.agent.clientUrl) => new DeviceAgent({ url, token: ctx.token, pin: ctx.agent.pin ?? undefined });
+  /** Until the agent's log shows a status request made now: every line of earlier requests is in it then. */
+  const logCaughtUp = async (ctx: Ctx) => {
+    const count = () => ctx.agent.output().split('GET /api/v1/devicestatus/get').length;
+    const n = count();
+    await client(ctx).status();
+    for (let i = 0; i < 500 && count() === n; i++) await new Promise((r) => setTimeout(r, 10));
+  };
 
   test('whole: the bytes, the size, progress from 0 to the size, no control file left', async (ctx) => {
     const dest = join(ctx.dir, 'whole.bin');
@@ -138,6 +145,7 @@ function againstAgent(tls: boolean): void {
   if (tls) {
     test('a pin of another key: the TrustError naming both pins, and the request never reaches the agent', async (ctx) => {
       const wrong = `sha256//${Buffer.alloc(32, 7).toString('base64')}`;
+      await logCaughtUp(ctx);
       const before = ctx.agent.output().split('GET /api/download').length;
       const dest = join(ctx.dir, 'pinned.bin');
       const agent = new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong });
@@ -147,7 +155,7 @@ function againstAgent(tls: boolean): void {
         'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).');
       assert.is((err as TrustError).presentedPin, ctx.agent.pin);
       assert.not.ok(existsSync(dest));
-      await client(ctx).status(); // a request after it, so that a line the refused one made would be written by now
+      await logCaughtUp(ctx);
       assert.is(ctx.agent.output().split('GET /api/download').length, before);
     });
 

@@ -336,7 +336,7 @@ export function rawPost(o: RawPostOptions): Promise<string> {
       else if (sent) finish(null, body.toString('utf8'));
     };
     const look = (closed: boolean) => {
-      if (answer) return;
+      if (answer || size === 0) return;
       const got = readAnswer(Buffer.concat(chunks), closed);
       if (got === 'more') return;
       if (got === null) {
