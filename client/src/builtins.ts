@@ -6,7 +6,9 @@
 // only some commands need is loaded here on demand: node:http (3-4 ms under Node 24) only
 // for the requests that go through it (not downloads and uploads), TLS (node:https,
 // node:tls: some 10-25 ms) only for an https:// device, node:crypto for a pin or an
-// upload's boundary, readline for a question.
+// upload's boundary, readline for a question, stream/promises for a piped stream. The
+// files of a command (its control file, a stat) use node:fs's sync calls: fs/promises
+// would cost 1-2 ms of every start.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -16,3 +18,4 @@ export const https = () => require('node:https') as typeof import('node:https');
 export const tls = () => require('node:tls') as typeof import('node:tls');
 export const crypto = () => require('node:crypto') as typeof import('node:crypto');
 export const readline = () => require('node:readline') as typeof import('node:readline');
+export const streams = () => require('node:stream/promises') as typeof import('node:stream/promises');

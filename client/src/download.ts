@@ -7,11 +7,10 @@
 // into one reused 1 MiB buffer and written from it with writeSync at the file's offset.
 // An answer that path does not take (chunked, no Content-Length, 1xx...) is asked for
 // again through node:http (DeviceAgent.download) and written the same way.
-import { closeSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { readFile, stat, unlink } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { streams } from './builtins.ts';
 import { ApiError, ConnectionError } from './errors.ts';
 import { BodyCut, rawGet } from './raw-http.ts';
 import type { DeviceAgent, Progress } from './client.ts';
@@ -50,9 +49,9 @@ interface Control {
 /** The control file beside a partial download. */
 export const controlFile = (dest: string) => `${dest}.dagent`;
 
-async function readControl(file: string): Promise<Control | null> {
+function readControl(file: string): Control | null {
   try {
-    const c = JSON.parse(await readFile(file, 'utf8')) as Partial<Control>;
+    const c = JSON.parse(readFileSync(file, 'utf8')) as Partial<Control>;
     if (typeof c.filepath === 'string' && typeof c.etag === 'string' && typeof c.total === 'number') return c as Control;
   } catch {
     // Missing or unreadable: nothing to resume; the download starts over.
@@ -60,9 +59,9 @@ async function readControl(file: string): Promise<Control | null> {
   return null;
 }
 
-async function sizeOf(file: string): Promise<number | null> {
+function sizeOf(file: string): number | null {
   try {
-    return (await stat(file)).size;
+    return statSync(file).size;
   } catch {
     return null;
   }
@@ -166,7 +165,7 @@ async function cut(err: unknown, filepath: string, dest: string, total: number |
 }
 
 async function cutError(filepath: string, dest: string, total: number | null, code: string, cause: unknown): Promise<ConnectionError> {
-  const saved = (await sizeOf(dest)) ?? 0;
+  const saved = sizeOf(dest) ?? 0;
   const text = total === null ? `${saved} bytes; run the same command again to start over`
     : `${saved} of ${total} bytes; run the same command again to resume`;
   return new ConnectionError(`the download of ${filepath} was cut after ${text}`, code, { cause });
@@ -177,8 +176,8 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   let offset = 0;
   let etag: string | undefined;
   if (opts.resume !== false) {
-    const c = await readControl(control);
-    const have = await sizeOf(dest);
+    const c = readControl(control);
+    const have = sizeOf(dest);
     if (c && c.filepath === filepath && have !== null && have > 0 && have < c.total) {
       offset = have;
       etag = c.etag;
@@ -200,7 +199,7 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
       const dl = await agent.download(filepath, { fstype: opts.fstype, signal: opts.signal, ...ranged });
       target = begin(filepath, dest, offset, dl.status, dl, opts.onProgress);
       const into = target;
-      await pipeline(dl.body, new Writable({
+      await streams().pipeline(dl.body, new Writable({
         write(chunk: Buffer, _enc, done) {
           try {
             into.write(chunk, 0, chunk.length);
@@ -219,10 +218,14 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   }
   const done = target!;
   done.close();
-  const size = await sizeOf(dest);
+  const size = sizeOf(dest);
   if (done.total !== null && size !== done.total) {
     throw new ConnectionError(`${dest} has ${size} bytes, the file on the device ${done.total}; run the same command again to resume`, 'ESHORT');
   }
-  await unlink(control).catch(() => undefined);
+  try {
+    unlinkSync(control);
+  } catch {
+    // Gone already.
+  }
   return { path: dest, size: size ?? 0, transferred: done.received, resumedFrom: done.from };
 }
