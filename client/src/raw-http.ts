@@ -92,6 +92,7 @@ function dial(t: Transport, url: URL, onread: unknown, ready: (socket: Socket) =
     socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), ...(onread ? { onread } : {}) } as NetConnectOpts);
     ready(socket);
   }
+  socket.setNoDelay(true); // no Nagle wait for an ACK before the last small piece (as node:http's sockets)
   if (t.timeoutMs > 0) {
     socket.setTimeout(t.timeoutMs, () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
   }
