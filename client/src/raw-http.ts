@@ -15,6 +15,8 @@ import type { Transport } from './transport.ts';
 import { checkPin, tlsOptionsFor } from './trust.ts';
 
 const READ_BUFFER = 1 << 20;
+/** Room a read is given at least (else the staged bytes go to the sink first). */
+const MIN_FREE = 64 * 1024;
 const HEAD_MAX = 64 * 1024;
 const ERROR_BODY_MAX = 64 * 1024;
 
@@ -147,6 +149,14 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     let sink: BodySink | undefined;
     let left = 0; // body bytes still to come
     let received = 0;
+    // Body bytes read and not yet given to the sink: read[from, to). Each read lands at
+    // `to` (the buffer handed to the socket is read.subarray(to)), so the small pieces TLS
+    // delivers (16 KiB records) go to the sink together: when little room is left, when
+    // the body is whole, or once the reads of this turn of the event loop are in.
+    const read = Buffer.allocUnsafeSlow(READ_BUFFER);
+    let from = 0;
+    let to = 0;
+    let flushQueued = false;
     const errorBody: Buffer[] = [];
     let failure: NodeJS.ErrnoException | undefined;
 
@@ -160,6 +170,38 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
     };
     // At once, not on the socket's close: no piece read meanwhile may reach the sink.
     const onAbort = () => finish(abortError(o.signal!));
+
+    const flush = () => {
+      if (state !== 'body' || to === from) return;
+      const start = from;
+      from = to;
+      sink!(read, start, to);
+    };
+    const flushLater = () => {
+      flushQueued = false;
+      try {
+        flush();
+      } catch (err) {
+        finish(err);
+      }
+    };
+    /** `n` body bytes have just landed at read[to]. */
+    const staged = (n: number) => {
+      const take = Math.min(n, left);
+      to += take;
+      left -= take;
+      received += take;
+      if (left === 0) {
+        flush();
+        finish(null, 'done');
+      } else if (read.length - to < MIN_FREE) {
+        flush();
+        from = to = 0; // the next read starts at the buffer's start
+      } else if (!flushQueued) {
+        flushQueued = true;
+        setImmediate(flushLater);
+      }
+    };
 
     const body = (buf: Buffer, start: number, end: number) => {
       const n = Math.min(end - start, left);
@@ -201,7 +243,8 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
 
     const onRead = (n: number, buf: Buffer): boolean => {
       try {
-        if (state === 'body' || state === 'error-body') body(buf, 0, n);
+        if (state === 'body') staged(n);
+        else if (state === 'error-body') body(buf, 0, n);
         else if (state === 'head') {
           const all = pending ? Buffer.concat([pending, buf.subarray(0, n)]) : buf.subarray(0, n);
           const end = all.indexOf('\r\n\r\n', Math.max(0, (pending?.length ?? 0) - 3), 'latin1');
@@ -221,7 +264,7 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
       return state !== 'over';
     };
 
-    const onread = { buffer: Buffer.allocUnsafeSlow(READ_BUFFER), callback: onRead };
+    const onread = { buffer: () => read.subarray(to), callback: onRead };
     const socket = dial(t, url, onread, (s) => s.write(request));
     o.signal?.addEventListener('abort', onAbort, { once: true });
     socket.on('error', (err: NodeJS.ErrnoException) => {
@@ -232,7 +275,15 @@ export function rawGet(o: RawGetOptions): Promise<'done' | 'fallback'> {
       const err = failure ?? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
       if (state === 'head') finish(t.failure(err));
       else if (state === 'error-body') finish(apiErrorOf(head!, Buffer.concat(errorBody)));
-      else finish(new BodyCut(received, err));
+      else {
+        try {
+          flush(); // what came before the cut is kept, to resume from
+        } catch (e) {
+          finish(e);
+          return;
+        }
+        finish(new BodyCut(received, err));
+      }
     });
   });
 }
