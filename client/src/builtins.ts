@@ -5,8 +5,8 @@
 // dagent is one bundle (client/scripts/build.mjs) whose modules all run at start, so what
 // only some commands need is loaded here on demand: node:http (3-4 ms under Node 24) only
 // for the requests that go through it (not downloads and uploads), TLS (node:https,
-// node:tls: some 10-25 ms) only for an https:// device, node:crypto for a pin or an
-// upload's boundary, readline for a question, stream/promises for a piped stream. The
+// node:tls: some 10-25 ms) only for an https:// device, node:crypto (~3 ms) for a pin,
+// readline for a question, stream/promises for a piped stream. The
 // files of a command (its control file, a stat) use node:fs's sync calls: fs/promises
 // would cost 1-2 ms of every start.
 import { createRequire } from 'node:module';
