@@ -13,7 +13,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { relay, startClientAgent, type ClientAgent } from './helpers/dagent.ts';
+import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const SIZE = 16 * 1024 * 1024;
 
@@ -301,7 +303,53 @@ function cuts(): void {
   test.run();
 }
 
+/** dagent as built: one file, and a start that loads only what the command needs. */
+function start(): void {
+  type Ctx = { agent: ClientAgent; home: string };
+  const test = suite<Ctx>('dagent: one bundle, built-in modules on first use');
+  test.before(async (ctx) => {
+    ctx.agent = await startClientAgent(false);
+    ctx.home = tempHome();
+    await tokenProfile(ctx.agent, ctx.home);
+    writeFileSync(join(ctx.agent.baseDir, 'small.bin'), randomBytes(100_000));
+  });
+  test.after(async (ctx) => {
+    await ctx.agent?.cleanup();
+    if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
+  });
+
+  test('the command is dagent.js and the bundle beside it, nothing else', () => {
+    assert.equal(readdirSync(dirname(DAGENT)).sort(), ['dagent.js', 'main.cjs']);
+  });
+
+  // Which of Node's own modules a run loaded, written by a preloaded module at exit.
+  const loaded = async (ctx: Ctx, args: string[], node: string) => {
+    const out = join(ctx.home, 'modules.txt');
+    const hook = join(ctx.home, 'hook.mjs');
+    writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const r = await dagent(args, { home: ctx.home, node, env: { NODE_OPTIONS: `--import=${hook}` } });
+    assert.is(r.code, 0, r.stderr);
+    return readFileSync(out, 'utf8').split('\n');
+  };
+
+  test('get over plain HTTP loads neither node:http nor TLS nor fs/promises; status loads node:http but no TLS', async (ctx) => {
+    for (const node of runtimes()) {
+      const get = await loaded(ctx, ['get', 'small.bin', 'small.bin'], node);
+      assert.ok(readFileSync(join(ctx.home, 'small.bin')).equals(readFileSync(join(ctx.agent.baseDir, 'small.bin'))));
+      for (const m of ['NativeModule http', 'NativeModule https', 'NativeModule tls', 'NativeModule fs/promises', 'NativeModule crypto']) {
+        assert.not.ok(get.includes(m), `${node}: dagent get loaded ${m}`);
+      }
+      const status = await loaded(ctx, ['status', '--json'], node);
+      assert.ok(status.includes('NativeModule http'), `${node}: status without node:http?`);
+      assert.not.ok(status.includes('NativeModule tls'), `${node}: dagent status over HTTP loaded node:tls`);
+    }
+  });
+
+  test.run();
+}
+
 againstAgent(false);
 againstAgent(true);
 fallbacks();
 cuts();
+start();
