@@ -1,8 +1,11 @@
 // Runs the suite by the passes of test/manifest.mjs, one uvu process per file (each with a
 // timeout, its time printed), and closes with one "N passed, N failed, N skipped" line.
-//   node test/run.mjs [--pass sources|bin] [--quick] [PATTERN]   PATTERN: a regex on file names
+//   node test/run.mjs [--pass sources|bin] [--quick] [--jobs N] [PATTERN]   PATTERN: a regex on file names
 //   npm run test:quick   the inner loop: the sources pass without the package, VM, bench and role
-//                        files (--quick), which need a build, root and minutes each
+//                        files (--quick), which need a build, root and minutes each, N files at a time
+// --jobs N runs N files at once, each file's output printed whole when it ends. A file that
+// failed is named again at the end with the tail of its output, so the last lines of a long
+// run (all a CI log may keep) say what failed.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,10 +18,12 @@ const uvu = join(root, 'node_modules/uvu/bin.js');
 const argv = process.argv.slice(2);
 let only;
 let quick = false;
+let jobs = 1;
 let pattern = /\.test\.ts$/;
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--pass') only = argv[++i];
   else if (argv[i] === '--quick') quick = true;
+  else if (argv[i] === '--jobs') jobs = Math.max(1, Number(argv[++i]) || 1);
   else pattern = new RegExp(argv[i]);
 }
 /** Left out of the inner loop: they build packages, boot a VM or run the bench. */
@@ -42,7 +47,7 @@ function runFile(file, env) {
       timedOut = true;
       try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
     }, limit);
-    child.stdout.on('data', (d) => { out += d; process.stdout.write(d); });
+    child.stdout.on('data', (d) => { out += d; if (jobs === 1) process.stdout.write(d); });
     child.on('close', (code) => {
       clearTimeout(timer);
       const plain = strip(out);
@@ -54,13 +59,38 @@ function runFile(file, env) {
       if ((code !== 0 || timedOut) && failed === 0) failed = 1;
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const why = timedOut ? ` TIMED OUT after ${limit / 1000} s` : '';
-      console.log(`--- ${file}: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)${why}`);
-      resolve({ passed, failed, skipped });
+      const line = `--- ${file}: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)${why}`;
+      if (jobs > 1) process.stdout.write(out);
+      console.log(line);
+      resolve({ passed, failed, skipped, line, tail: failed > 0 ? failureTail(plain) : '' });
     });
   });
 }
 
+/** What a failed file printed about its failures: uvu's FAIL blocks, else the last lines. */
+function failureTail(plain) {
+  const at = plain.indexOf('FAIL');
+  const text = at >= 0 ? plain.slice(Math.max(0, plain.lastIndexOf('\n', at))) : plain;
+  const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.includes('node_modules/uvu'));
+  return lines.slice(0, 40).join('\n');
+}
+
+/** Runs the files `jobs` at a time; results in file order. */
+async function runAll(list, env) {
+  const results = new Array(list.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const i = next++;
+      results[i] = await runFile(list[i], env);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
+  return results;
+}
+
 const sum = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
 for (const pass of passes) {
   if (only && !pass.name.startsWith(only) && pass.env.TEST_AGENT !== only) continue;
   console.log(`\n=== ${pass.name} ===`);
@@ -69,10 +99,11 @@ for (const pass of passes) {
     sum.failed++;
     continue;
   }
-  for (const file of files.filter(pass.includes)) {
-    const r = await runFile(file, pass.env);
+  for (const r of await runAll(files.filter(pass.includes), pass.env)) {
     sum.passed += r.passed; sum.failed += r.failed; sum.skipped += r.skipped;
+    if (r.failed > 0) failures.push(`${pass.name} ${r.line}\n${r.tail}`);
   }
 }
+if (failures.length > 0) console.log(`\n=== failed ===\n${failures.join('\n\n')}`);
 console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped`);
 process.exit(sum.failed > 0 ? 1 : 0);
