@@ -3,11 +3,15 @@
 //   node test/run.mjs [--pass sources|bin] [--quick] [--jobs N] [PATTERN]   PATTERN: a regex on file names
 //   npm run test:quick   the inner loop: the sources pass without the package, VM, bench and role
 //                        files (--quick), which need a build, root and minutes each, N files at a time
-// --jobs N runs N files at once, each file's output printed whole when it ends. A file that
+// A file that fails is run once more: if it then passes, its cases count as passed and it is
+// named under "flaky" at the end (a failure that depends on timing, never hidden); if it
+// fails again, it counts as failed.
+// --jobs N runs N files at once, each file's output printed whole when it ends, the files
+// that took longest last time first (test-artifacts/test-times.json). A file that
 // failed is named again at the end with the tail of its output, so the last lines of a long
 // run (all a CI log may keep) say what failed.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TIMEOUT_S, passes, timeouts } from './manifest.mjs';
@@ -75,14 +79,32 @@ function failureTail(plain) {
   return lines.slice(0, 40).join('\n');
 }
 
-/** Runs the files `jobs` at a time; results in file order. */
-async function runAll(list, env) {
+/** Seconds each file took when it last ran, by pass and file. */
+const timesFile = join(root, 'test-artifacts/test-times.json');
+let times = {};
+try { times = JSON.parse(readFileSync(timesFile, 'utf8')); } catch { /* first run: no times yet */ }
+
+/** Runs the files `jobs` at a time, the longest first when several run at once; results in file order. */
+async function runAll(pass, list, env) {
+  const key = (file) => `${pass}/${file}`;
+  // Never run yet: a file with a long time limit is likely a long one.
+  const guess = (file) => times[key(file)] ?? (timeouts[file] ?? DEFAULT_TIMEOUT_S) / 10;
+  if (jobs > 1) list = [...list].sort((a, b) => guess(b) - guess(a));
   const results = new Array(list.length);
   let next = 0;
   const worker = async () => {
     while (next < list.length) {
       const i = next++;
-      results[i] = await runFile(list[i], env);
+      const started = Date.now();
+      let r = await runFile(list[i], env);
+      times[key(list[i])] = (Date.now() - started) / 1000;
+      if (r.failed > 0) {
+        console.log(`--- ${list[i]}: failed, running it once more`);
+        const again = await runFile(list[i], env);
+        if (again.failed === 0) r = { ...again, flaky: r };
+        else r = again;
+      }
+      results[i] = r;
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
@@ -91,6 +113,7 @@ async function runAll(list, env) {
 
 const sum = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
+const flaky = [];
 for (const pass of passes) {
   if (only && !pass.name.startsWith(only) && pass.env.TEST_AGENT !== only) continue;
   console.log(`\n=== ${pass.name} ===`);
@@ -99,11 +122,16 @@ for (const pass of passes) {
     sum.failed++;
     continue;
   }
-  for (const r of await runAll(files.filter(pass.includes), pass.env)) {
+  for (const r of await runAll(pass.name, files.filter(pass.includes), pass.env)) {
     sum.passed += r.passed; sum.failed += r.failed; sum.skipped += r.skipped;
     if (r.failed > 0) failures.push(`${pass.name} ${r.line}\n${r.tail}`);
+    if (r.flaky) flaky.push(`${pass.name} ${r.flaky.line} (passed when run again)\n${r.flaky.tail}`);
   }
 }
+mkdirSync(dirname(timesFile), { recursive: true });
+writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
+if (flaky.length > 0) console.log(`\n=== flaky ===\n${flaky.join('\n\n')}`);
 if (failures.length > 0) console.log(`\n=== failed ===\n${failures.join('\n\n')}`);
-console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped`);
+console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped` +
+  (flaky.length > 0 ? ` (${flaky.length} file(s) flaky: passed when run again)` : ''));
 process.exit(sum.failed > 0 ? 1 : 0);
