@@ -3,7 +3,7 @@
 //   node test/run.mjs [--pass sources|bin] [--quick] [--jobs N] [PATTERN]   PATTERN: a regex on file names
 //   npm run test:quick   the inner loop: the sources pass without the package, VM, bench and role
 //                        files (--quick), which need a build, root and minutes each, N files at a time
-// A file that fails is run once more: if it then passes, its cases count as passed and it is
+// A file that fails (before its time limit) is run once more: if it then passes, its cases count as passed and it is
 // named under "flaky" at the end (a failure that depends on timing, never hidden); if it
 // fails again, it counts as failed.
 // --jobs N runs N files at once, each file's output printed whole when it ends, the files
@@ -66,7 +66,7 @@ function runFile(file, env) {
       const line = `--- ${file}: ${passed} passed, ${failed} failed, ${skipped} skipped (${seconds} s)${why}`;
       if (jobs > 1) process.stdout.write(out);
       console.log(line);
-      resolve({ passed, failed, skipped, line, tail: failed > 0 ? failureTail(plain) : '' });
+      resolve({ passed, failed, skipped, line, timedOut, tail: failed > 0 ? failureTail(plain) : '' });
     });
   });
 }
@@ -98,7 +98,7 @@ async function runAll(pass, list, env) {
       const started = Date.now();
       let r = await runFile(list[i], env);
       times[key(list[i])] = (Date.now() - started) / 1000;
-      if (r.failed > 0) {
+      if (r.failed > 0 && !r.timedOut) {
         console.log(`--- ${list[i]}: failed, running it once more`);
         const again = await runFile(list[i], env);
         if (again.failed === 0) r = { ...again, flaky: r };
