@@ -174,7 +174,7 @@ up('stores every byte of several files whatever the chunks the body arrives in, 
     })().catch(reject);
   });
   assert.match(res, /^HTTP\/1\.1 200 /);
-  contents.forEach((c, i) => assert.ok(readFileSync(join(agent.baseDir, `chunked/c${i}.bin`)).equals(c), `c${i}.bin differs`));
+  for (const [i, c] of contents.entries()) assert.ok(readFileSync(join(agent.baseDir, `chunked/c${i}.bin`)).equals(c), `c${i}.bin differs`);
   assert.equal(temps(agent.baseDir), []);
 });
 
