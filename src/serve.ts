@@ -23,6 +23,7 @@ import type { Log } from './util/logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
+import { settleAfterStart } from './native/memory.ts';
 import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
@@ -198,6 +199,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     tls.watch();
   }
   setTimeout(() => sampler.warm(), 100).unref();
+  // Then what the start left for the collector goes back, as after a burst: the young
+  // generation the start grew and glibc's free pages (idle anonymous memory -2 MB,
+  // docs/performance.md).
+  setTimeout(settleAfterStart, 300).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
   opts.log.info(`device-agent listening on http://${config.host}:${running.port}` + (tls

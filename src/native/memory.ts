@@ -100,6 +100,14 @@ export function tuneAllocator(): void {
   nativeAddon();
 }
 
+/**
+ * The start is over (listening, first samples taken): what it left for the collector goes
+ * back now, as after a burst, unless an upload already runs.
+ */
+export function settleAfterStart(): void {
+  if (active === 0 && !timer) trimNow();
+}
+
 /** A burst of another kind ended (a connection that queued requests closed): settle once quiet. */
 export function settleSoon(): void {
   if (active > 0) return; // the last upload's end settles
