@@ -19,14 +19,15 @@ argv('arecord captures raw PCM to stdout for as long as it runs, without -q so t
 argv('sox captures from ALSA at the rate and channels asked and writes raw PCM at them', () => {
   assert.equal(captureStage('sox', 'hw:1,0', { rate: 48000, channels: 1 }), {
     program: 'sox',
-    args: ['-q', '--buffer', '16384', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
+    args: ['-q', '--buffer', '9600', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
   });
 });
 
-argv('sox captures in blocks of about 170 ms of sound, never under its default 8 KiB', () => {
-  assert.is(soxBuffer({ rate: 48000, channels: 1 }), 16384);
-  assert.is(soxBuffer({ rate: 8000, channels: 1 }), 8192);
-  assert.is(soxBuffer({ rate: 192000, channels: 2 }), 131072);
+argv('sox captures in blocks of 0.2 s of sound at every rate and channel count (its --buffer counts samples)', () => {
+  assert.is(soxBuffer({ rate: 48000, channels: 1 }), 9600);
+  assert.is(soxBuffer({ rate: 8000, channels: 1 }), 1600);
+  assert.is(soxBuffer({ rate: 44100, channels: 2 }), 17640);
+  assert.is(soxBuffer({ rate: 192000, channels: 2 }), 76800);
 });
 
 argv('the encoder reads the capture\'s format from stdin and writes the recording\'s; mp3 sets no bit depth', () => {

@@ -28,8 +28,8 @@ const STDERR_TAIL = 4096;
  * `level`, ≥ 4 a second): with the chunk that arrives once this much has passed, no timer
  * of its own (a wakeup of the agent costs more than the chunk; measured: 45 wakeups a
  * second cost a recording 4.8 ms of CPU per second of audio). The capture hands on a
- * chunk every ~170 ms with sox (argv.ts, soxBuffer) and ~135 ms with arecord (its period)
- * at 48 kHz mono, so 5-7 reports a second.
+ * chunk every 200 ms with sox (argv.ts, soxBuffer) and ~125-140 ms with arecord (its
+ * period), so 5-8 reports a second.
  */
 export const LEVEL_EVERY_MS = 100;
 
