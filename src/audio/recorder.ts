@@ -151,6 +151,7 @@ export class Recorder {
   /** The start in progress (device check, spawn). */
   private starting: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(record: RecordingRecord) => void>();
+  private readonly fedListeners = new Set<() => void>();
 
   constructor(private opts: RecorderOptions) {
     this.record = loadRecord(opts.stateFile, opts.log);
@@ -309,6 +310,7 @@ export class Recorder {
           job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
           encoder.stdin!.write(part);
+          for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
           if (req.format !== 'wav' && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
             job.sizeAt = Date.now();
@@ -374,6 +376,17 @@ export class Recorder {
   onChange(listener: (record: RecordingRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` each time a chunk of sound has gone to the running recording's
+   * encoder (5-8 times a second): work that must follow a recording as it grows (the
+   * disk guard) rides on it instead of waking the agent with a timer. Returns the
+   * unsubscribe.
+   */
+  onFed(listener: () => void): () => void {
+    this.fedListeners.add(listener);
+    return () => this.fedListeners.delete(listener);
   }
 
   /** Stops a running recording so its file is kept complete; resolves when it is stored. */
