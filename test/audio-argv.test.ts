@@ -116,6 +116,28 @@ pcm('silence reads the floor; a full-scale sample counts as clipped', () => {
   assert.is(m.take().clipped, true);
 });
 
+pcm('a meter that absorbs the figures of each chunk another meter took reads what that one reads', () => {
+  const capture = new LevelMeter();
+  const consumer = new LevelMeter();
+  const b = sine(10 ** (-12 / 20), 0.3);
+  // Odd lengths: samples split across chunks, and odd sample counts in the two-a-turn loop.
+  for (let i = 0; i < b.length; i += 1001) {
+    capture.add(b.subarray(i, i + 1001));
+    consumer.absorb(capture.last);
+  }
+  assert.is(consumer.samples, b.length / 2);
+  const l = capture.take();
+  assert.equal(consumer.take(), l);
+  assert.ok(Math.abs(l.peakDbfs + 12) <= 0.1, `peak ${l.peakDbfs}`);
+  assert.ok(Math.abs(l.rmsDbfs + 15) <= 0.1, `rms ${l.rmsDbfs}`);
+  // The last chunk's own figures: one sample at +32767 is full scale.
+  const one = Buffer.alloc(6);
+  one.writeInt16LE(32767, 2);
+  capture.add(one);
+  assert.equal(capture.last, { peak: 32767, squares: 32767 * 32767, count: 3 });
+  assert.is(capture.take().clipped, true);
+});
+
 pcm('the live wav header says "unknown length" and sox reads PCM behind it', () => {
   const h = streamingWavHeader({ rate: 16000, channels: 2 });
   assert.is(h.length, 44);

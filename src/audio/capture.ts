@@ -5,11 +5,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { errnoName } from '../util/errno.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
-import { LevelMeter } from './pcm.ts';
+import { LevelMeter, type ChunkLevel } from './pcm.ts';
 
 export interface Consumer {
-  /** PCM as captured, whole frames or not. Must not block: a slow consumer buffers or leaves. */
-  data(chunk: Buffer): void;
+  /**
+   * PCM as captured, whole frames or not, with its figures (the capture's meter went over
+   * it once for everyone: valid during the call only). Must not block: a slow consumer
+   * buffers or leaves.
+   */
+  data(chunk: Buffer, level: ChunkLevel): void;
   /** The capture ended: `failure` null when the agent ended it, else a sentence naming the device. */
   end(failure: string | null): void;
 }
@@ -85,7 +89,8 @@ export class Capture {
         this.levelAt = now;
         onLevel(this.meter.take());
       }
-      for (const c of this.consumers) c.data(chunk);
+      const level = this.meter.last;
+      for (const c of this.consumers) c.data(chunk, level);
     });
     let spawnError: string | null = null;
     this.exited = new Promise((resolve) => {

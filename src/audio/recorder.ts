@@ -302,12 +302,14 @@ export class Recorder {
       encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0,
       target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
       consumer: {
-        data: (chunk) => {
+        data: (chunk, level) => {
           if (!job.feeding) return;
           const take = Math.min(chunk.length, job.target - job.fed);
           const part = take === chunk.length ? chunk : chunk.subarray(0, take);
           job.fed += take;
-          job.meter.add(part);
+          // The capture measured the chunk; only the last, cut one is gone over again.
+          if (part === chunk) job.meter.absorb(level);
+          else job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
           encoder.stdin!.write(part);
           for (const listener of this.fedListeners) listener();
