@@ -8,6 +8,7 @@ import { LevelMeter, SILENCE_DBFS, streamingWavHeader } from '../src/audio/pcm.t
 import { parseStart } from '../src/audio/routes.ts';
 import { HttpError, mib } from '../src/http/errors.ts';
 import { soxWritesMp3 } from '../src/audio/preflight.ts';
+import { maxEncodedBytesPerSecond, uncheckedInput } from '../src/audio/recorder.ts';
 
 const argv = suite('audio argv builders');
 
@@ -148,6 +149,35 @@ pcm('the live wav header says "unknown length" and sox reads PCM behind it', () 
 });
 
 pcm.run();
+
+const size = suite('the size checks of a flac or mp3 recording');
+
+size('the most a second can add: flac the PCM written and 5 %, mp3 320 kbit/s', () => {
+  assert.is(maxEncodedBytesPerSecond('flac', { rate: 48000, channels: 1 }), 100800);
+  assert.is(maxEncodedBytesPerSecond('flac', { rate: 16000, channels: 2 }), 67200);
+  assert.is(maxEncodedBytesPerSecond('mp3', { rate: 8000, channels: 1 }), 40000);
+});
+
+size('no check while the limit is out of reach even at that most; every chunk once it is near', () => {
+  const mono = { rate: 48000, channels: 1 };
+  const bound = maxEncodedBytesPerSecond('flac', mono);
+  const limit = 52428800;
+  // 60 s in (5.76 MB of PCM) with a 2.9 MB file and nothing waiting: the next check may wait
+  // until (limit - 32 KiB) / (1 + 1/120) - 2.9 MB can have been written, less what the
+  // encoder holds (256 KiB of input and a second): 483 s more at 100.8 kB/s.
+  const more = uncheckedInput(2_900_000, 5_760_000, 0, mono, bound, limit);
+  const seconds = ((limit - 32768) / (1 + 1 / 120) - 2_900_000) / bound - (262144 / 96000 + 1);
+  assert.is(more, Math.floor(seconds * 96000));
+  assert.ok(seconds > 482 && seconds < 484, String(seconds));
+  // Input waiting in the encoder's stdin counts as not yet written.
+  assert.is(uncheckedInput(2_900_000, 5_760_000, 960_000, mono, bound, limit), Math.floor((seconds - 10) * 96000));
+  // Near the limit, at the very start, or with nothing fed: check at the next chunk.
+  assert.is(uncheckedInput(limit - 200_000, 50_000_000, 0, mono, bound, limit), 0);
+  assert.is(uncheckedInput(0, 0, 0, mono, bound, limit), 0);
+  assert.is(uncheckedInput(20_000, 9600, 0, mono, bound, 200_000), 0);
+});
+
+size.run();
 
 const devices = suite('the device list');
 

@@ -99,6 +99,45 @@ const STDERR_TAIL = 4096;
 /** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
 const SIZE_CHECK_MS = 100;
 
+/**
+ * The most a second of audio can add to an encoded file: flac never writes more than the
+ * PCM itself (a frame the encoder cannot shrink is stored verbatim, behind a header of a
+ * few bytes per 4096 samples: 5 % covers it), and mp3 never more than 320 kbit/s, the
+ * format's ceiling.
+ */
+export function maxEncodedBytesPerSecond(format: AudioFormat, out: PcmFormat): number {
+  return format === 'mp3' ? 40_000 : out.rate * frameBytes(out) * 1.05;
+}
+
+/**
+ * Input the encoder may have taken but not yet written, besides what waits in its stdin:
+ * the pipe (64 KiB), sox's and the encoder's blocks, and the file's headers; counted as
+ * bytes of input, plus a second of sound.
+ */
+const ENCODER_HOLDS_BYTES = 256 * 1024;
+
+/**
+ * How much more input the file can take before a size check could end the recording, in
+ * bytes of the capture's PCM (0: check at the next chunk). After a check found `size`
+ * bytes: the file grows at most by maxEncodedBytesPerSecond a second of input, from the
+ * input it had taken (what it holds counts as not yet written), and the recording ends
+ * once size + half a second of its average rate + 32 KiB reach the limit. So the checks
+ * (a stat each, 5 a second) wait until the limit is within reach: none in the first
+ * ~8 minutes of a mono 48 kHz flac under the 50 MiB default.
+ */
+export function uncheckedInput(size: number, fedBytes: number, pending: number, input: PcmFormat, bound: number, maxFileBytes: number): number {
+  const perSecondIn = input.rate * frameBytes(input);
+  const seconds = fedBytes / perSecondIn;
+  if (seconds <= 0) return 0;
+  // At any later point (seconds' >= seconds) the average rate is size'/seconds', so the
+  // ending condition size' (1 + 1/(2 seconds')) + 32 KiB >= max is not met while size'
+  // stays under this.
+  const ceiling = (maxFileBytes - 32 * 1024) / (1 + 1 / (2 * seconds));
+  const held = (pending + ENCODER_HOLDS_BYTES) / perSecondIn + 1;
+  const more = (ceiling - size) / bound - held;
+  return more > 0 ? Math.floor(more * perSecondIn) : 0;
+}
+
 /** sox reports a failed write ("sox FAIL ... No space left on device") and may still exit 0. */
 function failedQuietly(stderr: string): boolean {
   return /\bsox FAIL\b/.test(stderr);
@@ -132,6 +171,11 @@ interface Job {
   fed: number;
   /** When the file's size was last compared with maxFileBytes. */
   sizeAt: number;
+  /** No size check is needed before this much input has been fed (uncheckedInput), under this limit. */
+  checkFrom: number;
+  checkedLimit: number;
+  /** maxEncodedBytesPerSecond of the recording's format. */
+  bound: number;
   target: number;
   meter: LevelMeter;
   stoppedBy: StoppedBy | null;
@@ -299,7 +343,7 @@ export class Recorder {
       encoder.once('close', finish);
     });
     const job: Job = {
-      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0,
+      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0, checkFrom: 0, checkedLimit: 0, bound: maxEncodedBytesPerSecond(req.format, out),
       target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
       consumer: {
         data: (chunk, level) => {
@@ -314,7 +358,7 @@ export class Recorder {
           encoder.stdin!.write(part);
           for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
-          if (req.format !== 'wav' && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
+          if (req.format !== 'wav' && (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
             job.sizeAt = Date.now();
             this.checkSize(job, temp);
           }
@@ -354,7 +398,9 @@ export class Recorder {
     }
     const seconds = job.fed / (job.input.rate * frameBytes(job.input));
     const perSecond = seconds > 0 ? size / seconds : 0;
-    if (size + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) this.endInput(job, 'size');
+    if (size + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) return this.endInput(job, 'size');
+    job.checkedLimit = this.opts.maxFileBytes;
+    job.checkFrom = job.fed + uncheckedInput(size, job.fed, job.encoder.stdin!.writableLength, job.input, job.bound, this.opts.maxFileBytes);
   }
 
   /**
