@@ -1,13 +1,13 @@
 // The users file poller (docs/api.md#login-tokens: a CLI change reaches the running agent): every change
 // after load() is seen, including one made before the poller's first look, and stop() stops it;
-// the pollers of one interval share one timer.
+// the pollers of one interval share one timer, which a wakeup for something else puts off.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserStore, newUser, writeUsers } from '../src/auth/users.ts';
-import { pollStamp } from '../src/util/file-stamp.ts';
+import { pollersAwake, pollStamp } from '../src/util/file-stamp.ts';
 import { DUMMY_HASH } from '../src/auth/passwords.ts';
 import { eventually } from './helpers/proc.ts';
 import { collectLog } from './helpers/log.ts';
@@ -83,6 +83,30 @@ t('the pollers of one interval share one timer: both look in the same turn; each
   } finally {
     pa.stop();
     pb.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t('while the agent is woken often anyway, the pollers look then (from half their interval on) and their timer never fires', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'da-poller-'));
+  const file = join(dir, 'users.json');
+  writeUsers(file, []);
+  let awake = false;
+  const looks: boolean[] = [];
+  const poller = pollStamp(() => file, 2000, () => { looks.push(awake); });
+  try {
+    // Woken every 50 ms (a capture's chunks come every 125-200 ms) for 3.2 s.
+    for (const until = Date.now() + 3200; Date.now() < until;) {
+      awake = true;
+      pollersAwake();
+      awake = false;
+      await sleep(50);
+    }
+    // From 1 s after the last look: about 3 looks, all of them on a wakeup, none on the timer.
+    assert.ok(looks.length >= 2 && looks.length <= 4, String(looks.length));
+    assert.equal(looks, looks.map(() => true), 'the timer fired');
+  } finally {
+    poller.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 });

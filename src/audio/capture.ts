@@ -3,6 +3,7 @@
 // and go without restarting it; it ends when the last one leaves, or when it fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { errnoName } from '../util/errno.ts';
+import { pollersAwake } from '../util/file-stamp.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
 import { LevelMeter, type ChunkLevel } from './pcm.ts';
@@ -91,6 +92,8 @@ export class Capture {
       }
       const level = this.meter.last;
       for (const c of this.consumers) c.data(chunk, level);
+      // The agent is awake: the users and tokens file pollers look now rather than wake it later.
+      pollersAwake();
     });
     let spawnError: string | null = null;
     this.exited = new Promise((resolve) => {
