@@ -8,7 +8,7 @@ import { LevelMeter, SILENCE_DBFS, streamingWavHeader } from '../src/audio/pcm.t
 import { parseStart } from '../src/audio/routes.ts';
 import { HttpError, mib } from '../src/http/errors.ts';
 import { soxWritesMp3 } from '../src/audio/preflight.ts';
-import { maxEncodedBytesPerSecond, uncheckedInput } from '../src/audio/recorder.ts';
+import { encoderBatchBytes, maxEncodedBytesPerSecond, uncheckedInput } from '../src/audio/recorder.ts';
 
 const argv = suite('audio argv builders');
 
@@ -175,6 +175,12 @@ size('no check while the limit is out of reach even at that most; every chunk on
   assert.is(uncheckedInput(limit - 200_000, 50_000_000, 0, mono, bound, limit), 0);
   assert.is(uncheckedInput(0, 0, 0, mono, bound, limit), 0);
   assert.is(uncheckedInput(20_000, 9600, 0, mono, bound, 200_000), 0);
+});
+
+size('the encoder gets a second of sound at a time, 128 KiB at most', () => {
+  assert.is(encoderBatchBytes({ rate: 48000, channels: 1 }), 96000);
+  assert.is(encoderBatchBytes({ rate: 8000, channels: 1 }), 16000);
+  assert.is(encoderBatchBytes({ rate: 96000, channels: 2 }), 131072);
 });
 
 size.run();

@@ -96,6 +96,16 @@ export function recordingStateFile(usersFile: string): string {
 
 const TEMP = /^\.recording-.*\.part$/;
 const STDERR_TAIL = 4096;
+/**
+ * The encoder gets the recording's sound in batches of about a second (128 KiB at most),
+ * not chunk by chunk: nobody waits for a file being written, and each write woke the
+ * encoder (and cost the agent a write) 5-8 times a second (see docs/performance.md,
+ * "Audio"). What the agent holds counts towards the size checks.
+ */
+export function encoderBatchBytes(input: PcmFormat): number {
+  return Math.min(input.rate * frameBytes(input), 128 * 1024);
+}
+
 /** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
 const SIZE_CHECK_MS = 100;
 
@@ -176,6 +186,10 @@ interface Job {
   checkedLimit: number;
   /** maxEncodedBytesPerSecond of the recording's format. */
   bound: number;
+  /** Sound not yet written to the encoder (encoderBatchBytes), and its bytes. */
+  held: Buffer[];
+  heldBytes: number;
+  batch: number;
   target: number;
   meter: LevelMeter;
   stoppedBy: StoppedBy | null;
@@ -344,6 +358,7 @@ export class Recorder {
     });
     const job: Job = {
       encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0, checkFrom: 0, checkedLimit: 0, bound: maxEncodedBytesPerSecond(req.format, out),
+      held: [], heldBytes: 0, batch: encoderBatchBytes(input),
       target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
       consumer: {
         data: (chunk, level) => {
@@ -355,7 +370,9 @@ export class Recorder {
           if (part === chunk) job.meter.absorb(level);
           else job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
-          encoder.stdin!.write(part);
+          job.held.push(part);
+          job.heldBytes += part.length;
+          if (job.heldBytes >= job.batch) this.flush(job);
           for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
           if (req.format !== 'wav' && (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
@@ -373,20 +390,31 @@ export class Recorder {
   }
 
   /** Stops feeding the encoder: it finalizes the file on its input's end. */
+  /** Writes the sound held for the encoder (one write, without waiting for it). */
+  private flush(job: Job): void {
+    if (job.heldBytes === 0) return;
+    const batch = job.held.length === 1 ? job.held[0]! : Buffer.concat(job.held, job.heldBytes);
+    job.held = [];
+    job.heldBytes = 0;
+    job.encoder.stdin!.write(batch);
+  }
+
   private endInput(job: Job, by?: StoppedBy): void {
     if (!job.feeding) return;
     job.feeding = false;
     job.stoppedBy = by ?? null;
     job.capture?.detach(job.consumer);
+    this.flush(job);
     job.encoder.stdin!.end();
     const grace = setTimeout(() => job.encoder.kill('SIGKILL'), this.opts.stopGraceMs ?? 5000);
     void job.encoded.then(() => clearTimeout(grace));
   }
 
   /**
-   * A flac or mp3 file nearing maxFileBytes ends: the encoder still holds up to a block
-   * and writes its trailer, so it stops while half a second of its output, and 32 KiB,
-   * still fit (test/audio-live.test.ts: a 96 kHz stereo flac ends under the limit).
+   * A flac or mp3 file nearing maxFileBytes ends: the agent holds up to a batch for the
+   * encoder, and the encoder up to a block and its trailer, so it stops while the held
+   * sound and half a second at the file's rate so far, and 32 KiB, still fit
+   * (test/audio-live.test.ts: a 96 kHz stereo flac ends under the limit).
    */
   private checkSize(job: Job, temp: string): void {
     if (!job.feeding) return;
@@ -396,11 +424,15 @@ export class Recorder {
     } catch {
       return; // not created yet
     }
-    const seconds = job.fed / (job.input.rate * frameBytes(job.input));
+    const perSecondIn = job.input.rate * frameBytes(job.input);
+    const seconds = job.fed / perSecondIn;
     const perSecond = seconds > 0 ? size / seconds : 0;
-    if (size + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) return this.endInput(job, 'size');
+    // What the agent still holds for the encoder becomes file too.
+    const held = (job.heldBytes / perSecondIn) * perSecond;
+    if (size + held + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) return this.endInput(job, 'size');
     job.checkedLimit = this.opts.maxFileBytes;
-    job.checkFrom = job.fed + uncheckedInput(size, job.fed, job.encoder.stdin!.writableLength, job.input, job.bound, this.opts.maxFileBytes);
+    const pending = job.heldBytes + job.encoder.stdin!.writableLength;
+    job.checkFrom = job.fed + uncheckedInput(size, job.fed, pending, job.input, job.bound, this.opts.maxFileBytes);
   }
 
   /**
