@@ -429,7 +429,10 @@ export class Recorder {
     const perSecond = seconds > 0 ? size / seconds : 0;
     // What the agent still holds for the encoder becomes file too.
     const held = (job.heldBytes / perSecondIn) * perSecond;
-    if (size + held + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) return this.endInput(job, 'size');
+    if (size + held + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) {
+      this.endInput(job, 'size');
+      return;
+    }
     job.checkedLimit = this.opts.maxFileBytes;
     const pending = job.heldBytes + job.encoder.stdin!.writableLength;
     job.checkFrom = job.fed + uncheckedInput(size, job.fed, pending, job.input, job.bound, this.opts.maxFileBytes);
