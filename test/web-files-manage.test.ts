@@ -132,7 +132,11 @@ web('by keyboard alone: Escape cancels the confirmation and gives the focus back
   // once let Tab run first, and Enter then pressed something else).
   await page.waitForFunction(() => document.activeElement?.textContent === 'Cancel');
   await page.keyboard.press('Tab');
+  // Each key only once the focus is where it should be: on a loaded host the row once
+  // stayed after Tab and Enter, and a failure now says which step did not happen.
+  await page.waitForFunction(() => document.activeElement?.textContent === 'Delete');
   await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'hidden' });
   await table(page).getByRole('link', { name: 'k.txt' }).waitFor({ state: 'detached' });
   assert.is(existsSync(base(ctx, 'k.txt')), false);
   // New folder by keyboard: the button, the name, Enter.

@@ -1,11 +1,11 @@
 // DeviceAgent: one method per route of the agent's API, over one Transport (base URL,
 // token, TLS trust). Non-2xx answers throw ApiError; file bodies stream both ways.
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import { ApiError } from './errors.ts';
-import { downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
+import { downloadHead, downloadRequest, downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
+import { rawPost } from './raw-http.ts';
 import { readEvents } from './sse.ts';
 import { Transport, readText } from './transport.ts';
 import type {
@@ -149,26 +149,15 @@ export class DeviceAgent {
 
   /** GET /api/download: the answer's head, its body left to read (stream it, never buffer it). */
   async download(filepath: string, opts: DownloadOptions = {}): Promise<Download> {
-    const headers: Record<string, string> = {};
-    if (opts.range) headers.Range = `bytes=${opts.range.start}-${opts.range.end ?? ''}`;
-    if (opts.range && opts.ifRange) headers['If-Range'] = opts.ifRange;
-    const body = await this.transport.ok({
-      method: 'GET', path: `/api/download${query({ filepath, fstype: opts.fstype })}`, headers, signal: opts.signal,
-    });
-    const length = Number(body.headers['content-length'] ?? NaN);
-    let start = 0;
-    let total = length;
-    if (body.statusCode === 206) {
-      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(String(body.headers['content-range'] ?? ''));
-      if (!m) {
-        body.destroy();
-        throw new ApiError(206, `unexpected Content-Range: ${body.headers['content-range']}`);
-      }
-      start = Number(m[1]);
-      total = Number(m[3]);
+    const { path, headers } = downloadRequest(filepath, opts);
+    const body = await this.transport.ok({ method: 'GET', path, headers, signal: opts.signal });
+    const status = body.statusCode ?? 0;
+    try {
+      return { status, body, ...downloadHead(status, body.headers) };
+    } catch (err) {
+      body.destroy();
+      throw err;
     }
-    const h = (name: string) => (body.headers[name] as string | undefined) ?? null;
-    return { status: body.statusCode ?? 0, body, length, start, total, etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
   }
 
   /** HEAD /api/download: the file's size and validators without its bytes. */
@@ -195,7 +184,7 @@ export class DeviceAgent {
   async upload(files: UploadSource[], saveToPath: string, opts: UploadOptions = {}): Promise<UploadResult> {
     const parts: UploadPart[] = await Promise.all(files.map(async (f) => {
       if (typeof f !== 'string') return f;
-      const info = await stat(f);
+      const info = statSync(f); // no thread-pool round trip before the request can leave
       if (!info.isFile()) throw new Error(`${f} is not a file`);
       return { name: basename(f), size: info.size, path: f };
     }));
@@ -208,11 +197,12 @@ export class DeviceAgent {
       done += n;
       opts.onProgress?.({ bytes: done, total });
     });
-    const res = await this.transport.ok({
-      method: 'POST', path: '/api/upload', body: write, signal: opts.signal,
+    // Its own connection, the body written straight onto the socket (raw-http.ts).
+    const text = await rawPost({
+      transport: this.transport, path: '/api/upload', write, signal: opts.signal,
       headers: { 'Content-Type': contentType, 'Content-Length': length, Accept: 'application/json' },
     });
-    return JSON.parse(await readText(res)) as UploadResult;
+    return JSON.parse(text) as UploadResult;
   }
 
   /** DELETE /api/v1/files: a file, a link, an empty directory, or with `recursive` any directory. */

@@ -2,11 +2,10 @@
 // trust.ts, streaming bodies both ways, and every failure turned into ApiError,
 // ConnectionError or TrustError.
 import type * as HttpTypes from 'node:http';
-import { http } from './node-http.ts';
-import * as https from 'node:https';
+import { http, https } from './builtins.ts';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError, ConnectionError, TrustError } from './errors.ts';
-import { agentFor, connectionError, type Trust } from './trust.ts';
+import { agentFor, checkTrust, connectionError, type Trust } from './trust.ts';
 
 export interface Exchange {
   method: string;
@@ -30,12 +29,18 @@ const onReusedSocket = new WeakSet<Error>();
 
 export class Transport {
   readonly base: URL;
-  private readonly pool: HttpTypes.Agent;
+  private pooled?: HttpTypes.Agent;
 
   constructor(url: string | URL, readonly trust: Trust = {}, public token?: string, readonly timeoutMs = 60_000) {
     this.base = new URL(url);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url}`);
-    this.pool = agentFor(this.base, trust);
+    checkTrust(this.base, trust);
+  }
+
+  /** The keep-alive pool of node:http(s), made on first use. */
+  private get pool(): HttpTypes.Agent {
+    this.pooled ??= agentFor(this.base, this.trust);
+    return this.pooled;
   }
 
   /**
@@ -55,12 +60,18 @@ export class Transport {
     }
   }
 
-  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
-    const u = new URL(ex.path, this.base);
+  /** The headers every request carries (User-Agent, the bearer token) with the exchange's own. */
+  headersOf(ex: Pick<Exchange, 'headers' | 'anonymous'>): Record<string, string | number> {
     const headers: Record<string, string | number> = { 'User-Agent': 'dagent', ...ex.headers };
     if (!ex.anonymous && this.token) headers.Authorization = `Bearer ${this.token}`;
+    return headers;
+  }
+
+  private sendOnce(ex: Exchange): Promise<HttpTypes.IncomingMessage> {
+    const u = new URL(ex.path, this.base);
+    const headers = this.headersOf(ex);
     if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) headers['Content-Length'] = Buffer.byteLength(ex.body);
-    const mod = u.protocol === 'https:' ? https : http;
+    const mod = u.protocol === 'https:' ? https() : http();
     return new Promise((resolve, reject) => {
       const req = mod.request(u, { method: ex.method, headers, agent: this.pool, signal: ex.signal }, resolve);
       const timeout = ex.timeoutMs ?? this.timeoutMs;
@@ -114,7 +125,7 @@ export class Transport {
   }
 
   close(): void {
-    this.pool.destroy();
+    this.pooled?.destroy();
   }
 }
 

@@ -2,12 +2,12 @@
 // (its SPKI pin, as curl's --pinnedpubkey takes it). The pin is checked on every new
 // connection, before the request leaves: TLS sessions are not cached, so a resumed
 // session never skips the check.
-import { createHash, type X509Certificate } from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import type * as HttpTypes from 'node:http';
-import { http } from './node-http.ts';
-import * as https from 'node:https';
+import type * as HttpsTypes from 'node:https';
 import type { Duplex } from 'node:stream';
-import { connect, type TLSSocket } from 'node:tls';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import { crypto, http, https, tls } from './builtins.ts';
 import { ConnectionError, TrustError } from './errors.ts';
 
 /**
@@ -23,7 +23,7 @@ export interface Trust {
 /** SPKI pin of a certificate's public key: `sha256//` and the base64 SHA-256 of its DER SubjectPublicKeyInfo. */
 export function spkiPin(cert: X509Certificate): string {
   const der = cert.publicKey.export({ type: 'spki', format: 'der' });
-  return `sha256//${createHash('sha256').update(der).digest('base64')}`;
+  return `sha256//${crypto().createHash('sha256').update(der).digest('base64')}`;
 }
 
 /** A pin as users write it: `sha256//` followed by 44 base64 characters. */
@@ -51,7 +51,7 @@ export function peerCertificate(url: string | URL, opts: { ca?: string; timeoutM
   if (u.protocol !== 'https:') return Promise.reject(new Error(`${u.origin} is not an https:// URL`));
   return new Promise((resolve, reject) => {
     const host = u.hostname.replace(/^\[|\]$/g, '');
-    const socket = connect({
+    const socket = tls().connect({
       host, port: Number(u.port || 443), servername: isIp(host) ? undefined : host,
       rejectUnauthorized: false, ...(opts.ca ? { ca: opts.ca } : {}),
     });
@@ -85,38 +85,64 @@ export function connectionError(u: URL, err: NodeJS.ErrnoException): ConnectionE
   return new ConnectionError(`could not connect to ${u.host}: ${why}`, err.code, { cause: err });
 }
 
-/** An https.Agent that accepts the one key of `pin` and nothing else. */
-class PinnedAgent extends https.Agent {
-  constructor(opts: https.AgentOptions, private readonly pin: string) {
-    super({ ...opts, rejectUnauthorized: false, maxCachedSessions: 0 });
-  }
+/** An https.Agent that accepts the one key of `pin` and nothing else (made on first use: node:https loads then). */
+function pinnedAgent(opts: HttpsTypes.AgentOptions, pin: string): HttpsTypes.Agent {
+  const Base = https().Agent;
+  class PinnedAgent extends Base {
+    constructor() {
+      super({ ...opts, rejectUnauthorized: false, maxCachedSessions: 0 });
+    }
 
-  // Node calls createConnection for every new socket; the check runs in its 'secureConnect',
-  // which fires before TLS flushes the request written meanwhile, so a wrong key never sees it.
-  override createConnection(options: HttpTypes.ClientRequestArgs, callback?: (err: Error | null, s: Duplex) => void): Duplex {
-    const create = https.Agent.prototype.createConnection as unknown as (this: https.Agent, o: unknown, cb?: unknown) => TLSSocket;
-    const socket = create.call(this, { ...options, checkServerIdentity: () => undefined }, callback);
-    socket.once('secureConnect', () => {
-      const cert = socket.getPeerX509Certificate();
-      const presented = cert ? spkiPin(cert) : 'none';
-      if (presented !== this.pin) {
-        socket.destroy(new TrustError(
-          `the device's key has changed: trusted ${this.pin}, presented ${presented}. ` +
-          'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
-          this.pin, presented));
-      }
-    });
-    return socket;
+    // Node calls createConnection for every new socket; the check runs in its 'secureConnect',
+    // which fires before TLS flushes the request written meanwhile, so a wrong key never sees it.
+    override createConnection(options: HttpTypes.ClientRequestArgs, callback?: (err: Error | null, s: Duplex) => void): Duplex {
+      const create = Base.prototype.createConnection as unknown as (this: HttpsTypes.Agent, o: unknown, cb?: unknown) => TLSSocket;
+      const socket = create.call(this, { ...options, checkServerIdentity: () => undefined }, callback);
+      socket.once('secureConnect', () => {
+        const refused = checkPin(socket, pin);
+        if (refused) socket.destroy(refused);
+      });
+      return socket;
+    }
+  }
+  return new PinnedAgent();
+}
+
+/** Null when the connection's key is the pinned one, else the TrustError naming both pins. */
+export function checkPin(socket: TLSSocket, pin: string): TrustError | null {
+  const cert = socket.getPeerX509Certificate();
+  const presented = cert ? spkiPin(cert) : 'none';
+  if (presented === pin) return null;
+  return new TrustError(
+    `the device's key has changed: trusted ${pin}, presented ${presented}. ` +
+    'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
+    pin, presented);
+}
+
+/**
+ * The options of tls.connect for a connection of our own with the trust of agentFor(): a
+ * pin checks no certificate chain or name (checkPin() then checks the key, before anything
+ * is sent); a CA file or the system's CAs check both. No session is cached or resumed.
+ */
+export function tlsOptionsFor(url: URL, trust: Trust): ConnectionOptions {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const base: ConnectionOptions = { host, port: Number(url.port || 443), servername: isIp(host) ? undefined : host };
+  if (trust.pin) return { ...base, rejectUnauthorized: false, checkServerIdentity: () => undefined };
+  return { ...base, ...(trust.ca ? { ca: trust.ca } : {}) };
+}
+
+/** Throws the TrustError of a pin that is not one (for an https:// URL). */
+export function checkTrust(url: URL, trust: Trust): void {
+  if (url.protocol === 'https:' && trust.pin && !isPin(trust.pin)) {
+    throw new TrustError(`not an SPKI pin: ${trust.pin} (expected sha256//<44 base64 characters>)`);
   }
 }
 
 /** The connection pool for a base URL and a trust: keep-alive, and for https the trust above. */
 export function agentFor(url: URL, trust: Trust = {}): HttpTypes.Agent {
   const base = { keepAlive: true, maxSockets: 16 };
-  if (url.protocol === 'http:') return new http.Agent(base);
-  if (trust.pin) {
-    if (!isPin(trust.pin)) throw new TrustError(`not an SPKI pin: ${trust.pin} (expected sha256//<44 base64 characters>)`);
-    return new PinnedAgent(base, trust.pin);
-  }
-  return new https.Agent({ ...base, maxCachedSessions: 0, ...(trust.ca ? { ca: trust.ca } : {}) });
+  if (url.protocol === 'http:') return new (http().Agent)(base);
+  checkTrust(url, trust);
+  if (trust.pin) return pinnedAgent(base, trust.pin);
+  return new (https().Agent)({ ...base, maxCachedSessions: 0, ...(trust.ca ? { ca: trust.ca } : {}) });
 }

@@ -15,7 +15,7 @@ import { boundaryOf, MultipartParser, type PartInfo } from './multipart.ts';
 import { checkClientPath, checkFsType } from './query.ts';
 import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolveSavePath, type Destination } from './target.ts';
 import { inDir, TempFile } from './tempfile.ts';
-import { bodyReceived, burstStarted, release } from '../native/memory.ts';
+import { burstStarted, HeldChunk } from '../native/memory.ts';
 
 
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
@@ -35,6 +35,8 @@ class UploadSession {
   private readonly extraDirs: Destination[] = [];
   private part: Part = { kind: 'skip' };
   private failure: ((err: unknown) => void) | undefined;
+  /** The request chunk the parser is reading: a temp file holds it until written. */
+  private chunk: HeldChunk | undefined;
 
   /** What was stored, for the audit trail: the client's path of each file and its bytes. */
   readonly stored: Array<{ path: string; bytes: number }> = [];
@@ -63,14 +65,17 @@ class UploadSession {
         if (ended) return;
         total += chunk.length;
         if (total > this.config.maxFileBytes) return this.fail(Errors.uploadTooLarge());
+        const held = new HeldChunk(chunk);
+        this.chunk = held;
         try {
           parser.write(chunk);
         } catch (err) {
           this.fail(err);
         }
-        // Every consumer copied what it keeps (the temp file's batch, a field's value, the
-        // parser's held tail): the chunk's memory is freed now, or counted for a collection.
-        if (!release(chunk)) bodyReceived(chunk.length);
+        this.chunk = undefined;
+        // A field's value and the parser's held tail are copies; a temp file holds its
+        // slices until written: the chunk's memory is freed when the last lets go.
+        held.drop();
       });
       req.on('end', () => {
         if (ended) return;
@@ -103,7 +108,7 @@ class UploadSession {
   private partData(chunk: Buffer): void {
     const part = this.part;
     if (part.kind === 'file') {
-      if (!part.temp.push(chunk)) this.req.pause();
+      if (!part.temp.push(chunk, this.chunk)) this.req.pause();
     } else if (part.kind === 'field') {
       part.size += chunk.length;
       if (part.size > LIMITS.fieldBytes) throw Errors.formInvalid(`field ${JSON.stringify(part.name.slice(0, 64))} too large`);

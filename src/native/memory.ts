@@ -2,9 +2,9 @@
 // 64 KiB chunks, each a malloc'd block that V8 frees only at a garbage collection, and
 // external memory starts one only every ~64 MB; the freed blocks then stay in glibc's
 // heap, between live ones: RSS kept 60-125 MB more after 8 concurrent uploads
-// (docs/performance.md). So each chunk is freed as soon as it has been copied (release);
-// where the runtime cannot, a young-generation collection every 2 MiB of body frees the
-// chunks already copied. A second after the last upload ended (none running), a full
+// (docs/performance.md). So each chunk is freed as soon as its bytes are written or copied
+// (release, HeldChunk); where the runtime cannot, a young-generation collection every 2 MiB
+// of body frees the chunks already let go. A second after the last upload ended (none running), a full
 // collection that also shrinks V8's own heap, then malloc_trim(0) returns every free page
 // of the heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
 import { nativeAddon } from './addon.ts';
@@ -51,7 +51,7 @@ function trimNow(): void {
 
 /**
  * Counts request-body bytes that release() could not free; every 2 MiB a young-generation
- * collection frees the chunks already copied (each a malloc'd 64 KiB block that V8 would
+ * collection frees the chunks already written (each a malloc'd 64 KiB block that V8 would
  * otherwise keep until ~64 MB of them piled up). About 1 ms each.
  */
 export function bodyReceived(bytes: number): void {
@@ -64,7 +64,7 @@ export function bodyReceived(bytes: number): void {
 type Transferable = ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer };
 
 /**
- * Frees a request-body chunk's memory now, once every consumer has copied what it keeps:
+ * Frees a request-body chunk's memory now, once every consumer has written or copied what it keeps:
  * detaching its ArrayBuffer (`transfer(0)`) drops the malloc'd block at once, where V8
  * would free it only at its next collection. Only a buffer that alone owns its
  * ArrayBuffer (Node's per-chunk copy), never a slice of Node's shared pool. False where
@@ -78,6 +78,20 @@ export function release(chunk: Buffer): boolean {
     return true;
   } catch {
     return false; // not detachable
+  }
+}
+
+/**
+ * A request-body chunk with the consumers still holding part of it (the 'data' handler
+ * while the parser runs, then each temp file until it has written its slices): the last
+ * to let go frees it (release), or counts it for a young collection where it cannot.
+ */
+export class HeldChunk {
+  private holds = 1;
+  constructor(readonly chunk: Buffer) {}
+  hold(): void { this.holds++; }
+  drop(): void {
+    if (--this.holds === 0 && !release(this.chunk)) bodyReceived(this.chunk.length);
   }
 }
 

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
 import { BIN, makeDir, ROOT, startAgent, type AgentOptions, type TestAgent } from './agent.ts';
 
 // The client is tested against the agent users install: the built executable.
@@ -124,4 +125,50 @@ export function runtimes(): string[] {
   const list = [process.execPath];
   if (existsSync(pinned) && execFileSync(pinned, ['--version'], { encoding: 'utf8' }).trim() !== process.version) list.push(pinned);
   return list;
+}
+
+/**
+ * A TCP relay to `port`; when armed, the next connection is closed after `cutAt` bytes of
+ * answer. With `dropSecond`, a connection is closed unanswered when its second request
+ * arrives (as when a keep-alive connection is closed just as a request leaves on it).
+ */
+export async function relay(port: number): Promise<{ server: Server; port: number; arm(cutAt: number): void; dropSecond: boolean; heads: string[] }> {
+  let cutAt: number | null = null;
+  // heads: the request heads seen (plain HTTP only), each with the number of its connection.
+  const state = { dropSecond: false, heads: [] as string[] };
+  let connections = 0;
+  const server = createServer((client) => {
+    const limit = cutAt;
+    cutAt = null;
+    const upstream = connect(port, '127.0.0.1');
+    let sent = 0;
+    let requests = 0;
+    const connection = ++connections;
+    client.on('data', (chunk: Buffer) => {
+      requests += chunk.toString('latin1').split(' HTTP/1.1\r\n').length - 1;
+      const head = /^[A-Z]+ [^\r\n]+ HTTP\/1\.1\r\n[^]*?\r\n\r\n/.exec(chunk.toString('latin1'));
+      if (head) state.heads.push(`#${connection} ${head[0]}`);
+      if (state.dropSecond && requests >= 2) {
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (limit !== null && sent + chunk.length >= limit) {
+        client.write(chunk.subarray(0, limit - sent));
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      sent += chunk.length;
+      client.write(chunk);
+    });
+    upstream.on('end', () => client.end());
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return Object.assign(state, { server, port: (server.address() as { port: number }).port, arm: (n: number) => { cutAt = n; } });
 }

@@ -1,13 +1,11 @@
 // The commands that talk to one device through its profile's credential.
-import { createWriteStream } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { createWriteStream, mkdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { AudioFormat, DeviceStatus, RecordingStatus, Scope } from '../types.ts';
+import { streams } from '../builtins.ts';
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
 import { bytes, duration, ProgressBar, table } from './format.ts';
-import { collectWhileTransferring } from './memory.ts';
 
 const FORMATS = ['flac', 'wav', 'mp3'];
 
@@ -68,13 +66,13 @@ async function localTarget(path: string, dest: string | undefined, ctx: Ctx): Pr
   if (ctx.host) {
     // Many hosts: DEST is a directory holding one directory per host.
     dir = join(dest ?? '.', ctx.host.replace(/[^A-Za-z0-9._-]+/g, '_'));
-    await mkdir(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
     return join(dir, name);
   }
   if (dest === undefined) return name;
   if (/[/\\]$/.test(dest)) return join(dest, name);
   try {
-    if ((await stat(dest)).isDirectory()) return join(dest, name);
+    if (statSync(dest).isDirectory()) return join(dest, name);
   } catch {
     // Not there yet: DEST is the file's name.
   }
@@ -84,14 +82,13 @@ async function localTarget(path: string, dest: string | undefined, ctx: Ctx): Pr
 async function fetchFile(ctx: Ctx, path: string, dest: string | undefined): Promise<{ path: string; size: number; resumedFrom: number }> {
   if (dest === '-') {
     const dl = await ctx.agent.download(path);
-    await pipeline(dl.body, process.stdout);
+    await streams().pipeline(dl.body, process.stdout);
     return { path: '-', size: dl.total, resumedFrom: 0 };
   }
   const target = await localTarget(path, dest, ctx);
   const bar = ctx.io.progress ? new ProgressBar(basename(target)) : undefined;
   try {
-    const collect = collectWhileTransferring();
-    const saved = await ctx.agent.downloadToFile(path, target, { syncWrites: true, onProgress: (p) => { collect(p); bar?.update(p); } });
+    const saved = await ctx.agent.downloadToFile(path, target, { onProgress: bar && ((p) => bar.update(p)) });
     bar?.done();
     if (saved.resumedFrom > 0) ctx.io.note(`resumed ${target} from byte ${saved.resumedFrom}`);
     return { path: saved.path, size: saved.size, resumedFrom: saved.resumedFrom };
@@ -150,11 +147,10 @@ const put: Command = {
     const files = args.slice(0, -1);
     const bar = ctx.io.progress ? new ProgressBar(files.length === 1 ? basename(files[0]!) : `${files.length} files`) : undefined;
     try {
-      const collect = collectWhileTransferring();
-      const r = await ctx.agent.upload(files, dest, { onProgress: (p) => { collect(p); bar?.update(p); } });
+      const r = await ctx.agent.upload(files, dest, { onProgress: bar && ((p) => bar.update(p)) });
       bar?.done();
       let total = 0;
-      for (const f of files) total += (await stat(f)).size;
+      for (const f of files) total += statSync(f).size;
       return {
         json: { ...r, files: files.map((f) => basename(f)), saveToPath: dest, sizeBytes: total },
         message: `uploaded ${files.length === 1 ? files[0] : `${files.length} files`} (${bytes(total)}) to ${dest}`,
@@ -281,7 +277,7 @@ const listen: Command = {
     try {
       const res = await ctx.agent.live({ format: format(values) ?? 'wav', device: str(values, 'device'), signal: controller.signal });
       res.on('data', (c: Buffer) => { received += c.length; });
-      await pipeline(res, output ? createWriteStream(output) : process.stdout, { signal: controller.signal });
+      await streams().pipeline(res, output ? createWriteStream(output) : process.stdout, { signal: controller.signal });
     } catch (err) {
       if (controller.signal.aborted) {
         // Interrupted: the end the person asked for.

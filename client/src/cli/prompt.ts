@@ -1,6 +1,7 @@
 // Questions to the person at the terminal (on standard error), or lines of standard input
 // when it is not a terminal: the trust answer first, then the password or token.
-import { createInterface, type Interface } from 'node:readline';
+import type { Interface } from 'node:readline';
+import { readline } from '../builtins.ts';
 
 let rl: Interface | undefined;
 let lines: AsyncIterator<string> | undefined;
@@ -8,7 +9,7 @@ let lines: AsyncIterator<string> | undefined;
 /** The next line of standard input (a pipe or file), or null at its end. */
 export async function stdinLine(): Promise<string | null> {
   if (!lines) {
-    rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+    rl = readline().createInterface({ input: process.stdin, crlfDelay: Infinity });
     lines = rl[Symbol.asyncIterator]();
   }
   const r = await lines.next();
@@ -22,7 +23,7 @@ export function closeInput(): void {
 
 /** A visible question on the terminal. */
 export function ask(question: string): Promise<string> {
-  const q = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const q = readline().createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   return new Promise((resolve) => q.question(question, (answer) => { q.close(); resolve(answer); }));
 }
 
