@@ -8,6 +8,7 @@ import { LevelMeter, SILENCE_DBFS, streamingWavHeader } from '../src/audio/pcm.t
 import { parseStart } from '../src/audio/routes.ts';
 import { HttpError, mib } from '../src/http/errors.ts';
 import { soxWritesMp3 } from '../src/audio/preflight.ts';
+import { encoderBatchBytes, maxEncodedBytesPerSecond, uncheckedInput } from '../src/audio/recorder.ts';
 
 const argv = suite('audio argv builders');
 
@@ -19,14 +20,15 @@ argv('arecord captures raw PCM to stdout for as long as it runs, without -q so t
 argv('sox captures from ALSA at the rate and channels asked and writes raw PCM at them', () => {
   assert.equal(captureStage('sox', 'hw:1,0', { rate: 48000, channels: 1 }), {
     program: 'sox',
-    args: ['-q', '--buffer', '16384', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
+    args: ['-q', '--buffer', '9600', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
   });
 });
 
-argv('sox captures in blocks of about 170 ms of sound, never under its default 8 KiB', () => {
-  assert.is(soxBuffer({ rate: 48000, channels: 1 }), 16384);
-  assert.is(soxBuffer({ rate: 8000, channels: 1 }), 8192);
-  assert.is(soxBuffer({ rate: 192000, channels: 2 }), 131072);
+argv('sox captures in blocks of 0.2 s of sound at every rate and channel count (its --buffer counts samples)', () => {
+  assert.is(soxBuffer({ rate: 48000, channels: 1 }), 9600);
+  assert.is(soxBuffer({ rate: 8000, channels: 1 }), 1600);
+  assert.is(soxBuffer({ rate: 44100, channels: 2 }), 17640);
+  assert.is(soxBuffer({ rate: 192000, channels: 2 }), 76800);
 });
 
 argv('the encoder reads the capture\'s format from stdin and writes the recording\'s; mp3 sets no bit depth', () => {
@@ -115,6 +117,28 @@ pcm('silence reads the floor; a full-scale sample counts as clipped', () => {
   assert.is(m.take().clipped, true);
 });
 
+pcm('a meter that absorbs the figures of each chunk another meter took reads what that one reads', () => {
+  const capture = new LevelMeter();
+  const consumer = new LevelMeter();
+  const b = sine(10 ** (-12 / 20), 0.3);
+  // Odd lengths: samples split across chunks, and odd sample counts in the two-a-turn loop.
+  for (let i = 0; i < b.length; i += 1001) {
+    capture.add(b.subarray(i, i + 1001));
+    consumer.absorb(capture.last);
+  }
+  assert.is(consumer.samples, b.length / 2);
+  const l = capture.take();
+  assert.equal(consumer.take(), l);
+  assert.ok(Math.abs(l.peakDbfs + 12) <= 0.1, `peak ${l.peakDbfs}`);
+  assert.ok(Math.abs(l.rmsDbfs + 15) <= 0.1, `rms ${l.rmsDbfs}`);
+  // The last chunk's own figures: one sample at +32767 is full scale.
+  const one = Buffer.alloc(6);
+  one.writeInt16LE(32767, 2);
+  capture.add(one);
+  assert.equal(capture.last, { peak: 32767, squares: 32767 * 32767, count: 3 });
+  assert.is(capture.take().clipped, true);
+});
+
 pcm('the live wav header says "unknown length" and sox reads PCM behind it', () => {
   const h = streamingWavHeader({ rate: 16000, channels: 2 });
   assert.is(h.length, 44);
@@ -125,6 +149,41 @@ pcm('the live wav header says "unknown length" and sox reads PCM behind it', () 
 });
 
 pcm.run();
+
+const size = suite('the size checks of a flac or mp3 recording');
+
+size('the most a second can add: flac the PCM written and 5 %, mp3 320 kbit/s', () => {
+  assert.is(maxEncodedBytesPerSecond('flac', { rate: 48000, channels: 1 }), 100800);
+  assert.is(maxEncodedBytesPerSecond('flac', { rate: 16000, channels: 2 }), 67200);
+  assert.is(maxEncodedBytesPerSecond('mp3', { rate: 8000, channels: 1 }), 40000);
+});
+
+size('no check while the limit is out of reach even at that most; every chunk once it is near', () => {
+  const mono = { rate: 48000, channels: 1 };
+  const bound = maxEncodedBytesPerSecond('flac', mono);
+  const limit = 52428800;
+  // 60 s in (5.76 MB of PCM) with a 2.9 MB file and nothing waiting: the next check may wait
+  // until (limit - 32 KiB) / (1 + 1/120) - 2.9 MB can have been written, less what the
+  // encoder holds (256 KiB of input and a second): 483 s more at 100.8 kB/s.
+  const more = uncheckedInput(2_900_000, 5_760_000, 0, mono, bound, limit);
+  const seconds = ((limit - 32768) / (1 + 1 / 120) - 2_900_000) / bound - (262144 / 96000 + 1);
+  assert.is(more, Math.floor(seconds * 96000));
+  assert.ok(seconds > 482 && seconds < 484, String(seconds));
+  // Input waiting in the encoder's stdin counts as not yet written.
+  assert.is(uncheckedInput(2_900_000, 5_760_000, 960_000, mono, bound, limit), Math.floor((seconds - 10) * 96000));
+  // Near the limit, at the very start, or with nothing fed: check at the next chunk.
+  assert.is(uncheckedInput(limit - 200_000, 50_000_000, 0, mono, bound, limit), 0);
+  assert.is(uncheckedInput(0, 0, 0, mono, bound, limit), 0);
+  assert.is(uncheckedInput(20_000, 9600, 0, mono, bound, 200_000), 0);
+});
+
+size('the encoder gets a second of sound at a time, 128 KiB at most', () => {
+  assert.is(encoderBatchBytes({ rate: 48000, channels: 1 }), 96000);
+  assert.is(encoderBatchBytes({ rate: 8000, channels: 1 }), 16000);
+  assert.is(encoderBatchBytes({ rate: 96000, channels: 2 }), 131072);
+});
+
+size.run();
 
 const devices = suite('the device list');
 

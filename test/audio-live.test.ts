@@ -236,6 +236,32 @@ live('size rule: a wav over the download limit is 400 up front; a flac ends at m
   }
 });
 
+live('size rule under loud noise (flac near its most bytes a second): the skipped checks still end it under maxFileBytes', async () => {
+  const mic = startVirtualMic();
+  const limit = 1_000_000;
+  const agent = await startAgent({ env: mic.env, config: { maxFileBytes: limit, audio: { device: 'pulse' } } });
+  // White noise at full scale does not compress: the file grows at ~99 % of the PCM rate
+  // (88.2 kB/s), near the most the checks allow for (maxEncodedBytesPerSecond, 92.6 kB/s).
+  const noise = spawn('sox', ['-q', '-n', '-r', '44100', '-c', '1', '-t', 'alsa', 'pulse', 'synth', '60', 'whitenoise', 'gain', '-0.5'],
+    { env: { ...process.env, ...mic.env }, stdio: 'ignore' });
+  try {
+    const token = await agent.login();
+    const flac = await startRecording(agent, token, { duration: 60, fileExtension: 'flac', sampleRate: 44100 });
+    assert.is(flac.status, 202, await flac.clone().text());
+    const r = await waitForEnd(agent, token, 60_000);
+    assert.is(r.state, 'finished', r.error ?? '');
+    assert.is(r.stoppedBy, 'size');
+    assert.ok(r.sizeBytes! <= limit && r.sizeBytes! > limit * 0.8, `${r.sizeBytes} bytes`);
+    const info = soxi(join(agent.baseDir, r.file!));
+    assert.ok(r.sizeBytes! / info.seconds > 80_000, `it compressed: ${r.sizeBytes} bytes for ${info.seconds} s`);
+    assert.ok(Math.abs(info.seconds - r.durationSeconds!) < 0.01, `${info.seconds} s`);
+  } finally {
+    noise.kill();
+    await agent.cleanup();
+    await mic.stop();
+  }
+});
+
 live('SIGTERM with a recording and 3 live streams: the file complete, the streams ended, exit 0', async () => {
   const mic = startVirtualMic();
   const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } } });

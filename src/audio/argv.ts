@@ -59,14 +59,19 @@ export function captureStage(recorder: RecorderName, device: string, f: PcmForma
   };
 }
 
+/** How much sound the capture hands on at a time with sox: 5 blocks, so 5 level reports, a second. */
+export const SOX_BLOCK_SECONDS = 0.2;
+
 /**
- * sox's block size for the capture: about 170 ms of sound a write (16 KiB at 48 kHz mono,
- * sox's default is 8 KiB), so that the agent wakes half as often (each wakeup costs the
- * agent more than the bytes it carries), while the level still comes 5-6 times a second
- * and a live listener hears it a sixth of a second late. At least sox's default.
+ * sox's block size for the capture, `--buffer`: sox counts it in samples (of every
+ * channel), not bytes, whatever the rate (measured: its default 8192 is 16 KiB of output,
+ * 170 ms at 48 kHz mono but 0.5 s at 16 kHz and 1 s at 8 kHz). Whole frames of
+ * SOX_BLOCK_SECONDS: few wakeups of the agent (each costs it more than the bytes it
+ * carries), yet at least 4 level reports a second at any rate, and a live listener hears
+ * the sound a fifth of a second late.
  */
 export function soxBuffer(f: PcmFormat): number {
-  return Math.max(8192, Math.round((f.rate * frameBytes(f) * 0.17) / 4096) * 4096);
+  return Math.round(f.rate * SOX_BLOCK_SECONDS) * f.channels;
 }
 
 /** sox's options for an encoded output: mp3 has no bit depth to set (lame chooses). */

@@ -3,13 +3,18 @@
 // and go without restarting it; it ends when the last one leaves, or when it fails.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { errnoName } from '../util/errno.ts';
+import { pollersAwake } from '../util/file-stamp.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
-import { LevelMeter } from './pcm.ts';
+import { LevelMeter, type ChunkLevel } from './pcm.ts';
 
 export interface Consumer {
-  /** PCM as captured, whole frames or not. Must not block: a slow consumer buffers or leaves. */
-  data(chunk: Buffer): void;
+  /**
+   * PCM as captured, whole frames or not, with its figures (the capture's meter went over
+   * it once for everyone: valid during the call only). Must not block: a slow consumer
+   * buffers or leaves.
+   */
+  data(chunk: Buffer, level: ChunkLevel): void;
   /** The capture ended: `failure` null when the agent ended it, else a sentence naming the device. */
   end(failure: string | null): void;
 }
@@ -28,8 +33,8 @@ const STDERR_TAIL = 4096;
  * `level`, ≥ 4 a second): with the chunk that arrives once this much has passed, no timer
  * of its own (a wakeup of the agent costs more than the chunk; measured: 45 wakeups a
  * second cost a recording 4.8 ms of CPU per second of audio). The capture hands on a
- * chunk every ~170 ms with sox (argv.ts, soxBuffer) and ~135 ms with arecord (its period)
- * at 48 kHz mono, so 5-7 reports a second.
+ * chunk every 200 ms with sox (argv.ts, soxBuffer) and ~125-140 ms with arecord (its
+ * period), so 5-8 reports a second.
  */
 export const LEVEL_EVERY_MS = 100;
 
@@ -85,7 +90,10 @@ export class Capture {
         this.levelAt = now;
         onLevel(this.meter.take());
       }
-      for (const c of this.consumers) c.data(chunk);
+      const level = this.meter.last;
+      for (const c of this.consumers) c.data(chunk, level);
+      // The agent is awake: the users and tokens file pollers look now rather than wake it later.
+      pollersAwake();
     });
     let spawnError: string | null = null;
     this.exited = new Promise((resolve) => {

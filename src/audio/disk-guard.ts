@@ -5,7 +5,6 @@
 // config at each use, so a reload changes them without a restart.
 import { statfsSync } from 'node:fs';
 import type { AudioConfig } from '../config/config.ts';
-import { statfs } from '../util/fsp.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
 import { applyRetention, type Recording } from './retention.ts';
@@ -18,13 +17,22 @@ export class NotEnoughSpace extends Error {
   }
 }
 
-/** Bytes an unprivileged writer may still use on the file system holding `dir` (df's "Avail"). */
-export async function freeBytes(dir: string): Promise<number> {
-  const s = await statfs(dir);
+/**
+ * Bytes an unprivileged writer may still use on the file system holding `dir` (df's
+ * "Avail"). Synchronous: statfs(2) of a local file system answers from memory.
+ */
+export function freeBytes(dir: string): number {
+  const s = statfsSync(dir);
   return s.bavail * s.bsize;
 }
 
-/** How often free space is looked at while a recording runs: a 48 kHz wav grows ~94 KiB/s. */
+/**
+ * How often, at most, free space is looked at while a recording runs (a 48 kHz wav grows
+ * ~94 KiB/s): with the chunk of sound that reaches the recording this long after the last
+ * look, no timer of its own (a timer woke the agent twice a second during every recording,
+ * and a wakeup costs more than the look; see docs/performance.md, "Audio"). A recording
+ * that gets no sound does not grow.
+ */
 export const WATCH_MS = 500;
 const DAY_MS = 86_400_000;
 
@@ -52,7 +60,8 @@ export interface RecordingsGuard {
 
 export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const { recorder, recordingsDir, log } = opts;
-  let watch: NodeJS.Timeout | undefined;
+  let watching = false;
+  let lookedAt = 0;
   let retaining: Promise<void> = Promise.resolve();
 
   const retain = () => {
@@ -67,32 +76,35 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     return retaining;
   };
 
-  const check = async () => {
+  const check = () => {
     const min = opts.audio().minFreeBytes;
     let free: number;
     try {
-      free = await freeBytes(recordingsDir);
+      free = freeBytes(recordingsDir);
     } catch (err) {
       log.error(`disk guard: cannot read free space of ${recordingsDir}: ${String(err)}`);
       return;
     }
-    if (free < min / 2 && recorder.state === 'recording' && watch) {
-      stopWatching();
+    if (free < min / 2 && recorder.state === 'recording') {
+      watching = false;
       log.warn(`disk guard: ${free} bytes free under ${recordingsDir}, below half of ${min}: ending the recording`);
-      await recorder.stop('disk').catch(() => { /* it ended meanwhile */ });
+      recorder.stop('disk').catch(() => { /* it ended meanwhile */ });
     }
   };
-  const stopWatching = () => {
-    clearInterval(watch);
-    watch = undefined;
-  };
 
+  const unsubscribeFed = recorder.onFed(() => {
+    if (!watching) return;
+    const now = Date.now();
+    if (now - lookedAt < WATCH_MS) return;
+    lookedAt = now;
+    check();
+  });
   const unsubscribe = recorder.onChange((record) => {
     if (record.state === 'recording') {
-      watch ??= setInterval(() => void check(), WATCH_MS);
-      watch.unref();
+      watching = true;
+      lookedAt = Date.now();
     } else {
-      stopWatching();
+      watching = false;
       if (record.state === 'finished') void retain();
     }
   });
@@ -104,14 +116,14 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     admit() {
       const min = opts.audio().minFreeBytes;
       if (min === 0) return;
-      const s = statfsSync(recordingsDir);
-      const free = s.bavail * s.bsize;
+      const free = freeBytes(recordingsDir);
       if (free < min) throw new NotEnoughSpace(free, min);
     },
     retain,
     close() {
       unsubscribe();
-      stopWatching();
+      unsubscribeFed();
+      watching = false;
       clearInterval(daily);
     },
   };

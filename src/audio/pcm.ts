@@ -4,55 +4,91 @@ import type { PcmFormat } from './argv.ts';
 /** The floor reported for digital silence (16 bits reach about -90.3 dBFS; silence has no logarithm). */
 export const SILENCE_DBFS = -120;
 
+/** The figures of some PCM: its loudest sample's magnitude, sum of squares and sample count. */
+export interface ChunkLevel {
+  peak: number;
+  squares: number;
+  count: number;
+}
+
 /** Peak, sum of squares and sample count, accumulated over as many chunks as a window takes. */
 export class LevelMeter {
   private peak = 0;
   private squares = 0;
   private count = 0;
-  private clip = false;
   /** A sample cut by a frame split across chunks waits here for its other byte. */
   private odd: number | null = null;
+  /**
+   * The figures of the chunk add() took last (the same object each time): a consumer that
+   * takes the capture's whole chunk absorbs them instead of going over its samples again.
+   */
+  readonly last: ChunkLevel = { peak: 0, squares: 0, count: 0 };
 
   /**
    * Adds a chunk of 16-bit little-endian PCM. One tight loop over an Int16Array view (the
-   * hot path: every chunk of every capture, and of the recording, passes here); a sample
-   * split across chunks is joined first.
+   * hot path: every chunk of every capture passes here), two samples a turn, tracking the
+   * lowest and the highest sample rather than a magnitude (measured: 1.4 against 2.1 ns a
+   * sample); a sample split across chunks is joined first.
    */
   add(chunk: Buffer): void {
     let i = 0;
+    let min = 0;
+    let max = 0;
+    let sq0 = 0;
+    let sq1 = 0;
+    let count = 0;
     if (this.odd !== null && chunk.length > 0) {
-      this.sample((chunk[0]! << 24 >> 16) | this.odd);
+      const s = (chunk[0]! << 24 >> 16) | this.odd;
+      min = Math.min(min, s);
+      max = Math.max(max, s);
+      sq0 = s * s;
+      count = 1;
       this.odd = null;
       i = 1;
     }
     const n = (chunk.length - i) >> 1;
     const start = chunk.byteOffset + i;
-    // An Int16Array needs an even offset (and the host's little-endian order, which every
-    // platform Node runs on has); a chunk at an odd offset takes the slower reads.
-    const view = (start & 1) === 0 ? new Int16Array(chunk.buffer, start, n) : null;
-    let peak = this.peak;
-    let squares = 0;
-    let clip = this.clip;
-    for (let k = 0; k < n; k++) {
-      const s = view ? view[k]! : chunk.readInt16LE(i + 2 * k);
-      const a = s < 0 ? -s : s;
-      if (a > peak) peak = a;
-      if (a >= 32767) clip = true;
-      squares += s * s;
+    count += n;
+    if ((start & 1) === 0) {
+      const view = new Int16Array(chunk.buffer, start, n);
+      let k = 0;
+      for (; k + 1 < n; k += 2) {
+        const s = view[k]!;
+        const t = view[k + 1]!;
+        min = Math.min(min, s, t);
+        max = Math.max(max, s, t);
+        sq0 += s * s;
+        sq1 += t * t;
+      }
+      if (k < n) {
+        const s = view[k]!;
+        min = Math.min(min, s);
+        max = Math.max(max, s);
+        sq0 += s * s;
+      }
+    } else {
+      // An Int16Array needs an even offset (and the host's little-endian order, which every
+      // platform Node runs on has): a chunk at an odd offset takes the slower reads.
+      for (let k = 0; k < n; k++) {
+        const s = chunk.readInt16LE(i + 2 * k);
+        min = Math.min(min, s);
+        max = Math.max(max, s);
+        sq0 += s * s;
+      }
     }
-    this.peak = peak;
-    this.squares += squares;
-    this.clip = clip;
-    this.count += n;
     if (i + 2 * n < chunk.length) this.odd = chunk[chunk.length - 1]!;
+    const last = this.last;
+    last.peak = Math.max(-min, max);
+    last.squares = sq0 + sq1;
+    last.count = count;
+    this.absorb(last);
   }
 
-  private sample(s: number): void {
-    const a = s < 0 ? -s : s;
-    if (a > this.peak) this.peak = a;
-    if (a >= 32767) this.clip = true;
-    this.squares += s * s;
-    this.count++;
+  /** Adds the figures of PCM another meter went over. */
+  absorb(level: ChunkLevel): void {
+    if (level.peak > this.peak) this.peak = level.peak;
+    this.squares += level.squares;
+    this.count += level.count;
   }
 
   get samples(): number {
@@ -62,9 +98,9 @@ export class LevelMeter {
   /** The window's figures, rounded to 0.1 dB; the meter starts a new window. */
   take(): { peakDbfs: number; rmsDbfs: number; clipped: boolean } {
     const rms = this.count === 0 ? 0 : Math.sqrt(this.squares / this.count);
-    const out = { peakDbfs: dbfs(this.peak), rmsDbfs: dbfs(rms), clipped: this.clip };
+    // A sample at full scale (either sign) is the window's peak, so no flag of its own.
+    const out = { peakDbfs: dbfs(this.peak), rmsDbfs: dbfs(rms), clipped: this.peak >= 32767 };
     this.peak = this.squares = this.count = 0;
-    this.clip = false;
     return out;
   }
 }

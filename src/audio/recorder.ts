@@ -96,8 +96,57 @@ export function recordingStateFile(usersFile: string): string {
 
 const TEMP = /^\.recording-.*\.part$/;
 const STDERR_TAIL = 4096;
+/**
+ * The encoder gets the recording's sound in batches of about a second (128 KiB at most),
+ * not chunk by chunk: nobody waits for a file being written, and each write woke the
+ * encoder (and cost the agent a write) 5-8 times a second (see docs/performance.md,
+ * "Audio"). What the agent holds counts towards the size checks.
+ */
+export function encoderBatchBytes(input: PcmFormat): number {
+  return Math.min(input.rate * frameBytes(input), 128 * 1024);
+}
+
 /** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
 const SIZE_CHECK_MS = 100;
+
+/**
+ * The most a second of audio can add to an encoded file: flac never writes more than the
+ * PCM itself (a frame the encoder cannot shrink is stored verbatim, behind a header of a
+ * few bytes per 4096 samples: 5 % covers it), and mp3 never more than 320 kbit/s, the
+ * format's ceiling.
+ */
+export function maxEncodedBytesPerSecond(format: AudioFormat, out: PcmFormat): number {
+  return format === 'mp3' ? 40_000 : out.rate * frameBytes(out) * 1.05;
+}
+
+/**
+ * Input the encoder may have taken but not yet written, besides what waits in its stdin:
+ * the pipe (64 KiB), sox's and the encoder's blocks, and the file's headers; counted as
+ * bytes of input, plus a second of sound.
+ */
+const ENCODER_HOLDS_BYTES = 256 * 1024;
+
+/**
+ * How much more input the file can take before a size check could end the recording, in
+ * bytes of the capture's PCM (0: check at the next chunk). After a check found `size`
+ * bytes: the file grows at most by maxEncodedBytesPerSecond a second of input, from the
+ * input it had taken (what it holds counts as not yet written), and the recording ends
+ * once size + half a second of its average rate + 32 KiB reach the limit. So the checks
+ * (a stat each, 5 a second) wait until the limit is within reach: none in the first
+ * ~8 minutes of a mono 48 kHz flac under the 50 MiB default.
+ */
+export function uncheckedInput(size: number, fedBytes: number, pending: number, input: PcmFormat, bound: number, maxFileBytes: number): number {
+  const perSecondIn = input.rate * frameBytes(input);
+  const seconds = fedBytes / perSecondIn;
+  if (seconds <= 0) return 0;
+  // At any later point (seconds' >= seconds) the average rate is size'/seconds', so the
+  // ending condition size' (1 + 1/(2 seconds')) + 32 KiB >= max is not met while size'
+  // stays under this.
+  const ceiling = (maxFileBytes - 32 * 1024) / (1 + 1 / (2 * seconds));
+  const held = (pending + ENCODER_HOLDS_BYTES) / perSecondIn + 1;
+  const more = (ceiling - size) / bound - held;
+  return more > 0 ? Math.floor(more * perSecondIn) : 0;
+}
 
 /** sox reports a failed write ("sox FAIL ... No space left on device") and may still exit 0. */
 function failedQuietly(stderr: string): boolean {
@@ -132,6 +181,15 @@ interface Job {
   fed: number;
   /** When the file's size was last compared with maxFileBytes. */
   sizeAt: number;
+  /** No size check is needed before this much input has been fed (uncheckedInput), under this limit. */
+  checkFrom: number;
+  checkedLimit: number;
+  /** maxEncodedBytesPerSecond of the recording's format. */
+  bound: number;
+  /** Sound not yet written to the encoder (encoderBatchBytes), and its bytes. */
+  held: Buffer[];
+  heldBytes: number;
+  batch: number;
   target: number;
   meter: LevelMeter;
   stoppedBy: StoppedBy | null;
@@ -151,6 +209,7 @@ export class Recorder {
   /** The start in progress (device check, spawn). */
   private starting: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<(record: RecordingRecord) => void>();
+  private readonly fedListeners = new Set<() => void>();
 
   constructor(private opts: RecorderOptions) {
     this.record = loadRecord(opts.stateFile, opts.log);
@@ -298,19 +357,25 @@ export class Recorder {
       encoder.once('close', finish);
     });
     const job: Job = {
-      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0,
+      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0, checkFrom: 0, checkedLimit: 0, bound: maxEncodedBytesPerSecond(req.format, out),
+      held: [], heldBytes: 0, batch: encoderBatchBytes(input),
       target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
       consumer: {
-        data: (chunk) => {
+        data: (chunk, level) => {
           if (!job.feeding) return;
           const take = Math.min(chunk.length, job.target - job.fed);
           const part = take === chunk.length ? chunk : chunk.subarray(0, take);
           job.fed += take;
-          job.meter.add(part);
+          // The capture measured the chunk; only the last, cut one is gone over again.
+          if (part === chunk) job.meter.absorb(level);
+          else job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
-          encoder.stdin!.write(part);
+          job.held.push(part);
+          job.heldBytes += part.length;
+          if (job.heldBytes >= job.batch) this.flush(job);
+          for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
-          if (req.format !== 'wav' && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
+          if (req.format !== 'wav' && (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
             job.sizeAt = Date.now();
             this.checkSize(job, temp);
           }
@@ -325,20 +390,31 @@ export class Recorder {
   }
 
   /** Stops feeding the encoder: it finalizes the file on its input's end. */
+  /** Writes the sound held for the encoder (one write, without waiting for it). */
+  private flush(job: Job): void {
+    if (job.heldBytes === 0) return;
+    const batch = job.held.length === 1 ? job.held[0]! : Buffer.concat(job.held, job.heldBytes);
+    job.held = [];
+    job.heldBytes = 0;
+    job.encoder.stdin!.write(batch);
+  }
+
   private endInput(job: Job, by?: StoppedBy): void {
     if (!job.feeding) return;
     job.feeding = false;
     job.stoppedBy = by ?? null;
     job.capture?.detach(job.consumer);
+    this.flush(job);
     job.encoder.stdin!.end();
     const grace = setTimeout(() => job.encoder.kill('SIGKILL'), this.opts.stopGraceMs ?? 5000);
     void job.encoded.then(() => clearTimeout(grace));
   }
 
   /**
-   * A flac or mp3 file nearing maxFileBytes ends: the encoder still holds up to a block
-   * and writes its trailer, so it stops while half a second of its output, and 32 KiB,
-   * still fit (test/audio-live.test.ts: a 96 kHz stereo flac ends under the limit).
+   * A flac or mp3 file nearing maxFileBytes ends: the agent holds up to a batch for the
+   * encoder, and the encoder up to a block and its trailer, so it stops while the held
+   * sound and half a second at the file's rate so far, and 32 KiB, still fit
+   * (test/audio-live.test.ts: a 96 kHz stereo flac ends under the limit).
    */
   private checkSize(job: Job, temp: string): void {
     if (!job.feeding) return;
@@ -348,9 +424,18 @@ export class Recorder {
     } catch {
       return; // not created yet
     }
-    const seconds = job.fed / (job.input.rate * frameBytes(job.input));
+    const perSecondIn = job.input.rate * frameBytes(job.input);
+    const seconds = job.fed / perSecondIn;
     const perSecond = seconds > 0 ? size / seconds : 0;
-    if (size + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) this.endInput(job, 'size');
+    // What the agent still holds for the encoder becomes file too.
+    const held = (job.heldBytes / perSecondIn) * perSecond;
+    if (size + held + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) {
+      this.endInput(job, 'size');
+      return;
+    }
+    job.checkedLimit = this.opts.maxFileBytes;
+    const pending = job.heldBytes + job.encoder.stdin!.writableLength;
+    job.checkFrom = job.fed + uncheckedInput(size, job.fed, pending, job.input, job.bound, this.opts.maxFileBytes);
   }
 
   /**
@@ -374,6 +459,17 @@ export class Recorder {
   onChange(listener: (record: RecordingRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` each time a chunk of sound has gone to the running recording's
+   * encoder (5-8 times a second): work that must follow a recording as it grows (the
+   * disk guard) rides on it instead of waking the agent with a timer. Returns the
+   * unsubscribe.
+   */
+  onFed(listener: () => void): () => void {
+    this.fedListeners.add(listener);
+    return () => this.fedListeners.delete(listener);
   }
 
   /** Stops a running recording so its file is kept complete; resolves when it is stored. */

@@ -14,7 +14,7 @@ import { NotEnoughSpace } from './disk-guard.ts';
 import type { Captures } from './captures.ts';
 import { knownDevice, listDevices } from './devices.ts';
 import { CONTENT_TYPES, LIVE_LIMITS, liveHeaders, type LiveOwner, type LiveStreams } from './live.ts';
-import { LevelMeter } from './pcm.ts';
+import { LevelMeter, type ChunkLevel } from './pcm.ts';
 import { NotRecording, RecorderBusy, RecorderUnavailable, type Recorder, type StartRequest } from './recorder.ts';
 
 const BODY_LIMIT = 16 * 1024;
@@ -81,8 +81,8 @@ async function measure(captures: Captures, device: string, seconds: number) {
     failed = (why) => reject(Errors.deviceUnavailable(why));
   });
   const consumer = {
-    data: (chunk: Buffer) => {
-      meter.add(chunk);
+    data: (_chunk: Buffer, level: ChunkLevel) => {
+      meter.absorb(level);
       if (meter.samples >= need) done!();
     },
     end: (failure: string | null) => failed!(failure ?? 'the agent is shutting down'),

@@ -1,7 +1,7 @@
 
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { fileStamp, pollStamp } from '../util/file-stamp.ts';
+import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
 import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
@@ -157,7 +157,7 @@ export class ApiTokenStore {
   private byHash = new Map<string, Live>();
   private loaded = false;
   private loadedKey = '';
-  private poller: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
   private flusher: NodeJS.Timeout | undefined;
   /** Uses since the last flush: token id -> [time in ms, address]. */
   private used = new Map<string, [number, string]>();
@@ -208,7 +208,7 @@ export class ApiTokenStore {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.poller);
+    this.poller?.stop();
     clearInterval(this.flusher);
     this.poller = undefined;
     await this.flush();

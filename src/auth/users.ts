@@ -2,7 +2,7 @@
 // written atomically by the CLI only.
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
-import { fileStamp, pollStamp } from '../util/file-stamp.ts';
+import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import type { Log } from '../util/logger.ts';
 import { isRole, type Role } from './scopes.ts';
 
@@ -88,7 +88,7 @@ export class UserStore {
   private byName = new Map<string, User>();
   private byId = new Map<string, User>();
   private loadedKey = '';
-  private poller: NodeJS.Timeout | undefined;
+  private poller: Poller | undefined;
 
   constructor(private file: string, private readonly log: Log) {}
 
@@ -109,10 +109,9 @@ export class UserStore {
   }
 
   /**
-   * Polls the file once a second (a stat on the thread pool; works across the CLI's
-   * rename) against what load() read, so a change between the load and the first poll is
-   * seen too. A timer, not fs.watchFile: that loads Node's watcher modules at every start
-   * (~0.9 ms) for the same stat.
+   * Polls the file once a second (pollStamp: a stat on the timer it shares with the
+   * tokens file; works across the CLI's rename) against what load() read, so a change
+   * between the load and the first poll is seen too.
    */
   watch(intervalMs = 1000): void {
     this.poller = pollStamp(() => this.file, intervalMs, (key) => {
@@ -123,7 +122,7 @@ export class UserStore {
   }
 
   stop(): void {
-    clearInterval(this.poller);
+    this.poller?.stop();
     this.poller = undefined;
   }
 

@@ -42,7 +42,7 @@ export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: A
           `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
           `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
           `${EVENT_LIMITS.commentMs / 1000} s; \`level\` (\`{"device", "peakDbfs", "rmsDbfs"}\`) at most every ${LEVEL_EVERY_MS} ms (with the ` +
-          'chunks of sound: 5-7 a second at 48 kHz) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
+          'chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
           `\`event: <name>\` and one \`data: <JSON>\` line. At most ` +
           `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
           'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
