@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent, logCaughtUp } from './helpers/dagent.ts';
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -48,13 +48,7 @@ function againstAgent(tls: boolean): void {
     if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
   });
   const client = (ctx: Ctx, url = ctx.agent.clientUrl) => new DeviceAgent({ url, token: ctx.token, pin: ctx.agent.pin ?? undefined });
-  /** Until the agent's log shows a status request made now: every line of earlier requests is in it then. */
-  const logCaughtUp = async (ctx: Ctx) => {
-    const count = () => ctx.agent.output().split('GET /api/v1/devicestatus/get').length;
-    const n = count();
-    await client(ctx).status();
-    for (let i = 0; i < 500 && count() === n; i++) await new Promise((r) => setTimeout(r, 10));
-  };
+  const caughtUp = (ctx: Ctx) => logCaughtUp(() => ctx.agent.output(), () => client(ctx).status());
 
   test('whole: the bytes, the size, progress from 0 to the size, no control file left', async (ctx) => {
     const dest = join(ctx.dir, 'whole.bin');
@@ -147,7 +141,7 @@ function againstAgent(tls: boolean): void {
   if (tls) {
     test('a pin of another key: the TrustError naming both pins, and the request never reaches the agent', async (ctx) => {
       const wrong = `sha256//${Buffer.alloc(32, 7).toString('base64')}`;
-      await logCaughtUp(ctx);
+      await caughtUp(ctx);
       const before = ctx.agent.output().split('GET /api/download').length;
       const dest = join(ctx.dir, 'pinned.bin');
       const agent = new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong });
@@ -157,7 +151,7 @@ function againstAgent(tls: boolean): void {
         'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).');
       assert.is((err as TrustError).presentedPin, ctx.agent.pin);
       assert.not.ok(existsSync(dest));
-      await logCaughtUp(ctx);
+      await caughtUp(ctx);
       assert.is(ctx.agent.output().split('GET /api/download').length, before);
     });
 

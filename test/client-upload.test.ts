@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { relay, startClientAgent, type ClientAgent } from './helpers/dagent.ts';
+import { relay, startClientAgent, type ClientAgent, logCaughtUp } from './helpers/dagent.ts';
 
 async function failureOf(p: Promise<unknown>): Promise<Error> {
   try {
@@ -40,13 +40,7 @@ function againstAgent(tls: boolean): void {
     if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
   });
   const client = (ctx: Ctx, url = ctx.agent.clientUrl) => new DeviceAgent({ url, token: ctx.token, pin: ctx.agent.pin ?? undefined });
-  /** Until the agent's log shows a status request made now: every line of earlier requests is in it then. */
-  const logCaughtUp = async (ctx: Ctx) => {
-    const count = () => ctx.agent.output().split('GET /api/v1/devicestatus/get').length;
-    const n = count();
-    await client(ctx).status();
-    for (let i = 0; i < 500 && count() === n; i++) await new Promise((r) => setTimeout(r, 10));
-  };
+  const caughtUp = (ctx: Ctx) => logCaughtUp(() => ctx.agent.output(), () => client(ctx).status());
 
   test('a file and a stream in one request: the agent\'s answer, the bytes whole, progress to the total', async (ctx) => {
     const seen: Array<{ bytes: number; total: number | null }> = [];
@@ -80,13 +74,13 @@ function againstAgent(tls: boolean): void {
   if (tls) {
     test('a pin of another key: the TrustError, and no request reaches the agent', async (ctx) => {
       const wrong = `sha256//${Buffer.alloc(32, 9).toString('base64')}`;
-      await logCaughtUp(ctx);
+      await caughtUp(ctx);
       const before = ctx.agent.output().split('POST /api/upload').length;
       const err = await failureOf(new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong }).upload([ctx.file], 'pinned.bin'));
       assert.instance(err, TrustError, `${err.name}: ${err.message}`);
       assert.is((err as TrustError).presentedPin, ctx.agent.pin);
       assert.match(err.message, /^the device's key has changed: trusted sha256\/\/CQkJ/);
-      await logCaughtUp(ctx);
+      await caughtUp(ctx);
       assert.is(ctx.agent.output().split('POST /api/upload').length, before);
       assert.not.ok(existsSync(join(ctx.agent.baseDir, 'pinned.bin')));
     });

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import { downloadHead, downloadRequest, downloadToFile, type DownloadToFileOptions, type SavedFile } from './download.ts';
+import { downloadHead, downloadRequest, downloadToFile, type DownloadHead, type DownloadToFileOptions, type SavedFile } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
 import { rawPost } from './raw-http.ts';
 import { readEvents } from './sse.ts';
@@ -39,18 +39,9 @@ export interface DownloadOptions {
 }
 
 /** An answer of GET /api/download whose body is still to be read. */
-export interface Download {
+export interface Download extends DownloadHead {
   status: number;
   body: IncomingMessage;
-  /** Bytes in this body. */
-  length: number;
-  /** Offset of the body's first byte in the file (0 for a 200). */
-  start: number;
-  /** Size of the whole file. */
-  total: number;
-  etag: string | null;
-  lastModified: string | null;
-  contentType: string | null;
 }
 
 /** A file for upload(): a local path, or a name, a size and a stream. */

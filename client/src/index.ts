@@ -2,7 +2,7 @@
 export { DeviceAgent } from './client.ts';
 export type { DeviceAgentOptions, Download, DownloadOptions, Progress, UploadOptions, UploadSource } from './client.ts';
 export { controlFile } from './download.ts';
-export type { DownloadToFileOptions, SavedFile } from './download.ts';
+export type { DownloadHead, DownloadToFileOptions, SavedFile } from './download.ts';
 export { ApiError, ConnectionError, TrustError } from './errors.ts';
 export type { UploadPart } from './multipart.ts';
 export { isPin, peerCertificate, spkiPin } from './trust.ts';

@@ -172,3 +172,14 @@ export async function relay(port: number): Promise<{ server: Server; port: numbe
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return Object.assign(state, { server, port: (server.address() as { port: number }).port, arm: (n: number) => { cutAt = n; } });
 }
+
+/**
+ * Until the agent's log shows a status request made now (`status` makes one): every line
+ * of the requests before it is in the log then.
+ */
+export async function logCaughtUp(output: () => string, status: () => Promise<unknown>): Promise<void> {
+  const count = () => output().split('GET /api/v1/devicestatus/get').length;
+  const n = count();
+  await status();
+  for (let i = 0; i < 500 && count() === n; i++) await new Promise((r) => setTimeout(r, 10));
+}
