@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent, logCaughtUp } from './helpers/dagent.ts';
+import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent, failureOf, logCaughtUp } from './helpers/dagent.ts';
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -22,15 +22,6 @@ const SIZE = 16 * 1024 * 1024;
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return (server.address() as { port: number }).port;
-}
-
-async function failureOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('resolved, expected a failure');
 }
 
 function againstAgent(tls: boolean): void {

@@ -13,16 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { relay, startClientAgent, type ClientAgent, logCaughtUp } from './helpers/dagent.ts';
-
-async function failureOf(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('resolved, expected a failure');
-}
+import { relay, startClientAgent, type ClientAgent, failureOf, logCaughtUp } from './helpers/dagent.ts';
 
 function againstAgent(tls: boolean): void {
   type Ctx = { agent: ClientAgent; token: string; dir: string; file: string; data: Buffer };

@@ -183,3 +183,13 @@ export async function logCaughtUp(output: () => string, status: () => Promise<un
   await status();
   for (let i = 0; i < 500 && count() === n; i++) await new Promise((r) => setTimeout(r, 10));
 }
+
+/** The error a promise rejects with; throws if it resolves. */
+export async function failureOf(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('resolved, expected a failure');
+}
