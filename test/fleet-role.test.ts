@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cannotRunAnsible, setUpAnsible, type Ansible, type PlaybookRun } from './helpers/ansible.ts';
-import { cannotChroot, freshRoot, type DebianRoot } from './helpers/debian-root.ts';
+import { cannotChroot, freshRoot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
 import { jsonPost } from './helpers/http.ts';
 import { buildPackages, debPath, VERSION } from './helpers/packages.ts';
 
@@ -45,24 +45,6 @@ async function apply(vars: Record<string, unknown>): Promise<PlaybookRun> {
   console.log(`  (fleet-role: ansible-playbook ran in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
   assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
   return run;
-}
-
-/** The installed agent, started in the root as its service user (no systemd there). */
-async function startInstalled(): Promise<{ child: ChildProcess; url: string }> {
-  const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
-    '/usr/bin/device-agent', 'serve', '--config', CONFIG]);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`installed agent did not start:\n${out}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`installed agent exited ${code}:\n${out}`)); });
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 /** Lifetime of a login token of the role's user: exp - iat, set by tokenTtlSeconds. */
@@ -124,7 +106,7 @@ it('installs the .deb, writes the drop-in, creates the user and an API token thr
   assert.match((await root.exec(['device-agent', 'user', 'list'])).stdout, /^fleet\toperator\t-\t/m);
   assert.is(run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.skipped, true, 'no certificate yet');
   // The user's password is the role's: the agent started on the merged config logs it in.
-  agent = await startInstalled();
+  agent = await startInstalled(root, CONFIG);
   assert.is(await tokenLifetime(), 3600);
   // The token the role made works with its scopes, and only those.
   const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${token}` } });

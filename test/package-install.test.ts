@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cannotChroot, freshRoot, type DebianRoot } from './helpers/debian-root.ts';
+import { cannotChroot, freshRoot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { buildPackages, debPath } from './helpers/packages.ts';
 
@@ -22,23 +22,6 @@ if (why) console.log(`  install tests skipped: ${why}`);
 let root: DebianRoot;
 let agent: { child: ChildProcess; url: string } | undefined;
 const kept: { password?: string; token?: string; users?: string; secret?: string; fingerprint?: string } = {};
-
-async function startInstalled(): Promise<{ child: ChildProcess; url: string }> {
-  const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
-    '/usr/bin/device-agent', 'serve', '--config', CONFIG]);
-  let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`installed agent did not start:\n${out}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`installed agent exited ${code}:\n${out}`)); });
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
 
 async function stopInstalled(): Promise<void> {
   if (!agent) return;
@@ -101,7 +84,7 @@ it('the installed executable serves the packaged config as device-agent: login a
   // The admin's edit of the conffile: loopback and any free port, so the test clashes with nothing.
   const config = JSON.parse(readFileSync(inside(CONFIG), 'utf8'));
   writeFileSync(inside(CONFIG), JSON.stringify({ ...config, host: '127.0.0.1', port: 0 }, null, 2));
-  agent = await startInstalled();
+  agent = await startInstalled(root, CONFIG);
   const token = await login(agent.url, kept.password!);
   const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
   assert.is(res.status, 200);
@@ -162,7 +145,7 @@ it('an upgrade over itself keeps users, secret, conffile edits and data', async 
   assert.is(readFileSync(inside(`${STATE}/files/kept.txt`), 'utf8'), 'kept across upgrades\n');
   assert.is(JSON.parse(readFileSync(inside(CONFIG), 'utf8')).port, 0, 'the edited conffile stays');
   assert.match((await root.exec(['device-agent', 'tls', 'show'])).stdout, `sha256 fingerprint: ${kept.fingerprint}`, 'the certificate stays');
-  agent = await startInstalled();
+  agent = await startInstalled(root, CONFIG);
   // A token from before the upgrade still verifies: same secret, same user.
   const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(kept.token!) });
   assert.is(res.status, 200);

@@ -111,3 +111,24 @@ export async function freshRoot(more: string[] = []): Promise<DebianRoot> {
     },
   };
 }
+
+/**
+ * The installed agent, started in the root as its service user with CONFIG (no systemd
+ * there); resolves once it is listening.
+ */
+export async function startInstalled(root: DebianRoot, config: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
+    '/usr/bin/device-agent', 'serve', '--config', config]);
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`installed agent did not start:\n${out}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`installed agent exited ${code}:\n${out}`)); });
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
