@@ -140,6 +140,12 @@ live('a live wav stream shares the capture of a running recording: sox decodes i
   assert.is(captures().length, 1);
   const levels = await events.waitFor((e) => e.event === 'level', 4, 5000);
   assert.equal(Object.keys(JSON.parse(levels[0]!.data)), ['device', 'peakDbfs', 'rmsDbfs']);
+  // Four level reports a second or more while the device is captured (docs/api.md): at
+  // least 8 in the 2 s after the first.
+  const first = levels[0]!.at;
+  await events.waitFor((e) => e.event === 'level' && e.at > first + 2000, 1, 5000);
+  const inTwo = events.events.filter((e) => e.event === 'level' && e.at > first && e.at <= first + 2000).length;
+  assert.ok(inTwo >= 8, `${inTwo} level events in the 2 s after the first`);
   const r = await waitForEnd(ctx.agent, ctx.token);
   assert.is(r.state, 'finished', r.error ?? '');
   assert.ok(Math.abs(soxi(join(ctx.agent.baseDir, r.file!)).seconds - 3) <= 0.25);
