@@ -15,6 +15,18 @@ export class ApiError extends Error {
   ) {
     super(error);
   }
+
+  /** The ApiError of a non-2xx answer: its JSON `error` text, else the status line. */
+  static of(status: number, statusText: string, body: string, headers: Record<string, string | string[] | undefined>): ApiError {
+    let message = `${status} ${statusText}`.trim();
+    try {
+      const parsed = JSON.parse(body) as { error?: unknown };
+      if (typeof parsed.error === 'string') message = parsed.error;
+    } catch {
+      // Not JSON (a proxy's page, or a body cut short): keep the status line.
+    }
+    return new ApiError(status, message, headers);
+  }
 }
 
 /** No answer: the connection was refused, timed out, or was cut before the answer was whole. */

@@ -120,14 +120,7 @@ function parseHead(text: string): RawHead | null {
 
 /** The ApiError of a non-2xx answer, as transport.ts's apiError() makes it. */
 function apiErrorOf(head: RawHead, body: Buffer): ApiError {
-  let message = `${head.status} ${head.statusText}`.trim();
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
-    if (typeof parsed.error === 'string') message = parsed.error;
-  } catch {
-    // Not JSON (or cut short): keep the status line.
-  }
-  return new ApiError(head.status, message, head.headers);
+  return ApiError.of(head.status, head.statusText, body.toString('utf8'), head.headers);
 }
 
 /**

@@ -144,12 +144,5 @@ export async function apiError(res: HttpTypes.IncomingMessage): Promise<ApiError
   } catch {
     // The connection broke while reading an error body: the status alone still says what happened.
   }
-  let message = `${status} ${res.statusMessage ?? ''}`.trim();
-  try {
-    const parsed = JSON.parse(text) as { error?: unknown };
-    if (typeof parsed.error === 'string') message = parsed.error;
-  } catch {
-    // Not JSON (a proxy's page): keep the status line.
-  }
-  return new ApiError(status, message, res.headers);
+  return ApiError.of(status, res.statusMessage ?? '', text, res.headers);
 }
