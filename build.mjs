@@ -60,10 +60,15 @@ function fetchNode(arch) {
   const locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages[`node_modules/${name}`];
   if (!version || locked?.version !== version) throw new Error(`${name}: package.json and package-lock.json must pin the same version`);
   mkdirSync(cacheDir, { recursive: true });
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', cacheDir],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', `${name}@${version}`, '--json', '--pack-destination', cacheDir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   const tarball = join(cacheDir, packed.filename);
-  if (packed.integrity !== locked.integrity) throw new Error(`${name}@${version}: integrity ${packed.integrity} differs from package-lock.json`);
+  if (packed.integrity !== locked.integrity)
+    throw new Error(`${name}@${version}: integrity ${packed.integrity} differs from package-lock.json`);
   const dir = dirname(dirname(node));
   const tmp = `${dir}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
@@ -112,10 +117,30 @@ function compileAddon(arch) {
   const include = join(dirname(dirname(nodeBinary(archOf[process.arch]))), 'include/node');
   mkdirSync(dirname(out), { recursive: true });
   try {
-    execFileSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-s', '-Wl,-z,relro,-z,now',
-      '-I', include, '-o', out, join(root, 'src/native/addon.c')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(
+      cc,
+      [
+        '-O2',
+        '-Wall',
+        '-Wextra',
+        '-Werror',
+        '-shared',
+        '-fPIC',
+        '-s',
+        '-Wl,-z,relro,-z,now',
+        '-I',
+        include,
+        '-o',
+        out,
+        join(root, 'src/native/addon.c'),
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
   } catch (err) {
-    const pkgName = cc === 'cc' ? 'gcc' : { x64: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross', arm64: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' }[arch];
+    const pkgName =
+      cc === 'cc'
+        ? 'gcc'
+        : { x64: 'gcc-x86-64-linux-gnu libc6-dev-amd64-cross', arm64: 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross' }[arch];
     throw new Error(`compiling src/native/addon.c for ${arch} with ${cc} failed (apt-get install ${pkgName}): ${err.message}`);
   }
   return out;
@@ -144,7 +169,7 @@ async function bundle() {
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to
   // every architecture's SEA blob as assets.
   // The web interface (src/browser/) precompressed likewise.
-  return { ...writeSwaggerAssets(join(dist, 'sea-assets')), ...await writePageAssets(join(dist, 'sea-assets')) };
+  return { ...writeSwaggerAssets(join(dist, 'sea-assets')), ...(await writePageAssets(join(dist, 'sea-assets'))) };
 }
 
 /**
@@ -154,14 +179,17 @@ async function bundle() {
 function blob(arch, node, useCodeCache, assets) {
   const out = join(dist, `sea-${arch}.blob`);
   const config = join(dist, `sea-${arch}.json`);
-  writeFileSync(config, JSON.stringify({
-    main: join(root, 'build/sea/main.cjs'),
-    output: out,
-    disableExperimentalSEAWarning: true,
-    useCodeCache,
-    useSnapshot: false,
-    assets,
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: join(root, 'build/sea/main.cjs'),
+      output: out,
+      disableExperimentalSEAWarning: true,
+      useCodeCache,
+      useSnapshot: false,
+      assets,
+    }),
+  );
   execFileSync(node, ['--experimental-sea-config', config], { stdio: 'inherit' });
   rmSync(config);
   return out;
@@ -180,7 +208,9 @@ async function inject(node, blobFile, target) {
 function smoke(target) {
   const { stdout, stderr, status } = spawnSync(target, ['--version'], { encoding: 'utf8' });
   if (status !== 0 || stdout.trim() !== pkg.version || stderr !== '') {
-    throw new Error(`smoke test: ${target} --version exited ${status}, printed "${stdout.trim()}" (expected ${pkg.version}) and on stderr "${stderr.trim()}"`);
+    throw new Error(
+      `smoke test: ${target} --version exited ${status}, printed "${stdout.trim()}" (expected ${pkg.version}) and on stderr "${stderr.trim()}"`,
+    );
   }
 }
 
@@ -196,7 +226,8 @@ function trainCodeCache(node, bundleFile) {
 function foreignArches(host) {
   const argv = process.argv.slice(2);
   const named = argv.includes('--all') ? Object.values(archOf) : argv.flatMap((a, i) => (argv[i - 1] === '--arch' ? [a] : []));
-  for (const a of named) if (!Object.values(archOf).includes(a)) throw new Error(`--arch ${a}: use one of ${Object.values(archOf).join(', ')}`);
+  for (const a of named)
+    if (!Object.values(archOf).includes(a)) throw new Error(`--arch ${a}: use one of ${Object.values(archOf).join(', ')}`);
   return [...new Set(named)].filter((a) => a !== host);
 }
 
@@ -211,15 +242,17 @@ async function main() {
   // The bundle itself is the asset main.cjs compiles (as a CommonJS module's function).
   const source = join(dist, 'device-agent.cjs');
   const codeCache = await step(`code cache of a start (${arch})`, () => trainCodeCache(node, source));
-  const blobFile = await step(`SEA blob (${arch}, code cache)`,
-    () => blob(arch, node, true, { ...assets, 'addon.node': addon, 'device-agent.js': source, 'code-cache.bin': codeCache }));
+  const blobFile = await step(`SEA blob (${arch}, code cache)`, () =>
+    blob(arch, node, true, { ...assets, 'addon.node': addon, 'device-agent.js': source, 'code-cache.bin': codeCache }),
+  );
   await step('inject into the Node binary', () => inject(node, blobFile, target));
   await step('smoke test --version', () => smoke(target));
   for (const foreign of foreignArches(arch)) {
     const foreignNode = await step(`fetch node-linux-${foreign}`, () => fetchNode(foreign));
     const foreignAddon = await step(`addon (${foreign})`, () => compileAddon(foreign));
-    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`,
-      () => blob(foreign, node, false, { ...assets, 'addon.node': foreignAddon, 'device-agent.js': source }));
+    const foreignBlob = await step(`SEA blob (${foreign}, no code cache)`, () =>
+      blob(foreign, node, false, { ...assets, 'addon.node': foreignAddon, 'device-agent.js': source }),
+    );
     await step(`inject into the ${foreign} Node binary`, () => inject(foreignNode, foreignBlob, executableFor(foreign)));
   }
 }

@@ -26,20 +26,32 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function startMic(dir) {
   mkdirSync(dir, { recursive: true });
   const env = { XDG_RUNTIME_DIR: dir, HOME: dir, PULSE_SERVER: `unix:${join(dir, 'pulse/native')}` };
-  const run = (cmd, args) => execFileSync(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
-  run('pulseaudio', ['-D', '--exit-idle-time=-1', '-n', '--load=module-native-protocol-unix auth-anonymous=1',
-    '--load=module-null-sink sink_name=vsink']);
+  const run = (cmd, args) =>
+    execFileSync(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+  run('pulseaudio', [
+    '-D',
+    '--exit-idle-time=-1',
+    '-n',
+    '--load=module-native-protocol-unix auth-anonymous=1',
+    '--load=module-null-sink sink_name=vsink',
+  ]);
   run('pactl', ['set-default-source', 'vsink.monitor']);
   const listener = spawn('parec', ['--latency-msec=20'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   // Sound to encode: flac of silence costs next to nothing and would flatter both sides.
-  const tone = spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '3600', 'pinknoise', 'gain', '-20'],
-    { env: { ...process.env, ...env }, stdio: 'ignore' });
+  const tone = spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '3600', 'pinknoise', 'gain', '-20'], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
   return {
     env,
     stop() {
       tone.kill();
       listener.kill();
-      try { process.kill(Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim()), 'SIGTERM'); } catch { /* gone */ }
+      try {
+        process.kill(Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim()), 'SIGTERM');
+      } catch {
+        /* gone */
+      }
     },
   };
 }
@@ -50,7 +62,9 @@ function children(pid) {
     try {
       const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
       if (text) out.push(...text.split(/\s+/).map(Number));
-    } catch { /* thread gone */ }
+    } catch {
+      /* thread gone */
+    }
   }
   return out;
 }
@@ -59,7 +73,11 @@ function children(pid) {
 function treeCpu(pid) {
   let s = procStats(pid).cpuS;
   for (const c of children(pid)) {
-    try { s += procStats(c).cpuS; } catch { /* exited meanwhile */ }
+    try {
+      s += procStats(c).cpuS;
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return s;
 }
@@ -75,24 +93,53 @@ async function cpuRate(pid, window) {
 /** `n` live wav streams, read as fast as they come. */
 async function listeners(agent, n) {
   const { port } = new URL(agent.url);
-  const open = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/v1/audio/live?format=wav', agent: false,
-      headers: { Authorization: `Bearer ${agent.token}` } }, (res) => {
-      if (res.statusCode !== 200) { let b = ''; res.on('data', (d) => { b += d; }); res.on('end', () => reject(new Error(`live answered ${res.statusCode}: ${b}`))); return; }
-      const s = { req, bytes: 0 };
-      res.on('data', (d) => { s.bytes += d.length; });
-      res.on('error', () => {});
-      resolve(s);
-    });
-    req.on('error', reject);
-    req.end();
-  })));
-  return { streams: open, close: () => { for (const s of open) s.req.destroy(); } };
+  const open = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const req = request(
+            {
+              host: '127.0.0.1',
+              port,
+              path: '/api/v1/audio/live?format=wav',
+              agent: false,
+              headers: { Authorization: `Bearer ${agent.token}` },
+            },
+            (res) => {
+              if (res.statusCode !== 200) {
+                let b = '';
+                res.on('data', (d) => {
+                  b += d;
+                });
+                res.on('end', () => reject(new Error(`live answered ${res.statusCode}: ${b}`)));
+                return;
+              }
+              const s = { req, bytes: 0 };
+              res.on('data', (d) => {
+                s.bytes += d.length;
+              });
+              res.on('error', () => {});
+              resolve(s);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        }),
+    ),
+  );
+  return {
+    streams: open,
+    close: () => {
+      for (const s of open) s.req.destroy();
+    },
+  };
 }
 
 async function startFlac(agent, seconds) {
   const res = await fetch(`${agent.url}/api/v1/audiofiles/audiorecordstart`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${agent.token}` },
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${agent.token}` },
     body: JSON.stringify({ duration: seconds, fileExtension: 'flac' }),
   });
   if (res.status !== 202) throw new Error(`start answered ${res.status}: ${await res.text()}`);
@@ -117,8 +164,10 @@ export async function audioRows({ bin, rounds = 3, window = 8, soakS = 60, secon
       log(`audio: round ${i + 1} of ${rounds}`);
       // sox alone, writing the same flac from the same device.
       const out = join(dir, `sox-${i}.flac`);
-      const child = spawn('sox', ['-q', '-t', 'alsa', 'pulse', '-r', '48000', '-c', '1', '-b', '16', '-t', 'flac', out],
-        { env: { ...process.env, ...mic.env }, stdio: 'ignore' });
+      const child = spawn('sox', ['-q', '-t', 'alsa', 'pulse', '-r', '48000', '-c', '1', '-b', '16', '-t', 'flac', out], {
+        env: { ...process.env, ...mic.env },
+        stdio: 'ignore',
+      });
       await sleep(2000);
       sox.push(await cpuRate(child.pid, window));
       child.kill('SIGINT');
@@ -148,7 +197,9 @@ export async function audioRows({ bin, rounds = 3, window = 8, soakS = 60, secon
     const statusUrl = `${agent.url}/api/v1/devicestatus/get`;
     const headers = { Authorization: `Bearer ${agent.token}` };
     await wrk(statusUrl, headers, 1); // warm-up
-    const busy = async () => { status[0].push((await wrk(statusUrl, headers, seconds)).rps); };
+    const busy = async () => {
+      status[0].push((await wrk(statusUrl, headers, seconds)).rps);
+    };
     const idle = async () => {
       l.close();
       await stopRecording(agent);
@@ -166,14 +217,45 @@ export async function audioRows({ bin, rounds = 3, window = 8, soakS = 60, secon
     }
     return {
       rows: [
-        { figure: 'CPU while recording flac, per second of audio (agent threads + capture and encoder)', unit: 'ms/s', agent: alone.map((x) => x * 1000),
-          baseline: sox.map((x) => x * 1000), baselineName: 'sox alone, same flac', target: 'report; ≤ 1.1 × sox', ok: pairRatio(alone, sox) <= 1.1, digits: 1 },
-        { figure: `the same with ${LISTENERS} live wav listeners`, unit: 'ms/s', agent: withListeners.map((x) => x * 1000),
-          baseline: alone.map((x) => x * 1000), baselineName: 'recording alone', target: '≤ 1.3 × recording alone', ok: pairRatio(withListeners, alone) <= 1.3, digits: 1 },
-        { figure: `RSS growth with ${LISTENERS} live listeners for ${soakS} s (recording)`, unit: 'MB', agent: rss,
-          target: '≤ +4 MB', ok: median(rss) <= 4, digits: 2, samples },
-        { figure: `device status while recording with ${LISTENERS} listeners`, unit: 'req/s', agent: status[0], baseline: status[1],
-          baselineName: 'same agent, idle', target: '≥ 0.9 × idle', ok: pairRatio(status[0], status[1]) >= 0.9, digits: 0 },
+        {
+          figure: 'CPU while recording flac, per second of audio (agent threads + capture and encoder)',
+          unit: 'ms/s',
+          agent: alone.map((x) => x * 1000),
+          baseline: sox.map((x) => x * 1000),
+          baselineName: 'sox alone, same flac',
+          target: 'report; ≤ 1.1 × sox',
+          ok: pairRatio(alone, sox) <= 1.1,
+          digits: 1,
+        },
+        {
+          figure: `the same with ${LISTENERS} live wav listeners`,
+          unit: 'ms/s',
+          agent: withListeners.map((x) => x * 1000),
+          baseline: alone.map((x) => x * 1000),
+          baselineName: 'recording alone',
+          target: '≤ 1.3 × recording alone',
+          ok: pairRatio(withListeners, alone) <= 1.3,
+          digits: 1,
+        },
+        {
+          figure: `RSS growth with ${LISTENERS} live listeners for ${soakS} s (recording)`,
+          unit: 'MB',
+          agent: rss,
+          target: '≤ +4 MB',
+          ok: median(rss) <= 4,
+          digits: 2,
+          samples,
+        },
+        {
+          figure: `device status while recording with ${LISTENERS} listeners`,
+          unit: 'req/s',
+          agent: status[0],
+          baseline: status[1],
+          baselineName: 'same agent, idle',
+          target: '≥ 0.9 × idle',
+          ok: pairRatio(status[0], status[1]) >= 0.9,
+          digits: 0,
+        },
       ],
       samples,
     };
@@ -192,8 +274,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const r = await audioRows({
-    bin: join(root, 'dist/device-agent'), rounds: arg('rounds', 3), window: arg('window', 8), soakS: arg('soak', 60),
-    seconds: arg('seconds', 5), pairs: arg('pairs', 3), log: (s) => console.error(s),
+    bin: join(root, 'dist/device-agent'),
+    rounds: arg('rounds', 3),
+    window: arg('window', 8),
+    soakS: arg('soak', 60),
+    seconds: arg('seconds', 5),
+    pairs: arg('pairs', 3),
+    log: (s) => console.error(s),
   });
   console.log(table(r.rows));
   console.log(`\nRSS growth every 5 s (MB): ${r.samples.map((x) => x.toFixed(2)).join(' ')}`);

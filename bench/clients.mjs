@@ -6,8 +6,9 @@ const run = promisify(execFile);
 
 /** One curl transfer; resolves with the HTTP status and seconds taken. */
 export async function curl(args) {
-  const { stdout } = await run('curl', ['-s', '-S', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', ...args],
-    { maxBuffer: 1 << 20 });
+  const { stdout } = await run('curl', ['-s', '-S', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', ...args], {
+    maxBuffer: 1 << 20,
+  });
   const [code, seconds] = stdout.trim().split(' ');
   return { status: Number(code), seconds: Number(seconds) };
 }
@@ -39,8 +40,12 @@ export function wrk(url, headers, seconds, connections = 50) {
     for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
     const child = spawn('wrk', [...args, url]);
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('close', () => {
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
       const p99 = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');

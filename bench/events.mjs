@@ -17,17 +17,33 @@ const STREAMS = 20;
 /** `n` open event streams, each read (and counted) as a browser would. */
 async function openStreams(url, token, n) {
   const { port } = new URL(url);
-  const streams = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/api/v1/events', agent: false, headers: { Authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`events answered ${res.statusCode}`));
-      const s = { req, events: 0 };
-      res.on('data', (d) => { s.events += String(d).split('\n\n').length - 1; });
-      resolve(s);
-    });
-    req.on('error', reject);
-    req.end();
-  })));
-  return { streams, close: () => { for (const s of streams) s.req.destroy(); } };
+  const streams = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const req = request(
+            { host: '127.0.0.1', port, path: '/api/v1/events', agent: false, headers: { Authorization: `Bearer ${token}` } },
+            (res) => {
+              if (res.statusCode !== 200) reject(new Error(`events answered ${res.statusCode}`));
+              const s = { req, events: 0 };
+              res.on('data', (d) => {
+                s.events += String(d).split('\n\n').length - 1;
+              });
+              resolve(s);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        }),
+    ),
+  );
+  return {
+    streams,
+    close: () => {
+      for (const s of streams) s.req.destroy();
+    },
+  };
 }
 
 /** The bench row: status req/s with 20 streams open over the same run without. */
@@ -64,8 +80,13 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
     await without(1);
     for (let i = 0; i < pairs; i++) {
       log(`events: pair ${i + 1} of ${pairs}`);
-      if (i % 2 === 0) { await withStreams(seconds, 0); await without(seconds, 1); }
-      else { await without(seconds, 1); await withStreams(seconds, 0); }
+      if (i % 2 === 0) {
+        await withStreams(seconds, 0);
+        await without(seconds, 1);
+      } else {
+        await without(seconds, 1);
+        await withStreams(seconds, 0);
+      }
     }
   } finally {
     agent.stop();
@@ -74,14 +95,28 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
   }
   const ratio = pairRatio(runs[0], runs[1]);
   return {
-    rows: [{
-      figure: `authenticated device status with ${STREAMS} open event streams`, unit: 'req/s', agent: runs[0],
-      baseline: runs[1], baselineName: 'same agent, no stream', target: '≥ 0.95 × no stream', ok: ratio >= 0.95, digits: 0,
-    }, {
-      // CPU per request hardly moves when other processes take the cores; req/s does.
-      figure: `its agent CPU per status request, ${STREAMS} streams open`, unit: 'µs', agent: cpu[0],
-      baseline: cpu[1], baselineName: 'same agent, no stream', target: 'report', ok: true,
-    }],
+    rows: [
+      {
+        figure: `authenticated device status with ${STREAMS} open event streams`,
+        unit: 'req/s',
+        agent: runs[0],
+        baseline: runs[1],
+        baselineName: 'same agent, no stream',
+        target: '≥ 0.95 × no stream',
+        ok: ratio >= 0.95,
+        digits: 0,
+      },
+      {
+        // CPU per request hardly moves when other processes take the cores; req/s does.
+        figure: `its agent CPU per status request, ${STREAMS} streams open`,
+        unit: 'µs',
+        agent: cpu[0],
+        baseline: cpu[1],
+        baselineName: 'same agent, no stream',
+        target: 'report',
+        ok: true,
+      },
+    ],
     pairs: pairRatios(runs[0], runs[1]),
     cpuPairs: pairRatios(cpu[0], cpu[1]),
     events,
@@ -95,7 +130,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const r = await eventsRows({
-    bin: join(root, 'dist/device-agent'), pairs: arg('pairs', 5), seconds: arg('seconds', 5), log: (s) => console.error(s),
+    bin: join(root, 'dist/device-agent'),
+    pairs: arg('pairs', 5),
+    seconds: arg('seconds', 5),
+    log: (s) => console.error(s),
   });
   console.log(table(r.rows));
   const show = (xs) => xs.map((x) => x.toFixed(3)).join(' ');

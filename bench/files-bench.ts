@@ -19,7 +19,10 @@ const hwm = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 let before = 0;
 /** Peak RSS is reset to the current RSS, so each figure is the peak during that run alone. */
-const resetHwm = (pid: number) => { writeFileSync(`/proc/${pid}/clear_refs`, '5'); before = rss(pid); };
+const resetHwm = (pid: number) => {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  before = rss(pid);
+};
 const peak = (pid: number) => `peak RSS ${hwm(pid).toFixed(0)} MiB (${before.toFixed(0)} MiB before)`;
 
 function curl(args: string[]): Promise<number> {
@@ -27,7 +30,9 @@ function curl(args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const c = spawn('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', ...args]);
     let out = '';
-    c.stdout.on('data', (d) => { out += d; });
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
     c.on('close', () => (out === '200' ? resolve(Date.now() - t) : reject(new Error(`curl: ${out}`))));
   });
 }
@@ -52,16 +57,23 @@ const rawMs = await baseline('raw fsync sink', (req, res) => {
   const file = join(scratch, 'raw.out');
   const out = createWriteStream(file, { highWaterMark: 1 << 20 });
   req.pipe(out).on('finish', () => {
-    const fd = openSync(file, 'r+'); fsyncSync(fd); closeSync(fd);
+    const fd = openSync(file, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
     res.end('ok');
   });
 });
 await baseline('formidable 3.5.4', (req, res) => {
   const form = formidable({ uploadDir: scratch, maxFileSize: 52428800, maxTotalFileSize: 52428800 });
   form.parse(req, (err, _f, files) => {
-    if (err) { res.statusCode = 400; return res.end(); }
+    if (err) {
+      res.statusCode = 400;
+      return res.end();
+    }
     const f = (files.myFile ?? [])[0]!;
-    const fd = openSync(f.filepath, 'r+'); fsyncSync(fd); closeSync(fd);
+    const fd = openSync(f.filepath, 'r+');
+    fsyncSync(fd);
+    closeSync(fd);
     res.end('ok');
   });
 });

@@ -22,7 +22,11 @@ function once(s) {
     if (s.kind === 'scrypt') {
       crypto.scrypt('correct horse battery staple', salt, 32, { N: s.N, r: s.r, p: s.p, maxmem: 256 * 2 ** 20 }, done);
     } else {
-      crypto.argon2('argon2id', { message: 'correct horse battery staple', nonce: salt, parallelism: s.p, tagLength: 32, memory: s.m, passes: s.t }, done);
+      crypto.argon2(
+        'argon2id',
+        { message: 'correct horse battery staple', nonce: salt, parallelism: s.p, tagLength: 32, memory: s.m, passes: s.t },
+        done,
+      );
     }
   });
 }
@@ -48,10 +52,15 @@ if (process.argv[2] === '--child') {
   const prefix = process.argv.includes('--qemu') ? ['qemu-aarch64-static', '-L', '/usr/aarch64-linux-gnu'] : [];
   const node = process.argv.find((a) => a.startsWith('--node='))?.slice(7) ?? process.execPath;
   const cmd = [...prefix, node, fileURLToPath(import.meta.url)];
-  console.log(`node ${execFileSync(cmd[0], [...cmd.slice(1, -1), '--version'], { encoding: 'utf8' }).trim()}${prefix.length ? ' (qemu-aarch64)' : ''}, ${runs} runs each`);
+  console.log(
+    `node ${execFileSync(cmd[0], [...cmd.slice(1, -1), '--version'], { encoding: 'utf8' }).trim()}${prefix.length ? ' (qemu-aarch64)' : ''}, ${runs} runs each`,
+  );
   for (const name of Object.keys(settings)) {
     const r = JSON.parse(execFileSync(cmd[0], [...cmd.slice(1), '--child', name, String(runs)], { encoding: 'utf8' }));
-    console.log(r.unavailable ? `${name}: not in this Node` :
-      `${name}: ${r.ms.toFixed(0)} ms (${r.min.toFixed(0)}-${r.max.toFixed(0)}), peak RSS +${r.rise.toFixed(1)} MB`);
+    console.log(
+      r.unavailable
+        ? `${name}: not in this Node`
+        : `${name}: ${r.ms.toFixed(0)} ms (${r.min.toFixed(0)}-${r.max.toFixed(0)}), peak RSS +${r.rise.toFixed(1)} MB`,
+    );
   }
 }

@@ -26,10 +26,16 @@ function makeFile(file, size) {
 }
 
 async function startNodeHttps(cert, key, file, statusFile) {
-  const child = spawn(node, [join(root, 'bench/https-baseline.cjs'), cert, key, file, statusFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(node, [join(root, 'bench/https-baseline.cjs'), cert, key, file, statusFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise((resolve, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => { out += d; const m = /listening (\d+)/.exec(out); if (m) resolve(Number(m[1])); });
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
     child.once('exit', (code) => reject(new Error(`https baseline exited ${code}`)));
   });
   return { child, url: `https://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
@@ -61,7 +67,9 @@ function withChildren(pid) {
 async function idleRss(argv, ready) {
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
   for (let i = 0; i < 400 && !ready.test(out); i++) await sleep(25);
   await sleep(2000);
   const rss = procStats(child.pid).rssKb / 1024;
@@ -79,7 +87,16 @@ async function idleRss(argv, ready) {
 async function instructionFigures({ agent, plain, base, dir, warm, n }) {
   const [https, httpsBase] = await allCounts([
     agentStatusCount({ bin, agent, dir: join(dir, 'cg-https'), warm, n, secure: true }),
-    instructionsPerRequest({ argv: [node, join(root, 'bench/https-baseline.cjs'), ...base], dir: join(dir, 'cg-https-base'), listening: /listening (\d+)/, path: '/status', headers: { Authorization: `Bearer ${agent.token}` }, warm, n, secure: true }),
+    instructionsPerRequest({
+      argv: [node, join(root, 'bench/https-baseline.cjs'), ...base],
+      dir: join(dir, 'cg-https-base'),
+      listening: /listening (\d+)/,
+      path: '/status',
+      headers: { Authorization: `Bearer ${agent.token}` },
+      warm,
+      n,
+      secure: true,
+    }),
   ]);
   const [plainOn, plainOff] = await allCounts([
     agentStatusCount({ bin, agent, dir: join(dir, 'cg-plain-on'), warm, n }),
@@ -104,7 +121,10 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
   makeFile(file, bytes);
   writeFileSync(join(agent.filesDir, 'small.txt'), 'ok\n');
   const statusFile = join(dir, 'status.json');
-  writeFileSync(statusFile, execFileSync('curl', ['-s', '-H', `Authorization: Bearer ${agent.token}`, `${agent.url}/api/v1/devicestatus/get`]));
+  writeFileSync(
+    statusFile,
+    execFileSync('curl', ['-s', '-H', `Authorization: Bearer ${agent.token}`, `${agent.url}/api/v1/devicestatus/get`]),
+  );
   const base = await startNodeHttps(cert, key, file, statusFile);
   // The same agent without TLS, on the same files: plain HTTP must not pay for the sniffing.
   const plain = await startAgentBin(bin, join(dir, 'agent-plain'), { baseDir: agent.filesDir });
@@ -112,7 +132,17 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
   const https = agent.url.replace('http:', 'https:');
   const auth = ['-H', `Authorization: Bearer ${agent.token}`];
   const dl = `${https}/api/download?filepath=big.bin`;
-  const r = { dl1: [[], [], []], dl8: [[], [], []], rps: [[], []], hs: [[], []], aes: [[], []], chacha: [[], []], plainDl: [[], []], plainRps: [[], []], plainCpu: [[], []] };
+  const r = {
+    dl1: [[], [], []],
+    dl8: [[], [], []],
+    rps: [[], []],
+    hs: [[], []],
+    aes: [[], []],
+    chacha: [[], []],
+    plainDl: [[], []],
+    plainRps: [[], []],
+    plainCpu: [[], []],
+  };
   const nginxPids = withChildren(nginx.child.pid);
   let statusOn, statusOff, statusHttps;
   try {
@@ -128,8 +158,10 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
       r.chacha[0].push(await cpuPerGb([agent.child.pid], bytes, dl, 'ECDHE-ECDSA-CHACHA20-POLY1305', auth));
       r.chacha[1].push(await cpuPerGb(nginxPids, bytes, `${nginx.url}/big.bin`, 'ECDHE-ECDSA-CHACHA20-POLY1305'));
       // TLS on and off in alternating order, round by round: the host's speed drifts.
-      const plainDl = [() => transfers(8, bytes, `${agent.url}/api/download?filepath=big.bin`, auth),
-        () => transfers(8, bytes, `${plain.url}/api/download?filepath=big.bin`, ['-H', `Authorization: Bearer ${plain.token}`])];
+      const plainDl = [
+        () => transfers(8, bytes, `${agent.url}/api/download?filepath=big.bin`, auth),
+        () => transfers(8, bytes, `${plain.url}/api/download?filepath=big.bin`, ['-H', `Authorization: Bearer ${plain.token}`]),
+      ];
       for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) r.plainDl[k].push(await plainDl[k]());
     }
     statusOn = await startAgentBin(bin, join(dir, 'status-tls'), { tls: { certFile: cert, keyFile: key } });
@@ -151,7 +183,10 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
       // Two agents with the same past (started, one login, these requests): the ones above
       // had served different downloads (HTTPS and plain), and a heap's history moves CPU.
       // TLS on and off in alternating order, round by round, as the downloads above.
-      const agents = [[0, statusOn, statusOn.token], [1, statusOff, statusOff.token]];
+      const agents = [
+        [0, statusOn, statusOn.token],
+        [1, statusOff, statusOff.token],
+      ];
       for (const [k, who, token] of i % 2 === 0 ? agents : [...agents].reverse()) {
         const c = procStats(who.child.pid).cpuS;
         const { rps } = await wrk(`${who.url}/api/v1/devicestatus/get`, { Authorization: `Bearer ${token}` }, seconds);
@@ -161,13 +196,17 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
     }
   } finally {
     // Gone before the idle figures: a process still mapping the executable keeps its pages resident.
-    await Promise.all([plain, agent, base, nginx, statusOn, statusOff, statusHttps].filter(Boolean).map((p) => {
-      const exited = p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined;
-      p.stop();
-      return exited;
-    }));
+    await Promise.all(
+      [plain, agent, base, nginx, statusOn, statusOff, statusHttps].filter(Boolean).map((p) => {
+        const exited = p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined;
+        p.stop();
+        return exited;
+      }),
+    );
   }
-  const idle = [], idleOff = [], idleBase = [];
+  const idle = [],
+    idleOff = [],
+    idleBase = [];
   evictFromPageCache(bin);
   evictFromPageCache(node);
   await idleRss([bin, 'serve', '--config', agent.config], /listening on/); // the cold start reads the pages back
@@ -177,28 +216,157 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
     idleOff.push(await idleRss([bin, 'serve', '--config', plain.config], /listening on/));
     idleBase.push(await idleRss([node, join(root, 'bench/https-baseline.cjs'), cert, key, file, statusFile], /listening/));
   }
-  const cg = callgrind && await instructionFigures({ agent, plain, base: [cert, key, file, statusFile], dir, warm: callgrind[0], n: callgrind[1] });
+  const cg =
+    callgrind &&
+    (await instructionFigures({ agent, plain, base: [cert, key, file, statusFile], dir, warm: callgrind[0], n: callgrind[1] }));
   if (own) rmSync(dir, { recursive: true, force: true });
   const ratio = (a, b) => pairRatio(a, b);
   const k = (v) => v / 1000;
-  const cgRows = cg ? [
-    { figure: 'instructions per status request over HTTPS keep-alive (callgrind, main thread; host-independent)', unit: 'k', agent: [k(cg.https)], baseline: [k(cg.httpsBase)], baselineName: 'Node https fixed JSON', target: 'report', ok: true },
-    { figure: 'instructions per plain HTTP status request, TLS on against TLS off (callgrind, main thread)', unit: 'k', agent: [k(cg.plainOn)], baseline: [k(cg.plainOff)], baselineName: 'agent, TLS off', target: 'unchanged (≤ 1.02)', ok: cg.plainOn / cg.plainOff <= 1.02 },
-  ] : [];
+  const cgRows = cg
+    ? [
+        {
+          figure: 'instructions per status request over HTTPS keep-alive (callgrind, main thread; host-independent)',
+          unit: 'k',
+          agent: [k(cg.https)],
+          baseline: [k(cg.httpsBase)],
+          baselineName: 'Node https fixed JSON',
+          target: 'report',
+          ok: true,
+        },
+        {
+          figure: 'instructions per plain HTTP status request, TLS on against TLS off (callgrind, main thread)',
+          unit: 'k',
+          agent: [k(cg.plainOn)],
+          baseline: [k(cg.plainOff)],
+          baselineName: 'agent, TLS off',
+          target: 'unchanged (≤ 1.02)',
+          ok: cg.plainOn / cg.plainOff <= 1.02,
+        },
+      ]
+    : [];
   return [
-    { figure: `${mb} MB HTTPS download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'Node https', target: '≥ 0.90 × Node https', ok: ratio(r.dl1[0], r.dl1[1]) >= 0.9 },
-    { figure: `${mb} MB HTTPS download, 1 client, against nginx ssl`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[2], baselineName: 'nginx ssl, 1 worker', target: 'report', ok: true },
-    { figure: `${mb} MB HTTPS download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'Node https', target: '≥ 0.90 × Node https', ok: ratio(r.dl8[0], r.dl8[1]) >= 0.9 },
-    { figure: `${mb} MB HTTPS download, 8 clients, against nginx ssl`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[2], baselineName: 'nginx ssl, 1 worker', target: 'report', ok: true },
-    { figure: 'authenticated status over HTTPS keep-alive', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'Node https fixed JSON', target: '≥ 0.80 × Node https', ok: ratio(r.rps[0], r.rps[1]) >= 0.8, digits: 0 },
-    { figure: 'full handshakes (ECDHE-ECDSA P-256, a new connection per request)', unit: '/s', agent: r.hs[0], baseline: r.hs[1], baselineName: 'nginx ssl, 1 worker', target: 'report', ok: true, digits: 0 },
-    { figure: 'CPU seconds per GB, HTTPS download, AES-128-GCM', unit: 's/GB', agent: r.aes[0], baseline: r.aes[1], baselineName: 'nginx ssl', target: 'report', ok: true, digits: 2 },
-    { figure: 'CPU seconds per GB, HTTPS download, ChaCha20-Poly1305', unit: 's/GB', agent: r.chacha[0], baseline: r.chacha[1], baselineName: 'nginx ssl', target: 'report', ok: true, digits: 2 },
-    { figure: 'idle RSS with TLS on (warm restart)', unit: 'MB', agent: idle, baseline: idleBase, baselineName: 'bare Node https server', target: '≤ 60 MB', ok: median(idle) <= 60 },
-    { figure: 'idle RSS with TLS on, against TLS off', unit: 'MB', agent: idle, baseline: idleOff, baselineName: 'agent, TLS off', target: 'report', ok: true },
-    { figure: `plain HTTP ${mb} MB download, 8 clients, TLS on against TLS off`, unit: 'MB/s', agent: r.plainDl[0], baseline: r.plainDl[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainDl[0], r.plainDl[1]) >= 0.95 },
-    { figure: 'plain HTTP status, TLS on against TLS off', unit: 'req/s', agent: r.plainRps[0], baseline: r.plainRps[1], baselineName: 'agent, TLS off', target: 'unchanged (≥ 0.95)', ok: ratio(r.plainRps[0], r.plainRps[1]) >= 0.95, digits: 0 },
-    { figure: 'plain HTTP status, agent CPU per request, TLS on against TLS off', unit: 'µs', agent: r.plainCpu[0], baseline: r.plainCpu[1], baselineName: 'agent, TLS off', target: 'unchanged (≤ 1.05)', ok: ratio(r.plainCpu[0], r.plainCpu[1]) <= 1.05 },
+    {
+      figure: `${mb} MB HTTPS download, 1 client`,
+      unit: 'MB/s',
+      agent: r.dl1[0],
+      baseline: r.dl1[1],
+      baselineName: 'Node https',
+      target: '≥ 0.90 × Node https',
+      ok: ratio(r.dl1[0], r.dl1[1]) >= 0.9,
+    },
+    {
+      figure: `${mb} MB HTTPS download, 1 client, against nginx ssl`,
+      unit: 'MB/s',
+      agent: r.dl1[0],
+      baseline: r.dl1[2],
+      baselineName: 'nginx ssl, 1 worker',
+      target: 'report',
+      ok: true,
+    },
+    {
+      figure: `${mb} MB HTTPS download, 8 clients`,
+      unit: 'MB/s',
+      agent: r.dl8[0],
+      baseline: r.dl8[1],
+      baselineName: 'Node https',
+      target: '≥ 0.90 × Node https',
+      ok: ratio(r.dl8[0], r.dl8[1]) >= 0.9,
+    },
+    {
+      figure: `${mb} MB HTTPS download, 8 clients, against nginx ssl`,
+      unit: 'MB/s',
+      agent: r.dl8[0],
+      baseline: r.dl8[2],
+      baselineName: 'nginx ssl, 1 worker',
+      target: 'report',
+      ok: true,
+    },
+    {
+      figure: 'authenticated status over HTTPS keep-alive',
+      unit: 'req/s',
+      agent: r.rps[0],
+      baseline: r.rps[1],
+      baselineName: 'Node https fixed JSON',
+      target: '≥ 0.80 × Node https',
+      ok: ratio(r.rps[0], r.rps[1]) >= 0.8,
+      digits: 0,
+    },
+    {
+      figure: 'full handshakes (ECDHE-ECDSA P-256, a new connection per request)',
+      unit: '/s',
+      agent: r.hs[0],
+      baseline: r.hs[1],
+      baselineName: 'nginx ssl, 1 worker',
+      target: 'report',
+      ok: true,
+      digits: 0,
+    },
+    {
+      figure: 'CPU seconds per GB, HTTPS download, AES-128-GCM',
+      unit: 's/GB',
+      agent: r.aes[0],
+      baseline: r.aes[1],
+      baselineName: 'nginx ssl',
+      target: 'report',
+      ok: true,
+      digits: 2,
+    },
+    {
+      figure: 'CPU seconds per GB, HTTPS download, ChaCha20-Poly1305',
+      unit: 's/GB',
+      agent: r.chacha[0],
+      baseline: r.chacha[1],
+      baselineName: 'nginx ssl',
+      target: 'report',
+      ok: true,
+      digits: 2,
+    },
+    {
+      figure: 'idle RSS with TLS on (warm restart)',
+      unit: 'MB',
+      agent: idle,
+      baseline: idleBase,
+      baselineName: 'bare Node https server',
+      target: '≤ 60 MB',
+      ok: median(idle) <= 60,
+    },
+    {
+      figure: 'idle RSS with TLS on, against TLS off',
+      unit: 'MB',
+      agent: idle,
+      baseline: idleOff,
+      baselineName: 'agent, TLS off',
+      target: 'report',
+      ok: true,
+    },
+    {
+      figure: `plain HTTP ${mb} MB download, 8 clients, TLS on against TLS off`,
+      unit: 'MB/s',
+      agent: r.plainDl[0],
+      baseline: r.plainDl[1],
+      baselineName: 'agent, TLS off',
+      target: 'unchanged (≥ 0.95)',
+      ok: ratio(r.plainDl[0], r.plainDl[1]) >= 0.95,
+    },
+    {
+      figure: 'plain HTTP status, TLS on against TLS off',
+      unit: 'req/s',
+      agent: r.plainRps[0],
+      baseline: r.plainRps[1],
+      baselineName: 'agent, TLS off',
+      target: 'unchanged (≥ 0.95)',
+      ok: ratio(r.plainRps[0], r.plainRps[1]) >= 0.95,
+      digits: 0,
+    },
+    {
+      figure: 'plain HTTP status, agent CPU per request, TLS on against TLS off',
+      unit: 'µs',
+      agent: r.plainCpu[0],
+      baseline: r.plainCpu[1],
+      baselineName: 'agent, TLS off',
+      target: 'unchanged (≤ 1.05)',
+      ok: ratio(r.plainCpu[0], r.plainCpu[1]) <= 1.05,
+    },
     ...cgRows,
   ];
 }
@@ -209,7 +377,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return i === -1 ? dflt : Number(process.argv[i + 1]);
   };
   const smoke = process.argv.includes('--smoke');
-  const rows = await httpsRows({ rounds: arg('rounds', smoke ? 1 : 3), seconds: arg('seconds', smoke ? 1 : 5), mb: arg('mb', smoke ? 2 : 50),
-    callgrind: smoke || process.argv.includes('--no-callgrind') ? null : [20_000, 10_000] });
+  const rows = await httpsRows({
+    rounds: arg('rounds', smoke ? 1 : 3),
+    seconds: arg('seconds', smoke ? 1 : 5),
+    mb: arg('mb', smoke ? 2 : 50),
+    callgrind: smoke || process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+  });
   console.log(table(rows));
 }

@@ -33,19 +33,26 @@ export async function openConnections(port, { count = 16, secure = false } = {})
 
 /** `n` keep-alive GETs spread over the open `sockets`, each waiting for its answer before the next. */
 export function fixedRequests(sockets, path, headers, n) {
-  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  const request = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
   let sent = 0;
   let answered = 0;
   return new Promise((resolve, reject) => {
     for (const socket of sockets) {
       let buf = '';
-      const next = () => { if (sent < n) { sent++; socket.write(request); } };
+      const next = () => {
+        if (sent < n) {
+          sent++;
+          socket.write(request);
+        }
+      };
       socket.removeAllListeners('data');
       socket.removeAllListeners('error');
       socket.on('error', reject);
       socket.on('data', (d) => {
         buf += d;
-        for (let end; (end = buf.indexOf('\r\n\r\n')) !== -1;) {
+        for (let end; (end = buf.indexOf('\r\n\r\n')) !== -1; ) {
           const head = buf.slice(0, end);
           if (!head.startsWith('HTTP/1.1 200 ')) return reject(new Error(`answered: ${head.split('\r\n')[0]}`));
           const total = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
@@ -68,11 +75,19 @@ export async function instructionsPerRequest({ argv, dir, listening, path, heade
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'out');
   const fd = openSync(out, 'w');
-  const child = spawn('valgrind', [
-    '--tool=callgrind', '--separate-threads=yes', '--dump-instr=no', `--callgrind-out-file=${join(dir, 'cg.%p')}`,
-    // V8 writes and rewrites machine code at run time: callgrind must see those writes.
-    '--smc-check=all-non-file', ...argv,
-  ], { stdio: ['ignore', fd, fd] });
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--separate-threads=yes',
+      '--dump-instr=no',
+      `--callgrind-out-file=${join(dir, 'cg.%p')}`,
+      // V8 writes and rewrites machine code at run time: callgrind must see those writes.
+      '--smc-check=all-non-file',
+      ...argv,
+    ],
+    { stdio: ['ignore', fd, fd] },
+  );
   closeSync(fd);
   try {
     const port = await portIn(out, listening, child, { timeoutMs: 60_000, everyMs: 100 });
@@ -99,8 +114,14 @@ export async function instructionsPerRequest({ argv, dir, listening, path, heade
  */
 export function agentStatusCount({ bin, agent, dir, warm, n, secure = false }) {
   return instructionsPerRequest({
-    argv: [bin, 'serve', '--config', agent.config], dir, listening: AGENT_LISTENING,
-    path: '/api/v1/devicestatus/get', headers: { Authorization: `Bearer ${agent.token}` }, warm, n, secure,
+    argv: [bin, 'serve', '--config', agent.config],
+    dir,
+    listening: AGENT_LISTENING,
+    path: '/api/v1/devicestatus/get',
+    headers: { Authorization: `Bearer ${agent.token}` },
+    warm,
+    n,
+    secure,
   });
 }
 

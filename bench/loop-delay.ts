@@ -25,5 +25,7 @@ async function measure(work: () => Promise<unknown>) {
 
 // The same loop without the sampler: what the machine itself adds (scheduling, timers).
 const idle = await measure(async () => {});
-const sampling = await measure(async () => { await sampler.json(); });
+const sampling = await measure(async () => {
+  await sampler.json();
+});
 console.log(JSON.stringify({ ...sampling, idleP99: idle.p99 }));

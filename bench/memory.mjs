@@ -5,7 +5,18 @@
 // a fresh agent; figures in MB over the agent's own idle RSS (VmRSS 1 s after start).
 //   node bench/memory.mjs [--mb N] [--rounds N] [--no-cgroup]   (also a part of npm run bench)
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -38,12 +49,23 @@ export function memoryCgroupRoot() {
 export async function startAgent(bin, dir, { tls = false, cgroup } = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret',
-    audio: { device: 'null' }, ...(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {}),
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audio: { device: 'null' },
+      ...(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {}),
+    }),
+  );
   if (!existsSync(join(dir, 'users.json'))) {
-    execFileSync(process.env.CLI_BIN ?? bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+    execFileSync(process.env.CLI_BIN ?? bin, ['user', 'add', 'bench', '--config', config], {
+      input: 'bench-password\n',
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
   }
   const logFile = join(dir, `agent-${process.hrtime.bigint()}.log`);
   const fd = openSync(logFile, 'w');
@@ -56,11 +78,22 @@ export async function startAgent(bin, dir, { tls = false, cgroup } = {}) {
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   return {
-    child, url, port, dir, filesDir: join(dir, 'files'), logFile, exited,
+    child,
+    url,
+    port,
+    dir,
+    filesDir: join(dir, 'files'),
+    logFile,
+    exited,
     alive: () => child.exitCode === null && child.signalCode === null,
     async login() {
-      const status = await curlTo(join(dir, 'login.json'), ['-H', 'Content-Type: application/json',
-        '--data', '{"username":"bench","password":"bench-password"}', `${url}/api/v1/agentusers/loginusertoagent`]);
+      const status = await curlTo(join(dir, 'login.json'), [
+        '-H',
+        'Content-Type: application/json',
+        '--data',
+        '{"username":"bench","password":"bench-password"}',
+        `${url}/api/v1/agentusers/loginusertoagent`,
+      ]);
       if (status !== 200) throw new Error(`login answered ${status}`);
       return JSON.parse(readFileSync(join(dir, 'login.json'), 'utf8')).token;
     },
@@ -76,13 +109,25 @@ function curlTo(out, args) {
   return new Promise((resolve) => {
     const c = spawn('curl', ['-s', '-S', '-k', '-o', out, '-w', '%{http_code}', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let s = '';
-    c.stdout.on('data', (d) => { s += d; });
+    c.stdout.on('data', (d) => {
+      s += d;
+    });
     c.on('close', () => resolve(Number(s)));
   });
 }
 
 export function uploadArgs(url, token, src, saveTo) {
-  return ['-H', `Authorization: Bearer ${token}`, '-H', 'Expect:', '-F', `saveToPath=${saveTo}`, '-F', `myFile=@${src}`, `${url}/api/upload`];
+  return [
+    '-H',
+    `Authorization: Bearer ${token}`,
+    '-H',
+    'Expect:',
+    '-F',
+    `saveToPath=${saveTo}`,
+    '-F',
+    `myFile=@${src}`,
+    `${url}/api/upload`,
+  ];
 }
 
 /** Samples VmRSS and descriptors every 50 ms while `work` runs; the maxima. */
@@ -95,7 +140,9 @@ async function sampled(pid, work) {
       try {
         maxRss = Math.max(maxRss, procStats(pid).rssKb);
         maxFds = Math.max(maxFds, fds(pid));
-      } catch { /* exited */ }
+      } catch {
+        /* exited */
+      }
       await sleep(50);
     }
   })();
@@ -151,7 +198,13 @@ export async function pipeliningFigure(bin, dir, { connections = 5, requests = 5
       }
       await sleep(holdMs / 2);
       const health = await curlTo('/dev/null', ['--max-time', '10', `${agent.url}/api/v1/health`]);
-      const status = await curlTo('/dev/null', ['--max-time', '10', '-H', `Authorization: Bearer ${token}`, `${agent.url}/api/v1/devicestatus/get`]);
+      const status = await curlTo('/dev/null', [
+        '--max-time',
+        '10',
+        '-H',
+        `Authorization: Bearer ${token}`,
+        `${agent.url}/api/v1/devicestatus/get`,
+      ]);
       await sleep(holdMs / 2);
       return { health, status };
     });
@@ -161,8 +214,12 @@ export async function pipeliningFigure(bin, dir, { connections = 5, requests = 5
     const after = afterStats.rssKb;
     return {
       anonAfterOverIdle: mbOf(afterStats.anonKb - idle.anonKb),
-      overIdle: mbOf(r.maxRssKb - idle.rssKb), fdsOverIdle: r.maxFds - idle.fds,
-      others: r.value, afterOverIdle: mbOf(after - idle.rssKb), afterFds: fds(agent.child.pid) - idle.fds, idle: mbOf(idle.rssKb),
+      overIdle: mbOf(r.maxRssKb - idle.rssKb),
+      fdsOverIdle: r.maxFds - idle.fds,
+      others: r.value,
+      afterOverIdle: mbOf(after - idle.rssKb),
+      afterFds: fds(agent.child.pid) - idle.fds,
+      idle: mbOf(idle.rssKb),
     };
   } finally {
     await agent.stop();
@@ -179,8 +236,9 @@ export async function uploadFigure(bin, dir, src, { clients = 1, tls = false } =
     const token = await agent.login();
     const idle = await idleOf(agent);
     resetPeak(agent.child.pid);
-    const codes = await Promise.all(Array.from({ length: clients }, (_, i) =>
-      curlTo('/dev/null', uploadArgs(agent.url, token, src, `up-${i}.bin`))));
+    const codes = await Promise.all(
+      Array.from({ length: clients }, (_, i) => curlTo('/dev/null', uploadArgs(agent.url, token, src, `up-${i}.bin`))),
+    );
     const peak = procStats(agent.child.pid).hwmKb;
     await sleep(5000);
     const after = procStats(agent.child.pid).rssKb;
@@ -203,8 +261,9 @@ export async function cgroupFigure(bin, dir, src, { limitMb = 128, clients = 8 }
     const agent = await startAgent(bin, dir, { cgroup: cg });
     try {
       const token = await agent.login();
-      const codes = await Promise.all(Array.from({ length: clients }, (_, i) =>
-        curlTo('/dev/null', uploadArgs(agent.url, token, src, `cg-${i}.bin`))));
+      const codes = await Promise.all(
+        Array.from({ length: clients }, (_, i) => curlTo('/dev/null', uploadArgs(agent.url, token, src, `cg-${i}.bin`))),
+      );
       const want = readFileSync(src);
       const ok = codes.filter((c, i) => c === 200 && readFileSync(join(agent.filesDir, `cg-${i}.bin`)).equals(want)).length;
       const maxUsage = Number(readFileSync(join(cg, 'memory.max_usage_in_bytes'), 'utf8')) / 2 ** 20;
@@ -214,11 +273,18 @@ export async function cgroupFigure(bin, dir, src, { limitMb = 128, clients = 8 }
       await agent.stop();
     }
   } finally {
-    try { execFileSync('rmdir', [cg]); } catch { /* a process still in it: left for the next boot */ }
+    try {
+      execFileSync('rmdir', [cg]);
+    } catch {
+      /* a process still in it: left for the next boot */
+    }
   }
 }
 
-const med = (a) => { const s = [...a].sort((x, y) => x - y); return s.length ? s[(s.length - 1) >> 1] : NaN; };
+const med = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length ? s[(s.length - 1) >> 1] : NaN;
+};
 
 /**
  * The bench's memory rows (npm run bench): each figure on fresh agents, `rounds` times,
@@ -253,17 +319,54 @@ export async function memoryRows({ bin, dir, src, mb, rounds, log = () => {} }) 
   const cg = await cgroupFigure(bin, fresh(), src);
   const rows = [
     { figure: 'peak RSS during a login, over idle', unit: 'MB', agent: login, target: '≤ +24 MB', ok: med(login) <= 24 },
-    { figure: `5 connections × 500 pipelined 20 MB downloads, never read: RSS over idle${pipe.answered ? '' : ' (others NOT answered)'}`, unit: 'MB', agent: pipe.rss, target: '≤ +40 MB, others answered', ok: med(pipe.rss) <= 40 && pipe.answered },
+    {
+      figure: `5 connections × 500 pipelined 20 MB downloads, never read: RSS over idle${pipe.answered ? '' : ' (others NOT answered)'}`,
+      unit: 'MB',
+      agent: pipe.rss,
+      target: '≤ +40 MB, others answered',
+      ok: med(pipe.rss) <= 40 && pipe.answered,
+    },
     { figure: 'the same: descriptors over idle', unit: 'fds', agent: pipe.fds, target: '≤ +64', ok: med(pipe.fds) <= 64, digits: 0 },
     { figure: 'the same: RSS over idle 5 s after the attackers closed', unit: 'MB', agent: pipe.after, target: 'report', ok: true },
     { figure: `peak RSS, one ${mb} MB upload, over idle`, unit: 'MB', agent: up1, target: '≤ +12 MB', ok: med(up1) <= 12 },
-    { figure: `peak RSS, 8 concurrent ${mb} MB uploads, over idle${up8.identical ? '' : ' (files NOT identical)'}`, unit: 'MB', agent: up8.peak, target: '≤ +40 MB', ok: med(up8.peak) <= 40 && up8.identical },
-    { figure: `peak RSS, 8 concurrent ${mb} MB uploads over TLS, over idle`, unit: 'MB', agent: up8.tls, target: '≤ +40 MB', ok: med(up8.tls) <= 40 },
-    { figure: 'RSS 5 s after the last of those uploads, over idle (plain)', unit: 'MB', agent: up8.after, target: '≤ +8 MB', ok: med(up8.after) <= 8 },
-    { figure: 'RSS 5 s after the last of those uploads, over idle (TLS)', unit: 'MB', agent: up8.tlsAfter, target: '≤ +8 MB', ok: med(up8.tlsAfter) <= 8 },
+    {
+      figure: `peak RSS, 8 concurrent ${mb} MB uploads, over idle${up8.identical ? '' : ' (files NOT identical)'}`,
+      unit: 'MB',
+      agent: up8.peak,
+      target: '≤ +40 MB',
+      ok: med(up8.peak) <= 40 && up8.identical,
+    },
+    {
+      figure: `peak RSS, 8 concurrent ${mb} MB uploads over TLS, over idle`,
+      unit: 'MB',
+      agent: up8.tls,
+      target: '≤ +40 MB',
+      ok: med(up8.tls) <= 40,
+    },
+    {
+      figure: 'RSS 5 s after the last of those uploads, over idle (plain)',
+      unit: 'MB',
+      agent: up8.after,
+      target: '≤ +8 MB',
+      ok: med(up8.after) <= 8,
+    },
+    {
+      figure: 'RSS 5 s after the last of those uploads, over idle (TLS)',
+      unit: 'MB',
+      agent: up8.tlsAfter,
+      target: '≤ +8 MB',
+      ok: med(up8.tlsAfter) <= 8,
+    },
   ];
   if (cg) {
-    rows.push({ figure: `a login then 8 concurrent ${mb} MB uploads, agent in a 128 MB cgroup: uploads stored${cg.alive ? '' : ' (agent KILLED)'}`, unit: `of 8 (max usage ${cg.maxUsageMb.toFixed(0)} MB)`, agent: [cg.ok], target: '8/8, agent alive', ok: cg.ok === 8 && cg.alive, digits: 0 });
+    rows.push({
+      figure: `a login then 8 concurrent ${mb} MB uploads, agent in a 128 MB cgroup: uploads stored${cg.alive ? '' : ' (agent KILLED)'}`,
+      unit: `of 8 (max usage ${cg.maxUsageMb.toFixed(0)} MB)`,
+      agent: [cg.ok],
+      target: '8/8, agent alive',
+      ok: cg.ok === 8 && cg.alive,
+      digits: 0,
+    });
   }
   return rows;
 }
@@ -271,7 +374,10 @@ export async function memoryRows({ bin, dir, src, mb, rounds, log = () => {} }) 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const bin = process.env.AGENT_BIN ?? join(root, 'dist/device-agent');
-  const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i === -1 ? dflt : process.argv[i + 1]; };
+  const arg = (name, dflt) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i === -1 ? dflt : process.argv[i + 1];
+  };
   const mb = Number(arg('mb', 50));
   const only = arg('only', 'login,pipelining,upload1,upload8,upload8tls,cgroup').split(',');
   const base = mkdtempSync(join(tmpdir(), 'da-mem-'));
@@ -287,7 +393,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     if (only.includes('pipelining')) {
       const r = await pipeliningFigure(bin, fresh());
-      console.log(`pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB (anonymous +${f(r.anonAfterOverIdle)}), +${r.afterFds} fds`);
+      console.log(
+        `pipelining 5x500: peak +${f(r.overIdle)} MB, +${r.fdsOverIdle} fds; others ${JSON.stringify(r.others)}; 5 s after close +${f(r.afterOverIdle)} MB (anonymous +${f(r.anonAfterOverIdle)}), +${r.afterFds} fds`,
+      );
     }
     if (only.includes('upload1')) {
       const r = await uploadFigure(bin, fresh(), src);
@@ -303,7 +411,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     if (only.includes('cgroup')) {
       const r = await cgroupFigure(bin, fresh(), src);
-      console.log(r ? `cgroup 128 MB: ${r.ok}/${r.clients} ok, alive ${r.alive}, max usage ${f(r.maxUsageMb)} MB, failcnt ${r.failcnt}, codes ${r.codes}` : 'cgroup: no memory cgroup here');
+      console.log(
+        r
+          ? `cgroup 128 MB: ${r.ok}/${r.clients} ok, alive ${r.alive}, max usage ${f(r.maxUsageMb)} MB, failcnt ${r.failcnt}, codes ${r.codes}`
+          : 'cgroup: no memory cgroup here',
+      );
     }
   } finally {
     rmSync(base, { recursive: true, force: true });

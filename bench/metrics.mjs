@@ -38,12 +38,16 @@ function instructions(bin, agents, dir, [warm, n]) {
  */
 export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, callgrind = [20_000, 10_000], log = () => {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'da-bench-metrics-'));
-  const start = () => Promise.all([startAgentBin(bin, join(dir, 'on')), startAgentBin(bin, join(dir, 'off'), { metrics: { enabled: false } })]);
-  const stopBoth = (agents) => Promise.all(agents.map((a) => {
-    const exited = a.child.exitCode === null ? new Promise((r) => a.child.once('exit', r)) : undefined;
-    a.stop();
-    return exited;
-  }));
+  const start = () =>
+    Promise.all([startAgentBin(bin, join(dir, 'on')), startAgentBin(bin, join(dir, 'off'), { metrics: { enabled: false } })]);
+  const stopBoth = (agents) =>
+    Promise.all(
+      agents.map((a) => {
+        const exited = a.child.exitCode === null ? new Promise((r) => a.child.once('exit', r)) : undefined;
+        a.stop();
+        return exited;
+      }),
+    );
   let [on, off] = await start();
   try {
     const rps = [[], []];
@@ -89,12 +93,43 @@ export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, cal
     if (callgrind) {
       log('instructions per status request, metrics on and off (callgrind)');
       const [insOn, insOff] = await instructions(bin, [on, off], dir, callgrind);
-      counted.push({ figure: 'instructions per status request, metrics on (callgrind, main thread; host-independent)', unit: 'k', agent: [insOn / 1000], baseline: [insOff / 1000], baselineName: 'metrics off', target: 'report', ok: true });
+      counted.push({
+        figure: 'instructions per status request, metrics on (callgrind, main thread; host-independent)',
+        unit: 'k',
+        agent: [insOn / 1000],
+        baseline: [insOff / 1000],
+        baselineName: 'metrics off',
+        target: 'report',
+        ok: true,
+      });
     }
     return [
-      { figure: 'authenticated device status, metrics on', unit: 'req/s', agent: rps[0], baseline: rps[1], baselineName: 'metrics off', target: '≥ 0.97 × off', ok: ratio >= 0.97, digits: 0 },
-      { figure: 'one /metrics scrape, main-thread CPU (event-loop time)', unit: 'ms', agent: [perScrapeMs], target: '≤ 2 ms', ok: perScrapeMs <= 2, digits: 3 },
-      { figure: `RSS after ${n} scrapes (before: ${rssBefore.toFixed(1)} MB)`, unit: 'MB', agent: [rssAfter - rssBefore], target: '≤ +2 MB', ok: rssAfter - rssBefore <= 2, digits: 2 },
+      {
+        figure: 'authenticated device status, metrics on',
+        unit: 'req/s',
+        agent: rps[0],
+        baseline: rps[1],
+        baselineName: 'metrics off',
+        target: '≥ 0.97 × off',
+        ok: ratio >= 0.97,
+        digits: 0,
+      },
+      {
+        figure: 'one /metrics scrape, main-thread CPU (event-loop time)',
+        unit: 'ms',
+        agent: [perScrapeMs],
+        target: '≤ 2 ms',
+        ok: perScrapeMs <= 2,
+        digits: 3,
+      },
+      {
+        figure: `RSS after ${n} scrapes (before: ${rssBefore.toFixed(1)} MB)`,
+        unit: 'MB',
+        agent: [rssAfter - rssBefore],
+        target: '≤ +2 MB',
+        ok: rssAfter - rssBefore <= 2,
+        digits: 2,
+      },
       ...counted,
     ];
   } finally {
@@ -111,7 +146,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return i === -1 ? dflt : Number(process.argv[i + 1]);
   };
   const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist/device-agent');
-  const rows = await metricsRows({ bin, pairs: arg('pairs', 4), seconds: arg('seconds', 5), n: arg('scrapes', 10_000),
-    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000], log: (s) => console.error(`bench: ${s}`) });
+  const rows = await metricsRows({
+    bin,
+    pairs: arg('pairs', 4),
+    seconds: arg('seconds', 5),
+    n: arg('scrapes', 10_000),
+    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+    log: (s) => console.error(`bench: ${s}`),
+  });
   console.log(table(rows));
 }

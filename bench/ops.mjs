@@ -17,36 +17,55 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function hammer(port, clients = 4) {
   let running = true;
   const tally = { ok: 0, failed: 0, slowestMs: 0 };
-  const one = () => new Promise((resolve) => {
-    const t0 = performance.now();
-    const done = (ok) => {
-      if (ok) tally.ok++; else tally.failed++;
-      tally.slowestMs = Math.max(tally.slowestMs, performance.now() - t0);
-      resolve();
-    };
-    get({ host: '127.0.0.1', port, path: '/api/v1/health', agent: false, headers: { Connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode === 200));
-    }).on('error', () => done(false));
+  const one = () =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const done = (ok) => {
+        if (ok) tally.ok++;
+        else tally.failed++;
+        tally.slowestMs = Math.max(tally.slowestMs, performance.now() - t0);
+        resolve();
+      };
+      get({ host: '127.0.0.1', port, path: '/api/v1/health', agent: false, headers: { Connection: 'close' } }, (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode === 200));
+      }).on('error', () => done(false));
+    });
+  const loops = Array.from({ length: clients }, async () => {
+    while (running) await one();
   });
-  const loops = Array.from({ length: clients }, async () => { while (running) await one(); });
-  return { stop: async () => { running = false; await Promise.all(loops); return tally; } };
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return tally;
+    },
+  };
 }
 
 /** The agent under fake-systemd (bench/ops.mjs's own copy of systemd's notify side). */
 function supervised(fake, bin, config) {
   let out = '';
-  const child = spawn(fake, [join(dirname(config), 'notify.sock'), bin, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdout.on('data', (d) => { out += d; });
+  const child = spawn(fake, [join(dirname(config), 'notify.sock'), bin, 'serve', '--config', config], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
   const readies = () => (out.match(/"READY=1/g) ?? []).length;
   const until = async (test, ms = 20_000) => {
     for (const end = Date.now() + ms; !test(); await sleep(10)) if (Date.now() > end) throw new Error(`timed out:\n${out}`);
   };
   return {
-    readies, until, out: () => out,
+    readies,
+    until,
+    out: () => out,
     command: (line) => child.stdin.write(`${line}\n`),
     port: () => Number(/READY=1\\nSTATUS=serving http:\/\/[^:]+:(\d+)/.exec(out)[1]),
-    quit: async () => { child.stdin.end('quit\n'); await new Promise((r) => child.once('exit', r)); },
+    quit: async () => {
+      child.stdin.end('quit\n');
+      await new Promise((r) => child.once('exit', r));
+    },
   };
 }
 
@@ -54,7 +73,10 @@ function supervised(fake, bin, config) {
 function configIn(dir, port = 0) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  writeFileSync(
+    config,
+    JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }),
+  );
   return config;
 }
 
@@ -103,9 +125,34 @@ export async function opsRows(bin, dir, rounds = 3) {
     reloads.push(await reloadRound(fake, bin, join(dir, `reload-${i}`)));
   }
   return [
-    { figure: 'failed requests across a restart (4 clients, fresh connections), socket kept in systemd\'s store', unit: '', agent: kept.map((t) => t.failed), baseline: plain.map((t) => t.failed), baselineName: 'plain restart', target: '0', ok: kept.every((t) => t.failed === 0), digits: 0 },
-    { figure: 'slowest answer across that restart', unit: 'ms', agent: kept.map((t) => t.slowestMs), baseline: plain.map((t) => t.slowestMs), baselineName: 'plain restart', target: 'report', ok: true, digits: 0 },
-    { figure: 'SIGHUP → RELOADING=1 … READY=1 (config and drop-ins re-read, new app built)', unit: 'ms', agent: reloads, target: 'report', ok: true, digits: 1 },
+    {
+      figure: "failed requests across a restart (4 clients, fresh connections), socket kept in systemd's store",
+      unit: '',
+      agent: kept.map((t) => t.failed),
+      baseline: plain.map((t) => t.failed),
+      baselineName: 'plain restart',
+      target: '0',
+      ok: kept.every((t) => t.failed === 0),
+      digits: 0,
+    },
+    {
+      figure: 'slowest answer across that restart',
+      unit: 'ms',
+      agent: kept.map((t) => t.slowestMs),
+      baseline: plain.map((t) => t.slowestMs),
+      baselineName: 'plain restart',
+      target: 'report',
+      ok: true,
+      digits: 0,
+    },
+    {
+      figure: 'SIGHUP → RELOADING=1 … READY=1 (config and drop-ins re-read, new app built)',
+      unit: 'ms',
+      agent: reloads,
+      target: 'report',
+      ok: true,
+      digits: 1,
+    },
   ];
 }
 

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 function cpuSeconds(pid) {
   let ns = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try { ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]); } catch { /* thread gone */ }
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* thread gone */
+    }
   }
   return ns / 1e9;
 }
@@ -34,11 +38,19 @@ function waitFor(child, regex, what) {
     const on = (d) => {
       out += d;
       const m = regex.exec(out);
-      if (m) { clearTimeout(timer); resolve(m); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
     };
     child.stdout.on('data', on);
-    child.stderr.on('data', (d) => { out += d; });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${what} exited ${code}:\n${out}`)); });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited ${code}:\n${out}`));
+    });
   });
 }
 
@@ -51,10 +63,11 @@ export const BASELINE_LISTENING = /^listening (\d+)/m;
  * throws with the file's text if the child exits or `timeoutMs` passes first.
  */
 export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs = 20 } = {}) {
-  for (const until = Date.now() + timeoutMs; ;) {
+  for (const until = Date.now() + timeoutMs; ; ) {
     const port = Number(pattern.exec(readFileSync(file, 'utf8'))?.[1]);
     if (port) return port;
-    if (child.exitCode !== null || Date.now() > until) throw new Error(`${child.spawnargs.join(' ')} did not start:\n${readFileSync(file, 'utf8')}`);
+    if (child.exitCode !== null || Date.now() > until)
+      throw new Error(`${child.spawnargs.join(' ')} did not start:\n${readFileSync(file, 'utf8')}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -63,10 +76,18 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
 export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({
-    host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret',
-    audio: { device: 'null' }, ...extra,
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audio: { device: 'null' },
+      ...extra,
+    }),
+  );
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
   }
@@ -79,7 +100,8 @@ export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   const port = await portIn(logFile, AGENT_LISTENING, child);
   const url = `http://127.0.0.1:${port}`;
   const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
   });
   const { token } = await res.json();
@@ -100,7 +122,9 @@ export async function startNginx(dir, root, ssl) {
     ? `listen 127.0.0.1:${port} ssl; ssl_certificate ${ssl.cert}; ssl_certificate_key ${ssl.key};
     ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache off; ssl_session_tickets off;`
     : `listen 127.0.0.1:${port};`;
-  writeFileSync(conf, `
+  writeFileSync(
+    conf,
+    `
 ${process.getuid() === 0 ? 'user root;' : ''}
 worker_processes ${ssl ? 1 : 'auto'};
 pid ${dir}/${name}.pid;
@@ -116,7 +140,8 @@ http {
   uwsgi_temp_path ${dir}/nginx/uwsgi;
   scgi_temp_path ${dir}/nginx/scgi;
   server { ${server} root ${root}; }
-}`);
+}`,
+  );
   const child = spawn('/usr/sbin/nginx', ['-c', conf, '-p', dir, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = `${ssl ? 'https' : 'http'}://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
@@ -124,7 +149,9 @@ http {
       if (ssl) execFileSync('curl', ['-sk', '-o', '/dev/null', `${url}/`]);
       else await fetch(`${url}/`);
       return { child, url, stop: () => child.kill('SIGQUIT') };
-    } catch { await new Promise((r) => setTimeout(r, 50)); }
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
   throw new Error(`${name} did not start`);
 }

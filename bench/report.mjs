@@ -31,15 +31,14 @@ const range = (xs, d) => `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}–${
  * not a target: missed, it says so as "aim missed", apart from a missed target's "no".
  */
 export function table(rows) {
-  const lines = [
-    '| figure | agent | baseline | ratio | target | met |',
-    '|---|---|---|---|---|---|',
-  ];
+  const lines = ['| figure | agent | baseline | ratio | target | met |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     const d = r.digits ?? 1;
     const base = r.baseline ? `${range(r.baseline, d)} ${r.unit} (${r.baselineName})` : '—';
     const ratio = r.baseline ? fmt(pairRatio(r.agent, r.baseline), 2) : '—';
-    lines.push(`| ${r.figure} | ${range(r.agent, d)} ${r.unit} | ${base} | ${ratio} | ${r.target} | ${r.ok ? 'yes' : r.aim ? '**aim missed**' : '**no**'} |`);
+    lines.push(
+      `| ${r.figure} | ${range(r.agent, d)} ${r.unit} | ${base} | ${ratio} | ${r.target} | ${r.ok ? 'yes' : r.aim ? '**aim missed**' : '**no**'} |`,
+    );
   }
   return lines.join('\n');
 }

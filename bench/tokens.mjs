@@ -28,8 +28,11 @@ async function stop(...agents) {
 
 /** An API token for the bench user, made by the CLI as an operator would. */
 function apiToken(bin, agent) {
-  const out = execFileSync(bin, ['token', 'create', `bench-${randomUUID().slice(0, 8)}`, '--user', 'bench', '--scopes', 'status', '--config', agent.config],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(
+    bin,
+    ['token', 'create', `bench-${randomUUID().slice(0, 8)}`, '--user', 'bench', '--scopes', 'status', '--config', agent.config],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   return out.trim().split('\n').pop();
 }
 
@@ -37,9 +40,19 @@ function apiToken(bin, agent) {
 function tokensFile(file, count) {
   const now = new Date().toISOString();
   const tokens = Array.from({ length: count }, (_, i) => ({
-    id: randomUUID(), name: `t${i}`, username: 'bench', userId: 'unknown', scopes: ['status'], directory: null,
-    createdAt: now, expiresAt: null, lastUsedAt: null, lastUsedFrom: null,
-    sha256: createHash('sha256').update(`dat_${randomBytes(32).toString('base64url')}`).digest('hex'),
+    id: randomUUID(),
+    name: `t${i}`,
+    username: 'bench',
+    userId: 'unknown',
+    scopes: ['status'],
+    directory: null,
+    createdAt: now,
+    expiresAt: null,
+    lastUsedAt: null,
+    lastUsedFrom: null,
+    sha256: createHash('sha256')
+      .update(`dat_${randomBytes(32).toString('base64url')}`)
+      .digest('hex'),
   }));
   writeFileSync(file, JSON.stringify({ tokens }, null, 2) + '\n', { mode: 0o600 });
 }
@@ -58,7 +71,10 @@ function downloads(agent, perMinute) {
       await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
     }
   })();
-  return async () => { running = false; await loop; };
+  return async () => {
+    running = false;
+    await loop;
+  };
 }
 
 export async function tokensRows({ bin, pairs = 4, seconds = 5, rounds = 3, callgrind = [20_000, 10_000], log = () => {} }) {
@@ -92,16 +108,44 @@ export async function tokensRows({ bin, pairs = 4, seconds = 5, rounds = 3, call
       await stop(agent);
     }
     const ratio = pairRatio(rps.api, rps.login);
-    rows.push({ figure: 'authenticated device status, API token', unit: 'req/s', agent: rps.api, baseline: rps.login, baselineName: 'login token', target: '≥ 0.97 × login', ok: ratio >= 0.97, digits: 0 });
-    rows.push({ figure: 'main-thread CPU per status request, API token', unit: 'µs', agent: cpuUs.api, baseline: cpuUs.login, baselineName: 'login token', target: 'report', ok: true, digits: 1 });
+    rows.push({
+      figure: 'authenticated device status, API token',
+      unit: 'req/s',
+      agent: rps.api,
+      baseline: rps.login,
+      baselineName: 'login token',
+      target: '≥ 0.97 × login',
+      ok: ratio >= 0.97,
+      digits: 0,
+    });
+    rows.push({
+      figure: 'main-thread CPU per status request, API token',
+      unit: 'µs',
+      agent: cpuUs.api,
+      baseline: cpuUs.login,
+      baselineName: 'login token',
+      target: 'report',
+      ok: true,
+      digits: 1,
+    });
     if (callgrind) {
       log('instructions per status request, API token and login token (callgrind)');
       // One after the other: two agents under valgrind at once on this shared 2-core host
       // stalled long enough for a connection reset (ECONNRESET) in one run; the count does
       // not depend on what else runs, so nothing is lost by taking turns.
-      const [a] = await allCounts([agentStatusCount({ bin, agent: { ...agent, token: api }, dir: join(dir, 'cg-api'), warm: callgrind[0], n: callgrind[1] })]);
+      const [a] = await allCounts([
+        agentStatusCount({ bin, agent: { ...agent, token: api }, dir: join(dir, 'cg-api'), warm: callgrind[0], n: callgrind[1] }),
+      ]);
       const [l] = await allCounts([agentStatusCount({ bin, agent, dir: join(dir, 'cg-login'), warm: callgrind[0], n: callgrind[1] })]);
-      rows.push({ figure: 'instructions per status request, API token (callgrind, main thread)', unit: 'k', agent: [a / 1000], baseline: [l / 1000], baselineName: 'login token', target: '≤ 1.02 × login', ok: a / l <= 1.02 });
+      rows.push({
+        figure: 'instructions per status request, API token (callgrind, main thread)',
+        unit: 'k',
+        agent: [a / 1000],
+        baseline: [l / 1000],
+        baselineName: 'login token',
+        target: '≤ 1.02 × login',
+        ok: a / l <= 1.02,
+      });
     }
 
     // 2. Idle RSS: a new pair of agents per round (1,000 tokens, none), read once settled.
@@ -122,7 +166,14 @@ export async function tokensRows({ bin, pairs = 4, seconds = 5, rounds = 3, call
       }
     }
     const grew = median(rss.many) - median(rss.none);
-    rows.push({ figure: `idle RSS, 1,000 tokens in tokensFile (none: ${median(rss.none).toFixed(1)} MB)`, unit: 'MB', agent: rss.many.map((m, i) => m - rss.none[i]), target: '≤ +1 MB', ok: grew <= 1, digits: 2 });
+    rows.push({
+      figure: `idle RSS, 1,000 tokens in tokensFile (none: ${median(rss.none).toFixed(1)} MB)`,
+      unit: 'MB',
+      agent: rss.many.map((m, i) => m - rss.none[i]),
+      target: '≤ +1 MB',
+      ok: grew <= 1,
+      digits: 2,
+    });
 
     // 3. The audit trail writing: status while 1,000 downloads a minute are audited, audit.file on and off.
     const audited = { on: [], off: [] };
@@ -144,7 +195,16 @@ export async function tokensRows({ bin, pairs = 4, seconds = 5, rounds = 3, call
       }
     }
     const auditRatio = pairRatio(audited.on, audited.off);
-    rows.push({ figure: 'authenticated device status, 1,000 downloads/min audited to audit.file', unit: 'req/s', agent: audited.on, baseline: audited.off, baselineName: 'audit.file off', target: '≥ 0.97 × off', ok: auditRatio >= 0.97, digits: 0 });
+    rows.push({
+      figure: 'authenticated device status, 1,000 downloads/min audited to audit.file',
+      unit: 'req/s',
+      agent: audited.on,
+      baseline: audited.off,
+      baselineName: 'audit.file off',
+      target: '≥ 0.97 × off',
+      ok: auditRatio >= 0.97,
+      digits: 0,
+    });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -157,7 +217,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return i === -1 ? dflt : Number(process.argv[i + 1]);
   };
   const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist/device-agent');
-  const rows = await tokensRows({ bin, pairs: arg('pairs', 4), seconds: arg('seconds', 5), rounds: arg('rounds', 3),
-    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000], log: (s) => console.error(`bench: ${s}`) });
+  const rows = await tokensRows({
+    bin,
+    pairs: arg('pairs', 4),
+    seconds: arg('seconds', 5),
+    rounds: arg('rounds', 3),
+    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+    log: (s) => console.error(`bench: ${s}`),
+  });
   console.log(table(rows));
 }

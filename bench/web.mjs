@@ -20,7 +20,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Starts an executable on a state directory (made by the first start in it); resolves once it listens. */
 async function start(bin, dir) {
   mkdirSync(join(dir, 'files'), { recursive: true });
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }),
+  );
   writeFileSync(join(dir, 'users.json'), '{"users": []}');
   writeFileSync(join(dir, 'jwt.secret'), `${'ab'.repeat(32)}\n`, { mode: 0o600 });
   const log = join(dir, `agent-${process.hrtime.bigint()}.log`);
@@ -28,7 +31,15 @@ async function start(bin, dir) {
   const child = spawn(bin, ['serve', '--config', join(dir, 'config.json')], { stdio: ['ignore', fd, 'inherit'] });
   closeSync(fd);
   const port = await portIn(log, AGENT_LISTENING, child);
-  return { child, url: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', r);
+        child.kill('SIGTERM');
+      }),
+  };
 }
 
 /**
@@ -66,12 +77,18 @@ async function pageLoads(url, rounds) {
       page.on('response', (r) => responses.push(r));
       await page.goto(`${url}/`);
       await page.getByRole('textbox', { name: 'Username' }).waitFor();
-      const fcp = await page.evaluate(() => new Promise((resolve) => {
-        new PerformanceObserver((list, obs) => {
-          const e = list.getEntries().find((x) => x.name === 'first-contentful-paint');
-          if (e) { obs.disconnect(); resolve(e.startTime); }
-        }).observe({ type: 'paint', buffered: true });
-      }));
+      const fcp = await page.evaluate(
+        () =>
+          new Promise((resolve) => {
+            new PerformanceObserver((list, obs) => {
+              const e = list.getEntries().find((x) => x.name === 'first-contentful-paint');
+              if (e) {
+                obs.disconnect();
+                resolve(e.startTime);
+              }
+            }).observe({ type: 'paint', buffered: true });
+          }),
+      );
       let bytes = 0;
       for (const r of responses) {
         const s = await r.request().sizes();
@@ -123,12 +140,44 @@ export async function webFigures({ bin = join(root, 'dist/device-agent'), base, 
       if (base) idleBase.push(await idleRss(b, join(dir, `base-${i}`)));
     }
     return [
-      { figure: 'web interface: the login page as Chromium loads it (compressed, headers included)', unit: 'KB', agent: loads.kb, target: '≤ 120 KB', ok: median(loads.kb) <= 120 },
-      { figure: 'web interface: every file / loads once logged in (brotli, bodies)', unit: 'KB', agent: [all], target: '≤ 120 KB', ok: all <= 120 },
+      {
+        figure: 'web interface: the login page as Chromium loads it (compressed, headers included)',
+        unit: 'KB',
+        agent: loads.kb,
+        target: '≤ 120 KB',
+        ok: median(loads.kb) <= 120,
+      },
+      {
+        figure: 'web interface: every file / loads once logged in (brotli, bodies)',
+        unit: 'KB',
+        agent: [all],
+        target: '≤ 120 KB',
+        ok: all <= 120,
+      },
       base
-        ? { figure: 'idle RSS, web interface built in and never opened', unit: 'MB', agent: idle, baseline: idleBase, baselineName: 'build without it', target: '≤ +2 MB', ok: median(idle) - median(idleBase) <= 2 }
-        : { figure: 'idle RSS, web interface built in and never opened', unit: 'MB', agent: idle, target: '≤ 51 MB (49 + 2)', ok: median(idle) <= 51 },
-      { figure: 'navigation → login form painted (FCP, headless Chromium, loopback)', unit: 'ms', agent: loads.paint, target: '≤ 300 ms', ok: median(loads.paint) <= 300 },
+        ? {
+            figure: 'idle RSS, web interface built in and never opened',
+            unit: 'MB',
+            agent: idle,
+            baseline: idleBase,
+            baselineName: 'build without it',
+            target: '≤ +2 MB',
+            ok: median(idle) - median(idleBase) <= 2,
+          }
+        : {
+            figure: 'idle RSS, web interface built in and never opened',
+            unit: 'MB',
+            agent: idle,
+            target: '≤ 51 MB (49 + 2)',
+            ok: median(idle) <= 51,
+          },
+      {
+        figure: 'navigation → login form painted (FCP, headless Chromium, loopback)',
+        unit: 'ms',
+        agent: loads.paint,
+        target: '≤ 300 ms',
+        ok: median(loads.paint) <= 300,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -136,7 +185,10 @@ export async function webFigures({ bin = join(root, 'dist/device-agent'), base, 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name) => { const i = process.argv.indexOf(`--${name}`); return i === -1 ? undefined : process.argv[i + 1]; };
+  const arg = (name) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i === -1 ? undefined : process.argv[i + 1];
+  };
   const rows = await webFigures({ base: arg('base'), rounds: Number(arg('rounds') ?? 5) });
   console.log(table(rows));
 }

@@ -37,7 +37,10 @@ export function replaceModule(name, modulePath, file) {
   const escaped = modulePath.split('/').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const filter = new RegExp(`[\\\\/]${escaped.join('[\\\\/]')}$`);
   const path = join(here, 'replacements', file);
-  return { name, setup: (build) => build.onLoad({ filter }, () => ({ loader: 'ts', contents: readFileSync(path, 'utf8'), resolveDir: dirname(path) })) };
+  return {
+    name,
+    setup: (build) => build.onLoad({ filter }, () => ({ loader: 'ts', contents: readFileSync(path, 'utf8'), resolveDir: dirname(path) })),
+  };
 }
 
 /** Swagger UI's files from the executable's assets (build/replacements/swagger-files.ts). */

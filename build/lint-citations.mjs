@@ -14,11 +14,17 @@ const FORMS = [
 ];
 const SKIP = /(^|\/)(package-lock\.json|.*\.(png|svg|gz|bin|img))$/;
 
-const files = execFileSync('git', ['ls-files'], { encoding: 'utf8' }).split('\n').filter((f) => f && !SKIP.test(f));
+const files = execFileSync('git', ['ls-files'], { encoding: 'utf8' })
+  .split('\n')
+  .filter((f) => f && !SKIP.test(f));
 const found = [];
 for (const file of files) {
   let text;
-  try { text = readFileSync(file, 'utf8'); } catch { continue; } // deleted in the work tree
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    continue;
+  } // deleted in the work tree
   text.split('\n').forEach((line, i) => {
     if (FORMS.some((re) => re.test(line))) found.push(`${file}:${i + 1}: ${line.trim().slice(0, 120)}`);
   });

@@ -43,7 +43,10 @@ SignWith: ${key}
 function fingerprint(key) {
   let out;
   try {
-    out = execFileSync('gpg', ['--batch', '--with-colons', '--list-secret-keys', key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync('gpg', ['--batch', '--with-colons', '--list-secret-keys', key], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch {
     usage(`no secret key ${key} in ${process.env.GNUPGHOME || '~/.gnupg'}`);
   }
@@ -77,7 +80,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (!dir) usage('no repository directory given');
   if (!key) usage('no signing key: pass --key ID or set DEVICE_AGENT_REPO_KEY');
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-  const debs = given.length ? given.map((d) => resolve(d))
+  const debs = given.length
+    ? given.map((d) => resolve(d))
     : ARCHITECTURES.map((arch) => join(root, 'dist', `device-agent_${version}_${arch}.deb`));
   for (const deb of debs) if (!existsSync(deb)) usage(`${deb} is missing: run npm run package`);
   const { fingerprint: fpr } = buildRepo(resolve(dir), debs, key);

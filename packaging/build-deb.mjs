@@ -46,7 +46,8 @@ const gz = (file) => gzipSync(readFileSync(file), { level: 9 });
 
 function walk(dir, dirs = false) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? [...(dirs ? [join(dir, e.name)] : []), ...walk(join(dir, e.name), dirs)] : dirs ? [] : [join(dir, e.name)]);
+    e.isDirectory() ? [...(dirs ? [join(dir, e.name)] : []), ...walk(join(dir, e.name), dirs)] : dirs ? [] : [join(dir, e.name)],
+  );
 }
 
 function stageTree(arch, stage) {
@@ -91,7 +92,9 @@ export function buildDeb(arch, { fast = false } = {}) {
   control(arch, stage);
   for (const d of walk(stage, true)) chmodSync(d, 0o755); // whatever the umask
   const out = debFile(arch);
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', `-z${fast ? 1 : 6}`, '--build', stage, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', `-z${fast ? 1 : 6}`, '--build', stage, out], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   rmSync(stage, { recursive: true, force: true });
   return out;
 }

@@ -11,10 +11,15 @@ import { median, TOLERANCE, trend } from './trend.mjs';
 import { newContext, worker } from './workload.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: opt } = parseArgs({ options: {
-  minutes: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '3' },
-  interval: { type: 'string' }, bin: { type: 'string', default: join(root, 'dist/device-agent') }, out: { type: 'string' },
-} });
+const { values: opt } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '3' },
+    interval: { type: 'string' },
+    bin: { type: 'string', default: join(root, 'dist/device-agent') },
+    out: { type: 'string' },
+  },
+});
 const minutes = Number(opt.minutes);
 const intervalMs = 1000 * Number(opt.interval ?? (minutes <= 2 ? 2 : 5));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -35,10 +40,22 @@ async function startAgent(dir) {
   mkdirSync(join(dir, 'files/up'), { recursive: true });
   writeFileSync(join(dir, 'files/small.txt'), 'x'.repeat(1024));
   writeFileSync(join(dir, 'files/big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json',
-    jwtSecretFile: 'jwt.secret', audio: { device: 'null', maxDurationSeconds: 10 } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audio: { device: 'null', maxDurationSeconds: 10 },
+    }),
+  );
   const user = { username: 'soak', password: 'soak-password-1' };
-  execFileSync(opt.bin, ['user', 'add', user.username, '--config', config], { input: `${user.password}\n`, stdio: ['pipe', 'ignore', 'inherit'] });
+  execFileSync(opt.bin, ['user', 'add', user.username, '--config', config], {
+    input: `${user.password}\n`,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   const child = spawn(opt.bin, ['serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   let errors = 0;
@@ -51,9 +68,18 @@ async function startAgent(dir) {
   child.stderr.on('data', keep);
   const port = await new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`agent did not start:\n${tail}`)), 15_000);
-    const on = () => { const m = /listening on http:\/\/[^:]+:(\d+)/.exec(tail); if (m) { clearTimeout(timer); ok(Number(m[1])); } };
+    const on = () => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(tail);
+      if (m) {
+        clearTimeout(timer);
+        ok(Number(m[1]));
+      }
+    };
     child.stdout.on('data', on);
-    child.once('exit', (code) => { clearTimeout(timer); fail(new Error(`agent exited ${code}:\n${tail}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`agent exited ${code}:\n${tail}`));
+    });
   });
   return { child, port, user, tail: () => tail, errors: () => errors };
 }
@@ -67,8 +93,11 @@ async function main() {
   const problems = [];
   try {
     const url = `http://127.0.0.1:${agent.port}`;
-    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, { method: 'POST',
-      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(agent.user) });
+    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(agent.user),
+    });
     const { token } = await login.json();
     await sleep(1000);
     const baseline = sample(pid);
@@ -103,7 +132,13 @@ async function main() {
       end = sample(pid);
     }
     const loaded = samples.filter((s) => !s.warm);
-    const verdicts = Object.entries(TOLERANCE).map(([key, tol]) => [key, trend(loaded.map((s) => s[key]), tol)]);
+    const verdicts = Object.entries(TOLERANCE).map(([key, tol]) => [
+      key,
+      trend(
+        loaded.map((s) => s[key]),
+        tol,
+      ),
+    ]);
     // Under a mixed load V8's heap and the scrypt/upload garbage need minutes to settle: in
     // a short run (CI's minute) memory floors moved 37 → 61 and 79 → 159 MB with idle ends of
     // 34 MB anon, no leak. Memory is judged from 10 minutes on; the rest always.
@@ -121,10 +156,16 @@ async function main() {
     if (agent.child.exitCode !== null) problems.push(`the agent exited with ${agent.child.exitCode}`);
 
     const total = Object.values(stats.count).reduce((a, b) => a + b, 0);
-    console.log(`requests: ${total} (${Object.entries(stats.count).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+    console.log(
+      `requests: ${total} (${Object.entries(stats.count)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+    );
     for (const [key, v] of verdicts) console.log(`  ${key}: ${v.stat} ${v.first} in the first third under load, ${v.last} in the last`);
     console.log(`at start: ${fmt(baseline)}`);
-    console.log(`peak:     rss ${(Math.max(...samples.map((s) => s.rssKb)) / 1024).toFixed(1)} MB, fds ${Math.max(...samples.map((s) => s.fds))}`);
+    console.log(
+      `peak:     rss ${(Math.max(...samples.map((s) => s.rssKb)) / 1024).toFixed(1)} MB, fds ${Math.max(...samples.map((s) => s.fds))}`,
+    );
     console.log(`at end:   ${fmt(end)} (idle after the load)`);
     console.log(`median rss under load: ${(median(loaded.map((s) => s.rssKb)) / 1024).toFixed(1)} MB`);
     if (opt.out) writeFileSync(opt.out, JSON.stringify({ minutes, baseline, end, samples, count: stats.count, problems }, null, 1));

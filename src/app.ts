@@ -75,8 +75,10 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...statusRoutes(deps.sampler),
     ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
     ...docsRoutes(table, deps.tlsInfo),
-    ...audioRoutes({ ...deps, owner: (req) => validity(req, deps) },
-      { maxDurationSeconds: config.audio.maxDurationSeconds, maxFileBytes: config.maxFileBytes }),
+    ...audioRoutes(
+      { ...deps, owner: (req) => validity(req, deps) },
+      { maxDurationSeconds: config.audio.maxDurationSeconds, maxFileBytes: config.maxFileBytes },
+    ),
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
@@ -124,8 +126,14 @@ export function createApp(config: Config, deps: AppDeps): App {
   const auditDenial = (req: Request, status: number, reason: string) => {
     if (req.route === '/api/v1/agentusers/loginusertoagent') return;
     deps.audit.record({
-      event: 'denied', outcome: 'denied', user: req.user?.username || null, credential: req.user?.credential ?? 'none',
-      client: clientOf(req), path: req.path, status, reason,
+      event: 'denied',
+      outcome: 'denied',
+      user: req.user?.username || null,
+      credential: req.user?.credential ?? 'none',
+      client: clientOf(req),
+      path: req.path,
+      status,
+      reason,
     });
   };
 
@@ -171,9 +179,10 @@ export function createApp(config: Config, deps: AppDeps): App {
       onError(err, req, res);
     }
   };
-  const serve = config.tls?.plainHttp === 'redirect'
-    ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
-    : dispatch;
+  const serve =
+    config.tls?.plainHttp === 'redirect'
+      ? (req: Request, res: ServerResponse) => (isTls(req.socket) ? dispatch(req, res) : redirectToHttps(req, res))
+      : dispatch;
   const http = deps.metricsToken ? deps.metrics.http : undefined;
   const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
   return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes };

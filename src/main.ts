@@ -149,15 +149,18 @@ async function serve(args: Args): Promise<void> {
     stopping = true;
     systemd?.stopping();
     logger.info(`${signal}: stopping, letting running requests finish (up to 10 s)`);
-    agent.stop(10_000).then(() => {
-      logger.info('stopped');
-      logger.flush();
-      process.exit(0);
-    }, (err: unknown) => {
-      logger.error(`stop failed: ${String(err)}`);
-      logger.flush();
-      process.exit(1);
-    });
+    agent.stop(10_000).then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error(`stop failed: ${String(err)}`);
+        logger.flush();
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGHUP', () => {
     if (stopping) return;
@@ -217,7 +220,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { if (code >= 0) process.exitCode = code; },
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
   (err: unknown) => {
     logger.flush();
     // The service's last words carry the journald priority like every other line.

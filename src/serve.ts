@@ -104,9 +104,11 @@ export function prepare(config: Config): void {
 async function createFirstAdmin(config: Config, announce: (text: string) => void): Promise<void> {
   const password = crypto().randomBytes(12).toString('base64url');
   writeUsers(config.usersFile, [newUser('admin', await hashPassword(password), 'admin')]);
-  announce(`first start: created user "admin" with password ${password}\n` +
-    `(shown once; change it with: npm start -- user passwd admin)\n` +
-    `log in at http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/`);
+  announce(
+    `first start: created user "admin" with password ${password}\n` +
+      `(shown once; change it with: npm start -- user passwd admin)\n` +
+      `log in at http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}/`,
+  );
 }
 
 /** Listens on the socket systemd passed, or binds afresh (waiting a moment for a just-dropped one's port). */
@@ -154,9 +156,16 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   // One capture per device, shared by the recording, the live streams and the level meter.
   const captures = new Captures(config.audio.recorder);
   const recorder = new Recorder({
-    ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
-    stateFile: recordingStateFile(config.usersFile), log: opts.log, captures, maxFileBytes: config.maxFileBytes,
-    onEnded: (result) => { metrics.recordings[result].value++; },
+    ...config.audio,
+    baseDir: config.baseDir,
+    recordingsDir: config.recordingsDir,
+    stateFile: recordingStateFile(config.usersFile),
+    log: opts.log,
+    captures,
+    maxFileBytes: config.maxFileBytes,
+    onEnded: (result) => {
+      metrics.recordings[result].value++;
+    },
     audit: (event) => audit.record(event),
   });
   const live = new LiveStreams(captures);
@@ -164,20 +173,46 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const tls = config.tls ? new TlsService(config.tls, opts.log) : undefined;
   tls?.start();
   // With TLS on, /metrics shows its handshake failures and the served certificate's end.
-  if (tls) metrics.watchTls({ handshakeFailures: () => tlsMetrics.failedHandshakes, certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined });
+  if (tls)
+    metrics.watchTls({
+      handshakeFailures: () => tlsMetrics.failedHandshakes,
+      certExpirySeconds: () => tlsMetrics.certNotAfterSeconds || undefined,
+    });
   let current = config;
   // Retention and the disk guard read the running config at each use: a reload applies to both.
   const recordings = guardRecordings({
-    recorder, recordingsDir: config.recordingsDir, audio: () => current.audio, log: opts.log,
-    onDeleted: (r) => audit.record({
-      event: 'delete', outcome: 'ok', user: null, credential: 'agent', client: 'local',
-      path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)), bytes: r.bytes, reason: 'retention',
-    }),
+    recorder,
+    recordingsDir: config.recordingsDir,
+    audio: () => current.audio,
+    log: opts.log,
+    onDeleted: (r) =>
+      audit.record({
+        event: 'delete',
+        outcome: 'ok',
+        user: null,
+        credential: 'agent',
+        client: 'local',
+        path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)),
+        bytes: r.bytes,
+        reason: 'retention',
+      }),
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
-    users, tokens, apiTokens, audit, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder, captures, live, events, log: opts.log, metrics,
+    users,
+    tokens,
+    apiTokens,
+    audit,
+    limiter: new LoginLimiter(),
+    gate: new Gate(1, 64),
+    sampler,
+    recorder,
+    captures,
+    live,
+    events,
+    log: opts.log,
+    metrics,
     admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
   };
@@ -205,9 +240,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setTimeout(settleAfterStart, 300).unref();
   // jsonwebtoken (and node:crypto) load with the first login or token, not before: an
   // idle agent then holds ~1 MB less, and a login's scrypt (~0.25 s) dwarfs their ~20 ms.
-  opts.log.info(`device-agent listening on http://${config.host}:${running.port}` + (tls
-    ? ` and https://${config.host}:${running.port} (certificate ${tls.info.fingerprint}, ${tls.info.spkiPin})`
-    : ''));
+  opts.log.info(
+    `device-agent listening on http://${config.host}:${running.port}` +
+      (tls ? ` and https://${config.host}:${running.port} (certificate ${tls.info.fingerprint}, ${tls.info.spkiPin})` : ''),
+  );
   if (opts.systemd && taken.fd === undefined) {
     const fd = serverFd(running.server);
     if (fd !== undefined) opts.systemd.storeFd(fd, LISTENER_NAME);
@@ -224,8 +260,12 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
 
   return {
     port: running.port,
-    get routes() { return app.routes; },
-    get config() { return current; },
+    get routes() {
+      return app.routes;
+    },
+    get config() {
+      return current;
+    },
     statusLine,
     reload(next: Config): ReloadPlan {
       const plan = planReload(current, next);

@@ -13,12 +13,25 @@ api.before(async (ctx) => {
   ctx.agent = await startAgent({ config: { audio: { device: 'null', maxDurationSeconds: 60 } } });
   ctx.token = await ctx.agent.login();
 });
-api.after(async (ctx) => { await ctx.agent?.cleanup(); });
+api.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 api('status is idle with null fields before the first recording', async ({ agent, token }) => {
   assert.equal(await recordingStatus(agent, token), {
-    state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-    file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
+    state: 'idle',
+    fileExtension: null,
+    durationSeconds: null,
+    startedAt: null,
+    finishedAt: null,
+    file: null,
+    sizeBytes: null,
+    error: null,
+    device: null,
+    sampleRate: null,
+    channels: null,
+    peakDbfs: null,
+    stoppedBy: null,
   });
 });
 
@@ -84,7 +97,10 @@ for (const ext of ['wav', 'flac', 'mp3'] as const) {
 api('no temporary file is left beside the recordings', async ({ agent }) => {
   const names = readdirSync(join(agent.baseDir, 'recordings'));
   assert.is(names.length, 3);
-  assert.ok(names.every((n) => !n.startsWith('.')), names.join(' '));
+  assert.ok(
+    names.every((n) => !n.startsWith('.')),
+    names.join(' '),
+  );
 });
 
 api('the device status reports the recording state', async ({ agent, token }) => {
@@ -116,23 +132,39 @@ async function failWith(config: Record<string, unknown>, env: Record<string, str
 }
 
 failing('sox missing from PATH: 503 naming sox and its package', async () => {
-  await failWith({ device: 'null' }, { PATH: '/nonexistent' }, { duration: 1, fileExtension: 'wav' },
-    'sox is not installed or not on PATH: install the Debian package sox');
+  await failWith(
+    { device: 'null' },
+    { PATH: '/nonexistent' },
+    { duration: 1, fileExtension: 'wav' },
+    'sox is not installed or not on PATH: install the Debian package sox',
+  );
 });
 
 failing('arecord missing from PATH: 503 naming arecord and alsa-utils', async () => {
-  await failWith({ device: 'null', recorder: 'arecord' }, { PATH: '/nonexistent' }, { duration: 1, fileExtension: 'wav' },
-    'arecord is not installed or not on PATH: install the Debian package alsa-utils');
+  await failWith(
+    { device: 'null', recorder: 'arecord' },
+    { PATH: '/nonexistent' },
+    { duration: 1, fileExtension: 'wav' },
+    'arecord is not installed or not on PATH: install the Debian package alsa-utils',
+  );
 });
 
 failing('a device that does not exist: 503 saying to check the microphone', async () => {
-  await failWith({ device: 'nosuchmic' }, {}, { duration: 1, fileExtension: 'flac' },
-    'sox: the audio device "nosuchmic" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)');
+  await failWith(
+    { device: 'nosuchmic' },
+    {},
+    { duration: 1, fileExtension: 'flac' },
+    'sox: the audio device "nosuchmic" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)',
+  );
 });
 
 failing('arecord on a device that does not exist: the same, naming arecord', async () => {
-  await failWith({ device: 'hw:7', recorder: 'arecord' }, {}, { duration: 1, fileExtension: 'wav' },
-    'arecord: the audio device "hw:7" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)');
+  await failWith(
+    { device: 'hw:7', recorder: 'arecord' },
+    {},
+    { duration: 1, fileExtension: 'wav' },
+    'arecord: the audio device "hw:7" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)',
+  );
 });
 
 failing.run();
@@ -143,7 +175,9 @@ arecord.before(async (ctx) => {
   ctx.agent = await startAgent({ config: { audio: { device: 'null', recorder: 'arecord' } } });
   ctx.token = await ctx.agent.login();
 });
-arecord.after(async (ctx) => { await ctx.agent?.cleanup(); });
+arecord.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 for (const ext of ['wav', 'flac', 'mp3'] as const) {
   arecord(`records ${ext} at the asked length`, async ({ agent, token }) => {

@@ -13,14 +13,38 @@ import { encoderBatchBytes, maxEncodedBytesPerSecond, uncheckedInput } from '../
 const argv = suite('audio argv builders');
 
 argv('arecord captures raw PCM to stdout for as long as it runs, without -q so that a refused rate is heard', () => {
-  assert.equal(captureStage('arecord', 'plughw:1', { rate: 44100, channels: 2 }),
-    { program: 'arecord', args: ['-D', 'plughw:1', '-f', 'S16_LE', '-c', '2', '-r', '44100', '-t', 'raw'] });
+  assert.equal(captureStage('arecord', 'plughw:1', { rate: 44100, channels: 2 }), {
+    program: 'arecord',
+    args: ['-D', 'plughw:1', '-f', 'S16_LE', '-c', '2', '-r', '44100', '-t', 'raw'],
+  });
 });
 
 argv('sox captures from ALSA at the rate and channels asked and writes raw PCM at them', () => {
   assert.equal(captureStage('sox', 'hw:1,0', { rate: 48000, channels: 1 }), {
     program: 'sox',
-    args: ['-q', '--buffer', '9600', '-t', 'alsa', '-r', '48000', '-c', '1', 'hw:1,0', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-'],
+    args: [
+      '-q',
+      '--buffer',
+      '9600',
+      '-t',
+      'alsa',
+      '-r',
+      '48000',
+      '-c',
+      '1',
+      'hw:1,0',
+      '-t',
+      'raw',
+      '-e',
+      'signed-integer',
+      '-b',
+      '16',
+      '-r',
+      '48000',
+      '-c',
+      '1',
+      '-',
+    ],
   });
 });
 
@@ -31,11 +55,39 @@ argv('sox captures in blocks of 0.2 s of sound at every rate and channel count (
   assert.is(soxBuffer({ rate: 192000, channels: 2 }), 76800);
 });
 
-argv('the encoder reads the capture\'s format from stdin and writes the recording\'s; mp3 sets no bit depth', () => {
-  assert.equal(encodeStage('flac', { rate: 48000, channels: 1 }, { rate: 16000, channels: 2 }, '/r/.x.part').args,
-    ['-q', '-t', 'raw', '-e', 'signed-integer', '-b', '16', '-r', '48000', '-c', '1', '-', '-r', '16000', '-c', '2', '-b', '16', '-t', 'flac', '/r/.x.part']);
-  assert.equal(encodeStage('mp3', { rate: 48000, channels: 1 }, { rate: 48000, channels: 1 }, '-').args.slice(-7),
-    ['-r', '48000', '-c', '1', '-t', 'mp3', '-']);
+argv("the encoder reads the capture's format from stdin and writes the recording's; mp3 sets no bit depth", () => {
+  assert.equal(encodeStage('flac', { rate: 48000, channels: 1 }, { rate: 16000, channels: 2 }, '/r/.x.part').args, [
+    '-q',
+    '-t',
+    'raw',
+    '-e',
+    'signed-integer',
+    '-b',
+    '16',
+    '-r',
+    '48000',
+    '-c',
+    '1',
+    '-',
+    '-r',
+    '16000',
+    '-c',
+    '2',
+    '-b',
+    '16',
+    '-t',
+    'flac',
+    '/r/.x.part',
+  ]);
+  assert.equal(encodeStage('mp3', { rate: 48000, channels: 1 }, { rate: 48000, channels: 1 }, '-').args.slice(-7), [
+    '-r',
+    '48000',
+    '-c',
+    '1',
+    '-t',
+    'mp3',
+    '-',
+  ]);
 });
 
 argv('lengths in bytes: whole frames, at least one; a wav file adds its 44-byte header', () => {
@@ -61,8 +113,13 @@ const refused = (body: Record<string, unknown>, text: string) => {
 };
 
 start('defaults: 48000 Hz, 1 channel, the configured device', () => {
-  assert.equal(parseStart({ duration: 2, fileExtension: 'flac' }, limits),
-    { format: 'flac', duration: 2, device: undefined, sampleRate: 48000, channels: 1 });
+  assert.equal(parseStart({ duration: 2, fileExtension: 'flac' }, limits), {
+    format: 'flac',
+    duration: 2,
+    device: undefined,
+    sampleRate: 48000,
+    channels: 1,
+  });
 });
 
 start('sampleRate 8000-192000 whole, channels 1 or 2, no other field', () => {
@@ -72,8 +129,13 @@ start('sampleRate 8000-192000 whole, channels 1 or 2, no other field', () => {
   refused({ duration: 1, fileExtension: 'flac', channels: 3 }, 'channels must be 1 or 2');
   refused({ duration: 1, fileExtension: 'flac', device: '' }, 'device must be a device id from GET /api/v1/audio/devices');
   refused({ duration: 1, fileExtension: 'flac', gain: 3 }, 'gain is not a field of a recording start');
-  assert.equal(parseStart({ duration: 1, fileExtension: 'wav', sampleRate: 192000, channels: 2, device: 'pulse' }, limits),
-    { format: 'wav', duration: 1, device: 'pulse', sampleRate: 192000, channels: 2 });
+  assert.equal(parseStart({ duration: 1, fileExtension: 'wav', sampleRate: 192000, channels: 2, device: 'pulse' }, limits), {
+    format: 'wav',
+    duration: 1,
+    device: 'pulse',
+    sampleRate: 192000,
+    channels: 2,
+  });
 });
 
 start('a wav larger than the download limit is refused up front; flac and mp3 of any length start', () => {
@@ -188,7 +250,8 @@ size.run();
 const devices = suite('the device list');
 
 devices('arecord -L: an id at the margin, then its name and description indented', () => {
-  const text = 'null\n    Discard all samples (playback) or generate zero samples (capture)\n' +
+  const text =
+    'null\n    Discard all samples (playback) or generate zero samples (capture)\n' +
     'default\n    Playback/recording through the PulseAudio sound server\n' +
     'hw:CARD=Mic,DEV=0\n    USB Mic, USB Audio\n    Direct hardware device without any conversions\n';
   assert.equal(parseDeviceList(text), [
@@ -204,36 +267,56 @@ devices.run();
 const messages = suite('audio failure messages');
 
 messages('a busy device says another program holds the microphone', () => {
-  const stderr = 'sox FAIL formats: can\'t open input  `hw:0\': snd_pcm_open error: Device or resource busy\n';
-  assert.is(explainFailure('sox', 'hw:0', stderr, 2, null),
-    'sox: the audio device "hw:0" is busy: another program is using the microphone; stop it and try again');
+  const stderr = "sox FAIL formats: can't open input  `hw:0': snd_pcm_open error: Device or resource busy\n";
+  assert.is(
+    explainFailure('sox', 'hw:0', stderr, 2, null),
+    'sox: the audio device "hw:0" is busy: another program is using the microphone; stop it and try again',
+  );
 });
 
 messages('a missing or unplugged device says to check the microphone and audio.device', () => {
-  const stderr = 'ALSA lib confmisc.c:165:(snd_config_get_card) Cannot get card index for 7\narecord: main:831: audio open error: No such file or directory\n';
-  assert.is(explainFailure('arecord', 'hw:7', stderr, 1, null),
-    'arecord: the audio device "hw:7" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)');
+  const stderr =
+    'ALSA lib confmisc.c:165:(snd_config_get_card) Cannot get card index for 7\narecord: main:831: audio open error: No such file or directory\n';
+  assert.is(
+    explainFailure('arecord', 'hw:7', stderr, 1, null),
+    'arecord: the audio device "hw:7" was not found: check that the microphone is plugged in and that audio.device names it ("arecord -L" lists devices)',
+  );
   assert.match(explainFailure('arecord', 'hw:1', 'arecord: pcm_read:2221: read error: No such device', 1, null), 'was not found');
 });
 
-messages('any other failure gives the exit and the program\'s last line', () => {
+messages("any other failure gives the exit and the program's last line", () => {
   assert.is(explainFailure('sox', 'd', 'one\nsox FAIL: something\n\n', 2, null), 'sox exited with code 2: sox FAIL: something');
   assert.is(explainFailure('sox', 'd', '', null, 'SIGSEGV'), 'sox was killed by SIGSEGV');
-  assert.is(explainFailure('sox', 'd', "sox FAIL sox: `/r/.x.part' error writing output file: No space left on device\n", 0, null),
-    'sox: the disk holding the recordings is full (no space left on device): free some space there and start the recording again');
-  assert.match(explainFailure('sox', 'd', '', null, 'SIGKILL'), /^sox was killed by SIGKILL before the recording was complete .*: start the recording again$/);
+  assert.is(
+    explainFailure('sox', 'd', "sox FAIL sox: `/r/.x.part' error writing output file: No space left on device\n", 0, null),
+    'sox: the disk holding the recordings is full (no space left on device): free some space there and start the recording again',
+  );
+  assert.match(
+    explainFailure('sox', 'd', '', null, 'SIGKILL'),
+    /^sox was killed by SIGKILL before the recording was complete .*: start the recording again$/,
+  );
   assert.is(lastLine(''), '');
 });
 
 messages('a device that cannot give the rate or channels asked is a refusal naming both', () => {
   const f = { rate: 8000, channels: 2 };
-  assert.is(refusal('hw:1', f, 'Recording raw data \'stdin\' : Signed 16 bit Little Endian, Rate 8000 Hz, Mono\nWarning: rate is not accurate (requested = 8000Hz, got = 48000Hz)\n'),
-    'the audio device "hw:1" refused the sample rate 8000 Hz (it offers 48000 Hz)');
-  assert.is(explainCaptureEnd('arecord', 'hw:1', f, 'arecord: set_params:1339: Channels count non available\n', 1, null),
-    'the audio device "hw:1" refused 2 channels');
+  assert.is(
+    refusal(
+      'hw:1',
+      f,
+      "Recording raw data 'stdin' : Signed 16 bit Little Endian, Rate 8000 Hz, Mono\nWarning: rate is not accurate (requested = 8000Hz, got = 48000Hz)\n",
+    ),
+    'the audio device "hw:1" refused the sample rate 8000 Hz (it offers 48000 Hz)',
+  );
+  assert.is(
+    explainCaptureEnd('arecord', 'hw:1', f, 'arecord: set_params:1339: Channels count non available\n', 1, null),
+    'the audio device "hw:1" refused 2 channels',
+  );
   assert.is(refusal('hw:1', f, 'Recording raw data'), null);
-  assert.is(explainCaptureEnd('arecord', 'hw:1', f, 'arecord: pcm_read:2221: read error: Input/output error\n', 1, null),
-    'arecord: the audio device "hw:1" stopped delivering sound (input/output error: unplugged?)');
+  assert.is(
+    explainCaptureEnd('arecord', 'hw:1', f, 'arecord: pcm_read:2221: read error: Input/output error\n', 1, null),
+    'arecord: the audio device "hw:1" stopped delivering sound (input/output error: unplugged?)',
+  );
 });
 
 messages('a missing program names the Debian package to install', () => {

@@ -12,7 +12,9 @@ dl.before(async (ctx) => {
   ctx.agent = await startAgent({ config: { audio: { device: 'null' } } });
   ctx.token = await ctx.agent.login();
 });
-dl.after(async (ctx) => { await ctx.agent?.cleanup(); });
+dl.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 const types = { wav: /^audio\/(x-)?wav/, flac: /^audio\/(x-)?flac/, mp3: /^audio\/mpeg/ };
 for (const ext of ['wav', 'flac', 'mp3'] as const) {

@@ -7,13 +7,28 @@ import { makeDir } from './helpers/agent.ts';
 import { collectLog, silentLog } from './helpers/log.ts';
 
 const store = suite<{ dir: string }>('recording record file');
-store.before((ctx) => { ctx.dir = makeDir('da-rec-'); mkdirSync(join(ctx.dir, 'x')); });
-store.after((ctx) => { rmSync(ctx.dir, { recursive: true, force: true }); });
+store.before((ctx) => {
+  ctx.dir = makeDir('da-rec-');
+  mkdirSync(join(ctx.dir, 'x'));
+});
+store.after((ctx) => {
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
 
 const finished: RecordingRecord = {
-  state: 'finished', fileExtension: 'flac', durationSeconds: 2, startedAt: '2025-01-01T00:00:00.000Z',
-  finishedAt: '2025-01-01T00:00:02.100Z', file: 'recordings/a.flac', sizeBytes: 1234, error: null,
-  device: 'default', sampleRate: 48000, channels: 1, peakDbfs: -6, stoppedBy: 'duration',
+  state: 'finished',
+  fileExtension: 'flac',
+  durationSeconds: 2,
+  startedAt: '2025-01-01T00:00:00.000Z',
+  finishedAt: '2025-01-01T00:00:02.100Z',
+  file: 'recordings/a.flac',
+  sizeBytes: 1234,
+  error: null,
+  device: 'default',
+  sampleRate: 48000,
+  channels: 1,
+  peakDbfs: -6,
+  stoppedBy: 'duration',
 };
 
 store('keeps a finished record across a save and a load', ({ dir }) => {

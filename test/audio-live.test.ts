@@ -34,8 +34,10 @@ const run = (mic: VirtualMic, cmd: string, args: string[]) =>
 
 /** A 1 kHz sine at `db` dBFS played into the virtual microphone until stopped. */
 function tone(mic: VirtualMic, db: number): ChildProcess {
-  return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '60', 'sine', '1000', 'gain', String(db)],
-    { env: { ...process.env, ...mic.env }, stdio: 'ignore' });
+  return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '60', 'sine', '1000', 'gain', String(db)], {
+    env: { ...process.env, ...mic.env },
+    stdio: 'ignore',
+  });
 }
 
 const get = (ctx: Ctx, path: string) => fetch(ctx.agent.url + path, { headers: bearer(ctx.token) });
@@ -52,50 +54,71 @@ interface Listener {
 /** A live stream read with node:http (a connection of its own). */
 function listen(ctx: Ctx, query: string): Promise<Listener> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: ctx.agent.port, path: `/api/v1/audio/live?${query}`, headers: bearer(ctx.token), agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      const ended = new Promise<void>((r) => { res.once('end', r); res.once('close', r); res.once('error', () => r()); });
-      resolve({ status: res.statusCode!, headers: res.headers, body: () => Buffer.concat(chunks), ended, close: () => req.destroy() });
-    });
+    const req = request(
+      { host: '127.0.0.1', port: ctx.agent.port, path: `/api/v1/audio/live?${query}`, headers: bearer(ctx.token), agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        const ended = new Promise<void>((r) => {
+          res.once('end', r);
+          res.once('close', r);
+          res.once('error', () => r());
+        });
+        resolve({ status: res.statusCode!, headers: res.headers, body: () => Buffer.concat(chunks), ended, close: () => req.destroy() });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
-live('the device list is what arecord -L lists; a source added to the ALSA configuration shows at once and records; removed, it goes', async (ctx) => {
-  const res = await get(ctx, '/api/v1/audio/devices');
-  assert.is(res.status, 200);
-  const list = (await res.json()) as { configured: string; devices: Array<{ id: string; name: string; description: string; default: boolean }> };
-  assert.is(list.configured, 'pulse');
-  const ids = list.devices.map((d) => d.id);
-  assert.equal(ids, run(ctx.mic, 'arecord', ['-L']).split('\n').filter((l) => l !== '' && !/^\s/.test(l)));
-  assert.equal(list.devices.find((d) => d.id === 'default')?.default, true);
-  assert.not.ok(ids.includes('mic2'));
+live(
+  'the device list is what arecord -L lists; a source added to the ALSA configuration shows at once and records; removed, it goes',
+  async (ctx) => {
+    const res = await get(ctx, '/api/v1/audio/devices');
+    assert.is(res.status, 200);
+    const list = (await res.json()) as {
+      configured: string;
+      devices: Array<{ id: string; name: string; description: string; default: boolean }>;
+    };
+    assert.is(list.configured, 'pulse');
+    const ids = list.devices.map((d) => d.id);
+    assert.equal(
+      ids,
+      run(ctx.mic, 'arecord', ['-L'])
+        .split('\n')
+        .filter((l) => l !== '' && !/^\s/.test(l)),
+    );
+    assert.equal(list.devices.find((d) => d.id === 'default')?.default, true);
+    assert.not.ok(ids.includes('mic2'));
 
-  // "Plugging in": a second source in PulseAudio and its PCM in the ALSA configuration.
-  const module = run(ctx.mic, 'pactl', ['load-module', 'module-null-sink', 'sink_name=mic2']);
-  const asoundrc = join(ctx.mic.env.HOME!, '.asoundrc');
-  writeFileSync(asoundrc, 'pcm.mic2 {\n  type pulse\n  device "mic2.monitor"\n  hint { show on; description "Second microphone" }\n}\n');
-  try {
-    const after = (await (await get(ctx, '/api/v1/audio/devices')).json()) as typeof list;
-    assert.equal(after.devices.find((d) => d.id === 'mic2'), { id: 'mic2', name: 'Second microphone', description: '', default: false });
-    const started = await startRecording(ctx.agent, ctx.token, { duration: 0.5, fileExtension: 'wav', device: 'mic2' });
-    assert.is(started.status, 202, await started.clone().text());
-    const r = await waitForEnd(ctx.agent, ctx.token);
-    assert.is(r.state, 'finished', r.error ?? '');
-    assert.is(r.device, 'mic2');
-    assert.is(soxi(join(ctx.agent.baseDir, r.file!)).seconds, 0.5);
-  } finally {
-    rmSync(asoundrc, { force: true });
-    run(ctx.mic, 'pactl', ['unload-module', module]);
-  }
-  const gone = (await (await get(ctx, '/api/v1/audio/devices')).json()) as typeof list;
-  assert.not.ok(gone.devices.some((d) => d.id === 'mic2'));
-  const refused = await startRecording(ctx.agent, ctx.token, { duration: 1, fileExtension: 'flac', device: 'mic2' });
-  assert.is(refused.status, 400);
-  assert.equal(await refused.json(), { error: 'device mic2 is not an audio capture device here (GET /api/v1/audio/devices lists them)' });
-});
+    // "Plugging in": a second source in PulseAudio and its PCM in the ALSA configuration.
+    const module = run(ctx.mic, 'pactl', ['load-module', 'module-null-sink', 'sink_name=mic2']);
+    const asoundrc = join(ctx.mic.env.HOME!, '.asoundrc');
+    writeFileSync(asoundrc, 'pcm.mic2 {\n  type pulse\n  device "mic2.monitor"\n  hint { show on; description "Second microphone" }\n}\n');
+    try {
+      const after = (await (await get(ctx, '/api/v1/audio/devices')).json()) as typeof list;
+      assert.equal(
+        after.devices.find((d) => d.id === 'mic2'),
+        { id: 'mic2', name: 'Second microphone', description: '', default: false },
+      );
+      const started = await startRecording(ctx.agent, ctx.token, { duration: 0.5, fileExtension: 'wav', device: 'mic2' });
+      assert.is(started.status, 202, await started.clone().text());
+      const r = await waitForEnd(ctx.agent, ctx.token);
+      assert.is(r.state, 'finished', r.error ?? '');
+      assert.is(r.device, 'mic2');
+      assert.is(soxi(join(ctx.agent.baseDir, r.file!)).seconds, 0.5);
+    } finally {
+      rmSync(asoundrc, { force: true });
+      run(ctx.mic, 'pactl', ['unload-module', module]);
+    }
+    const gone = (await (await get(ctx, '/api/v1/audio/devices')).json()) as typeof list;
+    assert.not.ok(gone.devices.some((d) => d.id === 'mic2'));
+    const refused = await startRecording(ctx.agent, ctx.token, { duration: 1, fileExtension: 'flac', device: 'mic2' });
+    assert.is(refused.status, 400);
+    assert.equal(await refused.json(), { error: 'device mic2 is not an audio capture device here (GET /api/v1/audio/devices lists them)' });
+  },
+);
 
 live('a 1 kHz sine at -6 dBFS reads -6 ± 1 dBFS peak, from the level route and from the recording', async (ctx) => {
   const player = tone(ctx.mic, -6);
@@ -124,45 +147,52 @@ live('a 1 kHz sine at -6 dBFS reads -6 ± 1 dBFS peak, from the level route and 
   assert.equal(await nodev.json(), { error: 'device nope is not an audio capture device here (GET /api/v1/audio/devices lists them)' });
 });
 
-live('a live wav stream shares the capture of a running recording: sox decodes it, the file has its length, level events flow', async (ctx) => {
-  const events = await openEvents(ctx.agent.port, bearer(ctx.token));
-  const started = await startRecording(ctx.agent, ctx.token, { duration: 3, fileExtension: 'flac' });
-  assert.is(started.status, 202);
-  const wav = await listen(ctx, 'format=wav');
-  const mp3 = await listen(ctx, 'format=mp3');
-  assert.is(wav.status, 200);
-  assert.is(wav.headers['content-type'], 'audio/wav');
-  assert.is(wav.headers['cache-control'], 'no-store');
-  assert.is(mp3.headers['content-type'], 'audio/mpeg');
-  // One capture program for the device, one encoder for the recording and one for the mp3 stream.
-  const pid = ctx.agent.child.pid!;
-  const captures = () => agentChildren(pid).filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('\0alsa\0'));
-  assert.is(captures().length, 1);
-  const levels = await events.waitFor((e) => e.event === 'level', 4, 5000);
-  assert.equal(Object.keys(JSON.parse(levels[0]!.data)), ['device', 'peakDbfs', 'rmsDbfs']);
-  // Four level reports a second or more while the device is captured (docs/api.md): at
-  // least 8 in the 2 s after the first.
-  const first = levels[0]!.at;
-  await events.waitFor((e) => e.event === 'level' && e.at > first + 2000, 1, 5000);
-  const inTwo = events.events.filter((e) => e.event === 'level' && e.at > first && e.at <= first + 2000).length;
-  assert.ok(inTwo >= 8, `${inTwo} level events in the 2 s after the first`);
-  const r = await waitForEnd(ctx.agent, ctx.token);
-  assert.is(r.state, 'finished', r.error ?? '');
-  assert.ok(Math.abs(soxi(join(ctx.agent.baseDir, r.file!)).seconds - 3) <= 0.25);
-  // The streams go on after the recording ended.
-  const before = wav.body().length;
-  await eventually(() => wav.body().length > before + 48000, 3000);
-  wav.close();
-  mp3.close();
-  events.close();
-  const body = wav.body();
-  const decoded = execFileSync('sox', ['-t', 'wav', '-', '-n', 'stat'], { input: body, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-  void decoded;
-  const seconds = Number(execFileSync('sox', ['-t', 'wav', '-', '-t', 'raw', '-'], { input: body }).length / 96000);
-  assert.ok(seconds > 3, `the live wav held ${seconds} s`);
-  assert.ok(mp3.body().length > 1000, 'the mp3 stream sent audio');
-  assert.ok(await eventually(() => agentChildren(pid).length === 0, 3000), 'the capture ends with its last consumer');
-});
+live(
+  'a live wav stream shares the capture of a running recording: sox decodes it, the file has its length, level events flow',
+  async (ctx) => {
+    const events = await openEvents(ctx.agent.port, bearer(ctx.token));
+    const started = await startRecording(ctx.agent, ctx.token, { duration: 3, fileExtension: 'flac' });
+    assert.is(started.status, 202);
+    const wav = await listen(ctx, 'format=wav');
+    const mp3 = await listen(ctx, 'format=mp3');
+    assert.is(wav.status, 200);
+    assert.is(wav.headers['content-type'], 'audio/wav');
+    assert.is(wav.headers['cache-control'], 'no-store');
+    assert.is(mp3.headers['content-type'], 'audio/mpeg');
+    // One capture program for the device, one encoder for the recording and one for the mp3 stream.
+    const pid = ctx.agent.child.pid!;
+    const captures = () => agentChildren(pid).filter((c) => readFileSync(`/proc/${c}/cmdline`, 'utf8').includes('\0alsa\0'));
+    assert.is(captures().length, 1);
+    const levels = await events.waitFor((e) => e.event === 'level', 4, 5000);
+    assert.equal(Object.keys(JSON.parse(levels[0]!.data)), ['device', 'peakDbfs', 'rmsDbfs']);
+    // Four level reports a second or more while the device is captured (docs/api.md): at
+    // least 8 in the 2 s after the first.
+    const first = levels[0]!.at;
+    await events.waitFor((e) => e.event === 'level' && e.at > first + 2000, 1, 5000);
+    const inTwo = events.events.filter((e) => e.event === 'level' && e.at > first && e.at <= first + 2000).length;
+    assert.ok(inTwo >= 8, `${inTwo} level events in the 2 s after the first`);
+    const r = await waitForEnd(ctx.agent, ctx.token);
+    assert.is(r.state, 'finished', r.error ?? '');
+    assert.ok(Math.abs(soxi(join(ctx.agent.baseDir, r.file!)).seconds - 3) <= 0.25);
+    // The streams go on after the recording ended.
+    const before = wav.body().length;
+    await eventually(() => wav.body().length > before + 48000, 3000);
+    wav.close();
+    mp3.close();
+    events.close();
+    const body = wav.body();
+    const decoded = execFileSync('sox', ['-t', 'wav', '-', '-n', 'stat'], {
+      input: body,
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    void decoded;
+    const seconds = Number(execFileSync('sox', ['-t', 'wav', '-', '-t', 'raw', '-'], { input: body }).length / 96000);
+    assert.ok(seconds > 3, `the live wav held ${seconds} s`);
+    assert.ok(mp3.body().length > 1000, 'the mp3 stream sent audio');
+    assert.ok(await eventually(() => agentChildren(pid).length === 0, 3000), 'the capture ends with its last consumer');
+  },
+);
 
 live('a live stream ends when its credential expires', async () => {
   const mic = startVirtualMic();
@@ -184,7 +214,10 @@ live('a live stream ends when its credential expires', async () => {
 
 live('at most 4 live streams: the fifth is 503; a bad format is 400', async (ctx) => {
   const four = await Promise.all([1, 2, 3, 4].map(() => listen(ctx, 'format=wav')));
-  assert.equal(four.map((l) => l.status), [200, 200, 200, 200]);
+  assert.equal(
+    four.map((l) => l.status),
+    [200, 200, 200, 200],
+  );
   const fifth = await get(ctx, '/api/v1/audio/live?format=wav');
   assert.is(fifth.status, 503);
   assert.equal(await fifth.json(), { error: 'too many live audio streams (at most 4), try again later' });
@@ -248,8 +281,10 @@ live('size rule under loud noise (flac near its most bytes a second): the skippe
   const agent = await startAgent({ env: mic.env, config: { maxFileBytes: limit, audio: { device: 'pulse' } } });
   // White noise at full scale does not compress: the file grows at ~99 % of the PCM rate
   // (88.2 kB/s), near the most the checks allow for (maxEncodedBytesPerSecond, 92.6 kB/s).
-  const noise = spawn('sox', ['-q', '-n', '-r', '44100', '-c', '1', '-t', 'alsa', 'pulse', 'synth', '60', 'whitenoise', 'gain', '-0.5'],
-    { env: { ...process.env, ...mic.env }, stdio: 'ignore' });
+  const noise = spawn('sox', ['-q', '-n', '-r', '44100', '-c', '1', '-t', 'alsa', 'pulse', 'synth', '60', 'whitenoise', 'gain', '-0.5'], {
+    env: { ...process.env, ...mic.env },
+    stdio: 'ignore',
+  });
   try {
     const token = await agent.login();
     const flac = await startRecording(agent, token, { duration: 60, fileExtension: 'flac', sampleRate: 44100 });
@@ -276,14 +311,21 @@ live('SIGTERM with a recording and 3 live streams: the file complete, the stream
     assert.is((await startRecording(agent, token, { duration: 30, fileExtension: 'mp3' })).status, 202);
     const ctx = { mic, agent, token };
     const three = await Promise.all(['wav', 'flac', 'mp3'].map((f) => listen(ctx, `format=${f}`)));
-    assert.equal(three.map((l) => l.status), [200, 200, 200]);
+    assert.equal(
+      three.map((l) => l.status),
+      [200, 200, 200],
+    );
     await new Promise((r) => setTimeout(r, 1000));
     const t0 = Date.now();
     const exit = await agent.stop('SIGTERM');
     assert.equal(exit, { code: 0, signal: null });
     assert.ok(Date.now() - t0 < 10_000, `exit took ${Date.now() - t0} ms`);
     await Promise.all(three.map((l) => l.ended));
-    const state = JSON.parse(readFileSync(join(agent.dir, 'last-recording.json'), 'utf8')) as { state: string; file: string; stoppedBy: string };
+    const state = JSON.parse(readFileSync(join(agent.dir, 'last-recording.json'), 'utf8')) as {
+      state: string;
+      file: string;
+      stoppedBy: string;
+    };
     assert.is(state.state, 'finished');
     assert.is(state.stoppedBy, 'shutdown');
     const info = soxi(join(agent.baseDir, state.file));

@@ -9,8 +9,12 @@ import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 // A private PulseAudio null sink through ALSA device "pulse": paced in real time like a microphone.
 const paced = suite<{ mic: VirtualMic }>('recording from a paced virtual microphone');
 
-paced.before((ctx) => { ctx.mic = startVirtualMic(); });
-paced.after(async (ctx) => { await ctx.mic?.stop(); });
+paced.before((ctx) => {
+  ctx.mic = startVirtualMic();
+});
+paced.after(async (ctx) => {
+  await ctx.mic?.stop();
+});
 
 const within = (seconds: number, asked: number, what: string) =>
   assert.ok(Math.abs(seconds - asked) <= 0.25, `${what} lasts ${seconds} s, asked ${asked} s`);
@@ -71,38 +75,45 @@ async function grown(dir: string, bytes: number): Promise<void> {
   throw new Error('the recording never reached its temp file');
 }
 
-for (const [recorder, ext] of [['sox', 'wav'], ['arecord', 'wav'], ['arecord', 'mp3']] as const) {
-  paced(`${recorder} ${ext}: SIGTERM mid-recording keeps a complete file, exits 0, and the record survives the restart`, async ({ mic }) => {
-    const first = await startAgent({ env: mic.env, config: { audio: { device: 'pulse', recorder } } });
-    let second: TestAgent | undefined;
-    try {
-      const token = await first.login();
-      assert.is((await startRecording(first, token, { duration: 10, fileExtension: ext })).status, 202);
-      const dir = join(first.baseDir, 'recordings');
-      // Mid-recording for real: sound is reaching the temp file (the device may take a while to open).
-      await grown(dir, 16_384);
-      assert.equal(await first.stop('SIGTERM'), { code: 0, signal: null });
+for (const [recorder, ext] of [
+  ['sox', 'wav'],
+  ['arecord', 'wav'],
+  ['arecord', 'mp3'],
+] as const) {
+  paced(
+    `${recorder} ${ext}: SIGTERM mid-recording keeps a complete file, exits 0, and the record survives the restart`,
+    async ({ mic }) => {
+      const first = await startAgent({ env: mic.env, config: { audio: { device: 'pulse', recorder } } });
+      let second: TestAgent | undefined;
+      try {
+        const token = await first.login();
+        assert.is((await startRecording(first, token, { duration: 10, fileExtension: ext })).status, 202);
+        const dir = join(first.baseDir, 'recordings');
+        // Mid-recording for real: sound is reaching the temp file (the device may take a while to open).
+        await grown(dir, 16_384);
+        assert.equal(await first.stop('SIGTERM'), { code: 0, signal: null });
 
-      const names = readdirSync(dir);
-      assert.is(names.length, 1, names.join(' '));
-      assert.match(names[0]!, new RegExp(`^recording-.*\\.${ext}$`));
-      const path = join(dir, names[0]!);
-      const info = soxi(path);
-      assert.is(info.type, ext);
-      assert.ok(info.seconds > 0.1 && info.seconds < 10, `kept ${info.seconds} s`);
-      // The header's length is the data's length: (size - 44 header bytes) / 2 bytes / 48000.
-      if (ext === 'wav') assert.ok(Math.abs(info.seconds - (statSync(path).size - 44) / 96000) < 0.001);
+        const names = readdirSync(dir);
+        assert.is(names.length, 1, names.join(' '));
+        assert.match(names[0]!, new RegExp(`^recording-.*\\.${ext}$`));
+        const path = join(dir, names[0]!);
+        const info = soxi(path);
+        assert.is(info.type, ext);
+        assert.ok(info.seconds > 0.1 && info.seconds < 10, `kept ${info.seconds} s`);
+        // The header's length is the data's length: (size - 44 header bytes) / 2 bytes / 48000.
+        if (ext === 'wav') assert.ok(Math.abs(info.seconds - (statSync(path).size - 44) / 96000) < 0.001);
 
-      second = await startAgent({ dir: first.dir, env: mic.env, config: { audio: { device: 'pulse', recorder } } });
-      const r = await recordingStatus(second, await second.login());
-      assert.is(r.state, 'finished');
-      assert.is(r.file, `recordings/${names[0]}`);
-      assert.is(r.sizeBytes, statSync(path).size);
-      assert.match(r.error!, /^stopped early after [0-9.]+ s because the agent shut down$/);
-    } finally {
-      await (second ?? first).cleanup();
-    }
-  });
+        second = await startAgent({ dir: first.dir, env: mic.env, config: { audio: { device: 'pulse', recorder } } });
+        const r = await recordingStatus(second, await second.login());
+        assert.is(r.state, 'finished');
+        assert.is(r.file, `recordings/${names[0]}`);
+        assert.is(r.sizeBytes, statSync(path).size);
+        assert.match(r.error!, /^stopped early after [0-9.]+ s because the agent shut down$/);
+      } finally {
+        await (second ?? first).cleanup();
+      }
+    },
+  );
 }
 
 paced('an agent killed mid-recording comes back with a failed record and no temporary file', async ({ mic }) => {

@@ -23,9 +23,17 @@ async function record(agent: TestAgent, token: string, body = { duration: 0.5, f
   return end;
 }
 
-const recordings = (agent: TestAgent) => readdirSync(join(agent.baseDir, 'recordings')).filter((n) => n.startsWith('recording-')).sort();
+const recordings = (agent: TestAgent) =>
+  readdirSync(join(agent.baseDir, 'recordings'))
+    .filter((n) => n.startsWith('recording-'))
+    .sort();
 
-const audits = (agent: TestAgent) => agent.output().split('\n').filter((l) => l.startsWith('audit ')).map((l) => JSON.parse(l.slice(6)));
+const audits = (agent: TestAgent) =>
+  agent
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('audit '))
+    .map((l) => JSON.parse(l.slice(6)));
 
 /** Rewrites the config's audio section and reloads (SIGHUP); resolves once the agent says it applied. */
 async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Promise<void> {
@@ -37,40 +45,49 @@ async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Pr
 }
 
 const keep = suite<Ctx>('retention across real recordings');
-keep.before((ctx) => { ctx.mic = startVirtualMic(); });
-keep.after(async (ctx) => { await ctx.mic?.stop(); });
-
-keep('maxCount keeps exactly the newest recordings and the guard is never reached; a reload changes the limit; config show has both keys', async ({ mic }) => {
-  const agent = await startAgent({ users: USERS, env: mic.env, config: { audio: { device: 'pulse', retention: { maxCount: 5 } } } });
-  try {
-    const token = await agent.login('op', 'operator pass');
-    const made: string[] = [];
-    for (let i = 0; i < 7; i++) {
-      const end = await record(agent, token);
-      assert.is(end.stoppedBy, 'duration');
-      made.push(end.file!.replace('recordings/', ''));
-      assert.ok(await eventually(() => recordings(agent).length === Math.min(i + 1, 5), 5000), String(recordings(agent)));
-      assert.equal(recordings(agent), made.slice(-5), `after recording ${i + 1}`);
-    }
-    for (const name of recordings(agent)) assert.ok(soxi(join(agent.baseDir, 'recordings', name)).seconds > 0.4);
-    const deleted = audits(agent).filter((e) => e.event === 'delete');
-    assert.equal(deleted.map((e) => [e.path, e.reason, e.outcome, e.user, e.credential]),
-      made.slice(0, 2).map((n) => [`recordings/${n}`, 'retention', 'ok', null, 'agent']));
-    // A file of the user's own beside them is never a recording.
-    writeFileSync(join(agent.baseDir, 'recordings', 'notes.txt'), 'mine');
-    await reloadAudio(agent, { retention: { maxCount: 1 } });
-    made.push((await record(agent, token)).file!.replace('recordings/', ''));
-    assert.ok(await eventually(() => recordings(agent).length === 1, 5000), String(recordings(agent)));
-    assert.equal(recordings(agent), made.slice(-1));
-    assert.ok(readdirSync(join(agent.baseDir, 'recordings')).includes('notes.txt'));
-    const shown = await runCli(['config', 'show', '--config', agent.configFile]);
-    const audio = JSON.parse(shown.stdout).audio;
-    assert.equal(audio.retention, { maxCount: 1, maxBytes: null, maxAgeDays: null });
-    assert.is(audio.minFreeBytes, 104857600);
-  } finally {
-    await agent.cleanup();
-  }
+keep.before((ctx) => {
+  ctx.mic = startVirtualMic();
 });
+keep.after(async (ctx) => {
+  await ctx.mic?.stop();
+});
+
+keep(
+  'maxCount keeps exactly the newest recordings and the guard is never reached; a reload changes the limit; config show has both keys',
+  async ({ mic }) => {
+    const agent = await startAgent({ users: USERS, env: mic.env, config: { audio: { device: 'pulse', retention: { maxCount: 5 } } } });
+    try {
+      const token = await agent.login('op', 'operator pass');
+      const made: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const end = await record(agent, token);
+        assert.is(end.stoppedBy, 'duration');
+        made.push(end.file!.replace('recordings/', ''));
+        assert.ok(await eventually(() => recordings(agent).length === Math.min(i + 1, 5), 5000), String(recordings(agent)));
+        assert.equal(recordings(agent), made.slice(-5), `after recording ${i + 1}`);
+      }
+      for (const name of recordings(agent)) assert.ok(soxi(join(agent.baseDir, 'recordings', name)).seconds > 0.4);
+      const deleted = audits(agent).filter((e) => e.event === 'delete');
+      assert.equal(
+        deleted.map((e) => [e.path, e.reason, e.outcome, e.user, e.credential]),
+        made.slice(0, 2).map((n) => [`recordings/${n}`, 'retention', 'ok', null, 'agent']),
+      );
+      // A file of the user's own beside them is never a recording.
+      writeFileSync(join(agent.baseDir, 'recordings', 'notes.txt'), 'mine');
+      await reloadAudio(agent, { retention: { maxCount: 1 } });
+      made.push((await record(agent, token)).file!.replace('recordings/', ''));
+      assert.ok(await eventually(() => recordings(agent).length === 1, 5000), String(recordings(agent)));
+      assert.equal(recordings(agent), made.slice(-1));
+      assert.ok(readdirSync(join(agent.baseDir, 'recordings')).includes('notes.txt'));
+      const shown = await runCli(['config', 'show', '--config', agent.configFile]);
+      const audio = JSON.parse(shown.stdout).audio;
+      assert.equal(audio.retention, { maxCount: 1, maxBytes: null, maxAgeDays: null });
+      assert.is(audio.minFreeBytes, 104857600);
+    } finally {
+      await agent.cleanup();
+    }
+  },
+);
 
 keep('retention applies at start', async ({ mic }) => {
   const { dir } = await prepareDir({ users: USERS });
@@ -86,7 +103,9 @@ keep('retention applies at start', async ({ mic }) => {
 });
 
 const guard = suite<Ctx & { mnt?: string }>('the disk guard on a small tmpfs');
-guard.before((ctx) => { ctx.mic = startVirtualMic(); });
+guard.before((ctx) => {
+  ctx.mic = startVirtualMic();
+});
 guard.after(async (ctx) => {
   if (ctx.mnt) execFileSync('umount', ['-l', ctx.mnt]);
   await ctx.mic?.stop();

@@ -19,10 +19,18 @@ const stop = (agent: TestAgent, token: string) => fetch(agent.url + STOP, { meth
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stops = suite<{ mic: VirtualMic }>('audio record stop');
-stops.before((ctx) => { ctx.mic = startVirtualMic(); });
-stops.after(async (ctx) => { await ctx.mic?.stop(); });
+stops.before((ctx) => {
+  ctx.mic = startVirtualMic();
+});
+stops.after(async (ctx) => {
+  await ctx.mic?.stop();
+});
 
-async function withAgent(config: Record<string, unknown>, env: Record<string, string>, body: (agent: TestAgent, token: string) => Promise<void>) {
+async function withAgent(
+  config: Record<string, unknown>,
+  env: Record<string, string>,
+  body: (agent: TestAgent, token: string) => Promise<void>,
+) {
   // The null device is not paced: a few hundred ms make a file larger than the default download limit.
   const agent = await startAgent({ env, config: { audio: config, maxFileBytes: 1024 ** 3 } });
   try {
@@ -94,7 +102,12 @@ stops('409 "no recording is in progress" before any recording, and without a tok
 // Not arecord wav: unpaced and unencoded, it writes the whole hour (345 MB) in ~0.17 s on a
 // quiet machine, before the stop is sent (it failed so in a full run); the paced microphone
 // below covers arecord wav.
-for (const [recorder, ext] of [['sox', 'flac'], ['sox', 'wav'], ['sox', 'mp3'], ['arecord', 'flac']] as const) {
+for (const [recorder, ext] of [
+  ['sox', 'flac'],
+  ['sox', 'wav'],
+  ['sox', 'mp3'],
+  ['arecord', 'flac'],
+] as const) {
   stops(`${recorder} ${ext} from the null device: stopped now, the file complete, its own length recorded`, async () => {
     await withAgent({ device: 'null', recorder }, {}, async (agent, token) => {
       await stopAndCheck(agent, token, ext, 200);
@@ -102,7 +115,12 @@ for (const [recorder, ext] of [['sox', 'flac'], ['sox', 'wav'], ['sox', 'mp3'], 
   });
 }
 
-for (const [recorder, ext] of [['sox', 'flac'], ['sox', 'mp3'], ['arecord', 'wav'], ['arecord', 'mp3']] as const) {
+for (const [recorder, ext] of [
+  ['sox', 'flac'],
+  ['sox', 'mp3'],
+  ['arecord', 'wav'],
+  ['arecord', 'mp3'],
+] as const) {
   stops(`${recorder} ${ext} from the paced microphone: the length is the time it ran`, async ({ mic }) => {
     await withAgent({ device: 'pulse', recorder }, mic.env, async (agent, token) => {
       const t0 = Date.now();
@@ -132,7 +150,9 @@ stops('two stops at once both answer the one finished record; a new start works 
 stops('a stop sent while the start still waits for the device stops what that start spawned', async ({ mic }) => {
   await withAgent({ device: 'pulse' }, mic.env, async (agent, token) => {
     let answered = false;
-    const start = startRecording(agent, token, { duration: 60, fileExtension: 'flac' }).finally(() => { answered = true; });
+    const start = startRecording(agent, token, { duration: 60, fileExtension: 'flac' }).finally(() => {
+      answered = true;
+    });
     await sleep(30); // the start is checking and opening the device (it answers once sound flows)
     assert.not.ok(answered, 'the start answered before the stop was sent: nothing tested');
     const stopped = await stop(agent, token);

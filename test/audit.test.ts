@@ -14,8 +14,20 @@ const PASSWORD = 'a password for the audit';
 const NEW_PASSWORD = 'another password for the audit';
 const WRONG = 'not the password at all';
 
-interface Event { time: string; event: string; outcome: string; user: string | null; credential: string; client: string; [k: string]: unknown }
-interface Ctx { agent: TestAgent; secrets: Set<string>; cliOutput: string[] }
+interface Event {
+  time: string;
+  event: string;
+  outcome: string;
+  user: string | null;
+  credential: string;
+  client: string;
+  [k: string]: unknown;
+}
+interface Ctx {
+  agent: TestAgent;
+  secrets: Set<string>;
+  cliOutput: string[];
+}
 
 const trail = suite<Ctx>('audit trail');
 
@@ -41,16 +53,20 @@ trail.after(async (ctx) => {
 
 const login = async (ctx: Ctx, username: string, password: string) => {
   const res = await fetch(`${ctx.agent.url}/api/v1/agentusers/loginusertoagent`, {
-    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username, password }),
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password }),
   });
-  const body = await res.json() as { token?: string };
+  const body = (await res.json()) as { token?: string };
   if (body.token) ctx.secrets.add(body.token);
   return { status: res.status, token: body.token ?? '' };
 };
 
 const call = (ctx: Ctx, method: string, path: string, token: string, body?: BodyInit, type?: string) =>
   fetch(`${ctx.agent.url}${path}`, {
-    method, body, headers: { Authorization: `Bearer ${token}`, ...(type ? { 'Content-Type': type } : {}) },
+    method,
+    body,
+    headers: { Authorization: `Bearer ${token}`, ...(type ? { 'Content-Type': type } : {}) },
   }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
 const cli = async (ctx: Ctx, args: string[], input?: string) => {
@@ -61,10 +77,17 @@ const cli = async (ctx: Ctx, args: string[], input?: string) => {
 };
 
 /** The agent's standard-output events. */
-const stdoutEvents = (agent: TestAgent): Event[] => agent.output().split('\n')
-  .filter((l) => l.startsWith('audit {')).map((l) => JSON.parse(l.slice('audit '.length)) as Event);
-const fileEvents = (agent: TestAgent): Event[] => readFileSync(join(agent.dir, 'audit.log'), 'utf8')
-  .split('\n').filter(Boolean).map((l) => JSON.parse(l) as Event);
+const stdoutEvents = (agent: TestAgent): Event[] =>
+  agent
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('audit {'))
+    .map((l) => JSON.parse(l.slice('audit '.length)) as Event);
+const fileEvents = (agent: TestAgent): Event[] =>
+  readFileSync(join(agent.dir, 'audit.log'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Event);
 
 async function until(ok: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -77,12 +100,16 @@ async function until(ok: () => boolean, ms = 5000): Promise<void> {
 /** Starts a download of the big file and cuts it after its first chunk: a download that did not complete. */
 function cutDownload(ctx: Ctx, token: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${ctx.agent.url}/api/download?filepath=big.bin`, { headers: { Authorization: `Bearer ${token}` }, agent: false }, (res) => {
-      res.once('data', () => {
-        res.destroy();
-        resolve();
-      });
-    });
+    const req = httpRequest(
+      `${ctx.agent.url}/api/download?filepath=big.bin`,
+      { headers: { Authorization: `Bearer ${token}` }, agent: false },
+      (res) => {
+        res.once('data', () => {
+          res.destroy();
+          resolve();
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -140,24 +167,43 @@ trail('every kind of event the agent and the CLI record, with its fields', async
   }
   // The agent's events are in both, the same; the CLI's only in the file (its standard output is its answer).
   const fromCli = file.filter((e) => e.credential === 'cli');
-  assert.equal(file.filter((e) => e.credential !== 'cli'), out);
+  assert.equal(
+    file.filter((e) => e.credential !== 'cli'),
+    out,
+  );
   const find = (list: Event[], pred: (e: Event) => boolean, what: string) => {
     const e = list.find(pred);
     assert.ok(e, `no ${what} in ${JSON.stringify(list.map((x) => `${x.event}/${x.outcome}`))}`);
     return e!;
   };
   const has = (what: string, fields: Partial<Event>, list = out) => {
-    const e = find(list, (x) => Object.entries(fields).every(([k, v]) => JSON.stringify(x[k]) === JSON.stringify(v)), `${what} ${JSON.stringify(fields)}`);
+    const e = find(
+      list,
+      (x) => Object.entries(fields).every(([k, v]) => JSON.stringify(x[k]) === JSON.stringify(v)),
+      `${what} ${JSON.stringify(fields)}`,
+    );
     return e;
   };
   has('login ok', { event: 'login', outcome: 'ok', user: 'otto', credential: 'login', client: '127.0.0.1' });
   has('login failed', { event: 'login', outcome: 'failed', user: 'otto', reason: 'invalid username or password' });
   has('login throttled', { event: 'login', outcome: 'denied', user: 'mallory', reason: 'throttled' });
   has('denied scope', {
-    event: 'denied', outcome: 'denied', user: 'vera', credential: 'login', path: '/api/v1/audiofiles/audiorecordstop', status: 403,
+    event: 'denied',
+    outcome: 'denied',
+    user: 'vera',
+    credential: 'login',
+    path: '/api/v1/audiofiles/audiorecordstop',
+    status: 403,
     reason: 'insufficient scope: audio is required',
   });
-  has('denied path', { event: 'denied', user: 'otto', credential: 'token:ci', path: '/api/download', status: 403, reason: 'file path is not allowed' });
+  has('denied path', {
+    event: 'denied',
+    user: 'otto',
+    credential: 'token:ci',
+    path: '/api/download',
+    status: 403,
+    reason: 'file path is not allowed',
+  });
   has('denied bad token', { event: 'denied', user: null, credential: 'none', status: 401, reason: 'invalid token' });
   has('token.create', { event: 'token.create', outcome: 'ok', user: 'otto', credential: 'login', name: 'ci' });
   has('token.revoke', { event: 'token.revoke', outcome: 'ok', user: 'ada', credential: 'login', name: 'ci', for: 'otto' });

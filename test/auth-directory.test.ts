@@ -12,7 +12,11 @@ import { startAgent, type TestAgent } from './helpers/agent.ts';
 const PASSWORD = 'a password for directories';
 const NOT_ALLOWED = { status: 403, body: { error: 'file path is not allowed' } };
 
-interface Ctx { agent: TestAgent; cam: string; token: string }
+interface Ctx {
+  agent: TestAgent;
+  cam: string;
+  token: string;
+}
 const dirs = suite<Ctx>('directory confinement');
 
 dirs.before(async (ctx) => {
@@ -37,7 +41,8 @@ dirs.before(async (ctx) => {
   ctx.cam = await ctx.agent.login('cam', PASSWORD);
   // A token of cam's, narrowed further to sub/.
   const res = await fetch(`${ctx.agent.url}/api/v1/tokens`, {
-    method: 'POST', headers: { Authorization: `Bearer ${ctx.cam}`, 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ctx.cam}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name: 'sub', directory: 'cams/front/sub' }),
   });
   assert.is(res.status, 201);
@@ -53,14 +58,24 @@ async function get(agent: TestAgent, path: string, token: string) {
   const text = await res.text();
   return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text };
 }
-const download = (ctx: Ctx, filepath: string, token = ctx.cam) => get(ctx.agent, `/api/download?filepath=${encodeURIComponent(filepath)}`, token);
+const download = (ctx: Ctx, filepath: string, token = ctx.cam) =>
+  get(ctx.agent, `/api/download?filepath=${encodeURIComponent(filepath)}`, token);
 const list = (ctx: Ctx, path: string, token = ctx.cam) => get(ctx.agent, `/api/v1/files/list?path=${encodeURIComponent(path)}`, token);
 
 dirs('paths stay relative to the base; inside the directory is served, outside is 403 like outside the base', async (ctx) => {
   assert.equal(await download(ctx, 'cams/front/a.txt'), { status: 200, body: 'front' });
   assert.equal(await download(ctx, 'cams/front/sub/s.txt'), { status: 200, body: 'sub' });
-  for (const p of ['top.txt', 'cams/back/b.txt', 'cams/front/../back/b.txt', 'cams/front/../../top.txt', '../top.txt',
-    '/etc/passwd', `${ctx.agent.baseDir}/cams/back/b.txt`, 'cams/frontier', 'cams']) {
+  for (const p of [
+    'top.txt',
+    'cams/back/b.txt',
+    'cams/front/../back/b.txt',
+    'cams/front/../../top.txt',
+    '../top.txt',
+    '/etc/passwd',
+    `${ctx.agent.baseDir}/cams/back/b.txt`,
+    'cams/frontier',
+    'cams',
+  ]) {
     assert.equal(await download(ctx, p), NOT_ALLOWED, p);
   }
   // An absolute path is taken as the base takes it: what it names must lie inside.
@@ -91,20 +106,32 @@ dirs('a token narrower than its user: its own directory, with the same rules', a
 /** A multipart upload whose body is sent in two parts, with `between` run in the middle. */
 function slowUpload(ctx: Ctx, saveToPath: string, between: () => void): Promise<{ status: number; body: string }> {
   const boundary = 'xXx-boundary';
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\n${saveToPath}\r\n` +
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\n${saveToPath}\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="myFile"; filename="u.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
   const part1 = Buffer.concat([Buffer.from(head), Buffer.alloc(256 * 1024, 1)]);
   const part2 = Buffer.concat([Buffer.alloc(256 * 1024, 2), Buffer.from(`\r\n--${boundary}--\r\n`)]);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${ctx.agent.url}/api/upload`, {
-      method: 'POST', agent: false,
-      headers: { Authorization: `Bearer ${ctx.cam}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': part1.length + part2.length },
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = httpRequest(
+      `${ctx.agent.url}/api/upload`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          Authorization: `Bearer ${ctx.cam}`,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': part1.length + part2.length,
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     req.write(part1);
     // Long enough for the agent to have opened its target and begun writing.
@@ -123,7 +150,11 @@ dirs('uploads are relative to uploadDir, confined to the directory there', async
     return f;
   };
   const send = async (path: string) => {
-    const res = await fetch(`${ctx.agent.url}/api/upload`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.cam}` }, body: form(path) });
+    const res = await fetch(`${ctx.agent.url}/api/upload`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ctx.cam}` },
+      body: form(path),
+    });
     return { status: res.status, body: await res.json() };
   };
   assert.is((await send('cams/front/x.txt')).status, 200);

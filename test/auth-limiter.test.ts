@@ -30,7 +30,9 @@ async function flood(agent: TestAgent, from: number, count: number): Promise<Map
       // Distinct in their first characters and their last, 16 KiB each.
       const name = `${i.toString(36)}-${'n'.repeat(NAME_CHARS)}-${i}`;
       const res = await fetch(`${agent.url}/api/v1/agentusers/loginusertoagent`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: name, password: 'wrong' }),
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: name, password: 'wrong' }),
       });
       await res.arrayBuffer();
       seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
@@ -65,7 +67,13 @@ limiter('20,000 distinct 16 KiB names from one address: 429 after ten failures, 
   console.log(`RSS ${Math.round(before / 1024)} MB -> ${Math.round(after / 1024)} MB after ${sent} + 20,000 names`);
   assert.ok(after - before <= 5 * 1024, `RSS grew by ${after - before} kB`);
   // The names were never written out: the log holds no long line.
-  assert.ok(agent.output().split('\n').every((l) => l.length < 2048), 'no long line in the output');
+  assert.ok(
+    agent
+      .output()
+      .split('\n')
+      .every((l) => l.length < 2048),
+    'no long line in the output',
+  );
 });
 
 limiter.run();

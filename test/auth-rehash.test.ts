@@ -7,7 +7,15 @@ import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  ARGON2_PARAMS, OLD_SCRYPT_PARAMS, argon2Available, SCRYPT_PARAMS, currentParams, hashPassword, needsRehash, parseHash, verifyPassword,
+  ARGON2_PARAMS,
+  OLD_SCRYPT_PARAMS,
+  argon2Available,
+  SCRYPT_PARAMS,
+  currentParams,
+  hashPassword,
+  needsRehash,
+  parseHash,
+  verifyPassword,
 } from '../src/auth/passwords.ts';
 import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
@@ -16,8 +24,7 @@ const LOGIN = '/api/v1/agentusers/loginusertoagent';
 const STATUS = '/api/v1/devicestatus/get';
 
 type User = { id: string; username: string; hash: string; sessionVersion: string };
-const usersIn = (agent: TestAgent) =>
-  (JSON.parse(readFileSync(join(agent.dir, 'users.json'), 'utf8')) as { users: User[] }).users;
+const usersIn = (agent: TestAgent) => (JSON.parse(readFileSync(join(agent.dir, 'users.json'), 'utf8')) as { users: User[] }).users;
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
@@ -51,7 +58,9 @@ units('new hashes are scrypt N=2^14 r=8 p=5 on every runtime', () => {
 
 units('an Argon2id hash verifies where the runtime has Argon2, and fails closed where not', async () => {
   if (!argon2Available()) {
-    assert.not.ok(await verifyPassword('pw-3', 'argon2id$v=19$m=19456,t=2,p=1$Ul4aKZ8GcGTRUcS2ZYPa1g$OunPt4mnSGhzSW/R+3FsXPP0eEtmLVIUp2GQiv8U6lI'));
+    assert.not.ok(
+      await verifyPassword('pw-3', 'argon2id$v=19$m=19456,t=2,p=1$Ul4aKZ8GcGTRUcS2ZYPa1g$OunPt4mnSGhzSW/R+3FsXPP0eEtmLVIUp2GQiv8U6lI'),
+    );
     return;
   }
   const h = await hashPassword('pw-3', ARGON2_PARAMS);
@@ -72,7 +81,9 @@ agentSuite.before(async (ctx) => {
   // The agent's poller reads the file again within a second: wait until it took it.
   await until('the old hashes to be loaded', () => /users file .* reloaded: 2 user/.test(ctx.agent.output()) || undefined);
 });
-agentSuite.after(async (ctx) => { await ctx.agent.cleanup(); });
+agentSuite.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 agentSuite('a wrong password is refused and leaves the old hash', async ({ agent }) => {
   const before = readFileSync(join(agent.dir, 'users.json'), 'utf8');
@@ -88,7 +99,7 @@ agentSuite('an old-setting hash logs in and is replaced by one of the current se
   assert.ok(needsRehash(oldAdmin!.hash));
   const res = await jsonPost(agent.url + LOGIN, ADMIN);
   assert.is(res.status, 200);
-  const { token } = await res.json() as { token: string };
+  const { token } = (await res.json()) as { token: string };
 
   const [admin, bob] = await until('the re-hash', () => {
     const users = usersIn(agent);
@@ -101,7 +112,10 @@ agentSuite('an old-setting hash logs in and is replaced by one of the current se
   assert.equal(bob, oldBob);
   assert.is(statSync(join(agent.dir, 'users.json')).mode & 0o777, 0o600);
   // Written through a temp file and a rename: no temp file is left beside it.
-  assert.equal(readdirSync(agent.dir).filter((n) => n.endsWith('.tmp')), []);
+  assert.equal(
+    readdirSync(agent.dir).filter((n) => n.endsWith('.tmp')),
+    [],
+  );
 
   // The new hash logs in, and the token from the old one still opens the API.
   await until('the store to read the new hash', () => /users file .* reloaded: 2 user/.test(agent.output()) || undefined);

@@ -9,8 +9,14 @@ import { startAgent, type TestAgent } from './helpers/agent.ts';
 
 /** The only routes that take no credential (docs/api.md, "Scopes"): anything else without a scope is a hole. */
 const PUBLIC = new Set([
-  'POST /api/v1/agentusers/loginusertoagent', 'GET /api/v1/health', 'GET /api/v1/tls',
-  'GET /docs', 'GET /docs/openapi.json', 'GET /docs/assets/{file}', 'GET /', 'GET /ui/{file}',
+  'POST /api/v1/agentusers/loginusertoagent',
+  'GET /api/v1/health',
+  'GET /api/v1/tls',
+  'GET /docs',
+  'GET /docs/openapi.json',
+  'GET /docs/assets/{file}',
+  'GET /',
+  'GET /ui/{file}',
 ]);
 const ALL_SCOPES = ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'] as const;
 type Scope = (typeof ALL_SCOPES)[number];
@@ -22,8 +28,17 @@ const ROLE_SCOPES: Record<string, Scope[]> = {
 const PASSWORD = 'a password for roles';
 const METHODS = ['get', 'head', 'post', 'put', 'delete', 'patch'];
 
-interface Op { method: string; path: string; scope: Scope | null; loginSuffices: boolean }
-interface Answer { status: number; text: string; authenticate: string | undefined }
+interface Op {
+  method: string;
+  path: string;
+  scope: Scope | null;
+  loginSuffices: boolean;
+}
+interface Answer {
+  status: number;
+  text: string;
+  authenticate: string | undefined;
+}
 
 /** One request; an event stream is cut once its head arrives. */
 function ask(url: string, method: string, path: string, bearer?: string): Promise<Answer> {
@@ -40,7 +55,9 @@ function ask(url: string, method: string, path: string, bearer?: string): Promis
       }
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => answer(body));
     });
     req.on('error', reject);
@@ -50,7 +67,13 @@ function ask(url: string, method: string, path: string, bearer?: string): Promis
 
 const concrete = (path: string) => path.replace(/\{(\w+)\}/g, 'x');
 
-interface Ctx { agent: TestAgent; ops: Op[]; logins: Record<string, string>; only: Record<string, string>; allBut: Record<string, string> }
+interface Ctx {
+  agent: TestAgent;
+  ops: Op[];
+  logins: Record<string, string>;
+  only: Record<string, string>;
+  allBut: Record<string, string>;
+}
 const scopes = suite<Ctx>('every route by role and by scope');
 
 scopes.before(async (ctx) => {
@@ -66,7 +89,7 @@ scopes.before(async (ctx) => {
     operator: await ctx.agent.login('otto', PASSWORD),
     admin: await ctx.agent.login('ada', PASSWORD),
   };
-  const doc = await (await fetch(`${ctx.agent.url}/docs/openapi.json`)).json() as { paths: Record<string, Record<string, any>> };
+  const doc = (await (await fetch(`${ctx.agent.url}/docs/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
   ctx.ops = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -89,7 +112,10 @@ scopes.before(async (ctx) => {
   };
   for (const s of ALL_SCOPES) {
     ctx.only[s] = await make(`only-${s.replace(':', '-')}`, [s]);
-    ctx.allBut[s] = await make(`all-but-${s.replace(':', '-')}`, ALL_SCOPES.filter((x) => x !== s));
+    ctx.allBut[s] = await make(
+      `all-but-${s.replace(':', '-')}`,
+      ALL_SCOPES.filter((x) => x !== s),
+    );
   }
 });
 
@@ -99,7 +125,11 @@ scopes.after(async (ctx) => {
 
 scopes('every route has a scope, except the few that need no credential', ({ ops }) => {
   const open = ops.filter((o) => o.scope === null).map((o) => `${o.method} ${o.path}`);
-  assert.equal(open.filter((r) => !PUBLIC.has(r)), [], 'routes without a scope');
+  assert.equal(
+    open.filter((r) => !PUBLIC.has(r)),
+    [],
+    'routes without a scope',
+  );
   assert.ok(ops.filter((o) => o.scope !== null).length >= 14, 'the protected routes are in the table');
 });
 
@@ -150,7 +180,7 @@ scopes('each role gets exactly the routes of its scopes (a login token also open
   }
 });
 
-scopes('an API token opens a route with the route\'s scope, and never without it', async ({ agent, ops, logins, only, allBut }) => {
+scopes("an API token opens a route with the route's scope, and never without it", async ({ agent, ops, logins, only, allBut }) => {
   for (const op of ops.filter((o) => o.scope !== null)) {
     const path = concrete(op.path);
     const reference = await ask(agent.url, op.method, path, logins.admin);

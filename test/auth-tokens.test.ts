@@ -14,8 +14,21 @@ import { runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 const PASSWORD = 'a password for tokens';
 const TOKEN = /^dat_[A-Za-z0-9_-]{43}$/;
 
-interface Record { id: string; name: string; username: string; scopes: string[]; directory: string | null; expiresAt: string | null; lastUsedAt: string | null; lastUsedFrom: string | null }
-interface Ctx { agent: TestAgent; logins: { [name: string]: string }; secrets: string[] }
+interface Record {
+  id: string;
+  name: string;
+  username: string;
+  scopes: string[];
+  directory: string | null;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  lastUsedFrom: string | null;
+}
+interface Ctx {
+  agent: TestAgent;
+  logins: { [name: string]: string };
+  secrets: string[];
+}
 
 const tokens = suite<Ctx>('API tokens');
 
@@ -89,12 +102,21 @@ tokens('the text is dat_ and 43 base64url characters; the file (0600) holds its 
   assert.ok(text.includes(createHash('sha256').update(made.token).digest('hex')), 'its hash is');
   // The list never shows the text or the hash.
   const list = await api(ctx.agent, 'GET', '/api/v1/tokens', ctx.logins.otto!);
-  assert.equal(Object.keys(list.json.tokens[0]).sort(),
-    ['createdAt', 'directory', 'expiresAt', 'id', 'lastUsedAt', 'lastUsedFrom', 'name', 'scopes', 'username']);
+  assert.equal(Object.keys(list.json.tokens[0]).sort(), [
+    'createdAt',
+    'directory',
+    'expiresAt',
+    'id',
+    'lastUsedAt',
+    'lastUsedFrom',
+    'name',
+    'scopes',
+    'username',
+  ]);
   assert.is(await statusOf(ctx.agent, made.token), 200);
 });
 
-tokens('the API refuses: 400 naming the field, 409 for a name taken, 403 for more rights, 404 for another user\'s', async (ctx) => {
+tokens("the API refuses: 400 naming the field, 409 for a name taken, 403 for more rights, 404 for another user's", async (ctx) => {
   const { agent, logins } = ctx;
   const bad = async (body: unknown, status: number, error: string) => {
     const r = await api(agent, 'POST', '/api/v1/tokens', logins.vera!, body);
@@ -106,7 +128,11 @@ tokens('the API refuses: 400 naming the field, 409 for a name taken, 403 for mor
   await bad({ name: 'a b' }, 400, 'name must be 1-64 of A-Z a-z 0-9 . _ @ -');
   await bad({ name: 'x'.repeat(65) }, 400, 'name must be 1-64 of A-Z a-z 0-9 . _ @ -');
   await bad({ name: 'ok', scopes: [] }, 400, 'scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin');
-  await bad({ name: 'ok', scopes: ['root'] }, 400, 'scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin');
+  await bad(
+    { name: 'ok', scopes: ['root'] },
+    400,
+    'scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin',
+  );
   await bad({ name: 'ok', expiresInDays: 0 }, 400, 'expiresInDays must be an integer from 1 to 3650, or null for no expiry');
   await bad({ name: 'ok', expiresInDays: 3651 }, 400, 'expiresInDays must be an integer from 1 to 3650, or null for no expiry');
   await bad({ name: 'ok', expiresInDays: 1.5 }, 400, 'expiresInDays must be an integer from 1 to 3650, or null for no expiry');
@@ -127,8 +153,8 @@ tokens('the API refuses: 400 naming the field, 409 for a name taken, 403 for mor
   assert.equal(del.json, { error: 'token not found' });
   assert.is((await api(agent, 'DELETE', '/api/v1/tokens/no-such-id', logins.vera!)).status, 404);
   // Each sees their own; the admin everyone's.
-  const names = async (who: string) => ((await api(agent, 'GET', '/api/v1/tokens', logins[who]!)).json.tokens as Record[])
-    .map((t) => `${t.username}/${t.name}`).sort();
+  const names = async (who: string) =>
+    ((await api(agent, 'GET', '/api/v1/tokens', logins[who]!)).json.tokens as Record[]).map((t) => `${t.username}/${t.name}`).sort();
   assert.equal(await names('vera'), ['vera/wall']);
   assert.equal(await names('otto'), ['otto/ci', 'otto/wall']);
   assert.equal(await names('ada'), ['otto/ci', 'otto/wall', 'vera/wall']);
@@ -174,15 +200,28 @@ tokens('an expired token is refused within 2 s', async (ctx) => {
   // Its expiry moved to a second from now, in the file, as the CLI writes it (under the lock).
   const { updateTokensSync } = await import('../src/auth/api-tokens.ts');
   const soon = new Date(Date.now() + 1000).toISOString();
-  updateTokensSync(join(agent.dir, 'tokens.json'), (list) => ({ tokens: list.map((x) => (x.id === t.id ? { ...x, expiresAt: soon } : x)), value: 0 }));
+  updateTokensSync(join(agent.dir, 'tokens.json'), (list) => ({
+    tokens: list.map((x) => (x.id === t.id ? { ...x, expiresAt: soon } : x)),
+    value: 0,
+  }));
   assert.ok(await within(3500, async () => (await statusOf(agent, t.token)) === 401), 'refused once expired');
   const r = await api(agent, 'GET', '/api/v1/devicestatus/get', t.token);
   assert.equal(r.json, { error: 'token expired' });
 });
 
-tokens('a token\'s rights shrink when its user\'s role drops (user set), within 2 s', async (ctx) => {
+tokens("a token's rights shrink when its user's role drops (user set), within 2 s", async (ctx) => {
   const { agent } = ctx;
-  const made = await runCli(['token', 'create', 'deploy', '--user', 'otto', '--scopes', 'status,files:write', '--config', agent.configFile]);
+  const made = await runCli([
+    'token',
+    'create',
+    'deploy',
+    '--user',
+    'otto',
+    '--scopes',
+    'status,files:write',
+    '--config',
+    agent.configFile,
+  ]);
   assert.is(made.code, 0, made.stderr);
   const token = made.stdout.trim().split('\n').pop()!;
   assert.match(token, TOKEN);
@@ -191,15 +230,17 @@ tokens('a token\'s rights shrink when its user\'s role drops (user set), within 
     const form = new FormData();
     form.append('saveToPath', 'incoming/deploy.bin');
     form.append('myFile', new Blob(['x']), 'deploy.bin');
-    return fetch(`${agent.url}/api/upload`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form })
-      .then(async (r) => ({ status: r.status, text: await r.text(), header: r.headers.get('www-authenticate') }));
+    return fetch(`${agent.url}/api/upload`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form }).then(
+      async (r) => ({ status: r.status, text: await r.text(), header: r.headers.get('www-authenticate') }),
+    );
   };
   assert.is((await upload()).status, 200);
   const set = await cli(agent, 'user', 'set', 'otto', '--role', 'viewer');
   assert.is(set.code, 0, set.stderr);
   assert.ok(await within(2500, async () => (await upload()).status === 403), 'refused within 2 s of the role change');
   assert.equal(await upload(), {
-    status: 403, text: '{"error":"insufficient scope: files:write is required"}',
+    status: 403,
+    text: '{"error":"insufficient scope: files:write is required"}',
     header: 'Bearer error="insufficient_scope", scope="files:write"',
   });
   assert.is(await statusOf(agent, token), 200, 'what the viewer still has stays');
@@ -208,13 +249,18 @@ tokens('a token\'s rights shrink when its user\'s role drops (user set), within 
   assert.ok(await within(2500, async () => (await upload()).status === 200), 'back with the role');
 });
 
-tokens('a password change keeps a user\'s API tokens (its login tokens end); removing the user ends them within 2 s', async (ctx) => {
+tokens("a password change keeps a user's API tokens (its login tokens end); removing the user ends them within 2 s", async (ctx) => {
   const { agent } = ctx;
   const added = await runCli(['user', 'add', 'pam', '--role', 'operator', '--config', agent.configFile], { input: `${PASSWORD}\n` });
   assert.is(added.code, 0, added.stderr);
   // The agent reads the users file again within a second of the CLI's change.
   let login = '';
-  assert.ok(await within(2500, async () => { login = await agent.login('pam', PASSWORD).catch(() => ''); return login !== ''; }));
+  assert.ok(
+    await within(2500, async () => {
+      login = await agent.login('pam', PASSWORD).catch(() => '');
+      return login !== '';
+    }),
+  );
   const { token } = await create(ctx, login, { name: 'pam-script' });
   const passwd = await runCli(['user', 'passwd', 'pam', '--config', agent.configFile], { input: 'another password for pam\n' });
   assert.is(passwd.code, 0, passwd.stderr);
@@ -234,14 +280,16 @@ tokens('GET /api/v1/users: every user with role and directory, for admin only', 
   const users = (r.json.users as Array<{ [key: string]: unknown }>).filter((u) => ['vera', 'otto', 'ada'].includes(u.username as string));
   for (const u of users) assert.equal(Object.keys(u).sort(), ['directory', 'id', 'role', 'username']);
   assert.equal(Object.fromEntries(users.map((u) => [u.username, [u.role, u.directory]])), {
-    vera: ['viewer', null], otto: ['operator', null], ada: ['admin', null],
+    vera: ['viewer', null],
+    otto: ['operator', null],
+    ada: ['admin', null],
   });
   const refused = await api(agent, 'GET', '/api/v1/users', logins.otto!);
   assert.is(refused.status, 403);
   assert.equal(refused.json, { error: 'insufficient scope: admin is required' });
 });
 
-tokens('a token whose directory and its user\'s no longer nest touches no file: 403 file path is not allowed', async (ctx) => {
+tokens("a token whose directory and its user's no longer nest touches no file: 403 file path is not allowed", async (ctx) => {
   const { agent } = ctx;
   for (const d of ['incoming/a', 'incoming/b']) mkdirSync(join(agent.baseDir, d), { recursive: true });
   writeFileSync(join(agent.baseDir, 'incoming/a/x.txt'), 'x');
@@ -266,8 +314,20 @@ tokens('a token whose directory and its user\'s no longer nest touches no file: 
 /** A GET from a given local address (127.0.0.2 reaches a listener on 0.0.0.0 like 127.0.0.1). */
 function getFrom(agent: TestAgent, localAddress: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: agent.port, path: '/api/v1/devicestatus/get', localAddress, agent: false,
-      headers: { Authorization: `Bearer ${token}` } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: agent.port,
+        path: '/api/v1/devicestatus/get',
+        localAddress,
+        agent: false,
+        headers: { Authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -298,10 +358,12 @@ tokens('the CLI and the agent write the file at once: no token lost, none brough
   for (const t of [...doomedApi, ...doomedCli]) assert.is(await statusOf(agent, t.token), 200);
   const jobs: Array<Promise<unknown>> = [];
   for (let i = 1; i <= 4; i++) {
-    jobs.push(cli(agent, 'token', 'create', `cli-${i}`, '--user', 'ada', '--scopes', 'status').then((r) => {
-      assert.is(r.code, 0, r.stderr);
-      ctx.secrets.push(r.stdout.trim().split('\n').pop()!);
-    }));
+    jobs.push(
+      cli(agent, 'token', 'create', `cli-${i}`, '--user', 'ada', '--scopes', 'status').then((r) => {
+        assert.is(r.code, 0, r.stderr);
+        ctx.secrets.push(r.stdout.trim().split('\n').pop()!);
+      }),
+    );
   }
   for (let i = 1; i <= 3; i++) {
     jobs.push(cli(agent, 'token', 'revoke', `doomed-cli-${i}`, '--user', 'ada').then((r) => assert.is(r.code, 0, r.stderr)));
@@ -310,12 +372,18 @@ tokens('the CLI and the agent write the file at once: no token lost, none brough
   for (const t of doomedApi) jobs.push(api(agent, 'DELETE', `/api/v1/tokens/${t.id}`, logins.ada!).then((r) => assert.is(r.status, 204)));
   await Promise.all(jobs);
   const expected = [...[1, 2, 3, 4].map((i) => `cli-${i}`), ...Array.from({ length: 12 }, (_, i) => `api-${i + 1}`)].sort();
-  const inFile = () => JSON.parse(readFileSync(join(agent.dir, 'tokens.json'), 'utf8')).tokens
-    .filter((t: Record) => t.username === 'ada').map((t: Record) => t.name).sort();
+  const inFile = () =>
+    JSON.parse(readFileSync(join(agent.dir, 'tokens.json'), 'utf8'))
+      .tokens.filter((t: Record) => t.username === 'ada')
+      .map((t: Record) => t.name)
+      .sort();
   assert.equal(inFile(), expected);
   // The agent sees the same within 2 s, and the revoked ones are refused.
-  const listed = async () => ((await api(agent, 'GET', '/api/v1/tokens', logins.ada!)).json.tokens as Record[])
-    .filter((t) => t.username === 'ada').map((t) => t.name).sort();
+  const listed = async () =>
+    ((await api(agent, 'GET', '/api/v1/tokens', logins.ada!)).json.tokens as Record[])
+      .filter((t) => t.username === 'ada')
+      .map((t) => t.name)
+      .sort();
   assert.ok(await within(2500, async () => JSON.stringify(await listed()) === JSON.stringify(expected)), 'the agent lists them');
   for (const t of [...doomedApi, ...doomedCli]) assert.is(await statusOf(agent, t.token), 401, t.name);
   // The agent's flush of lastUsedAt at stop brings none back.
@@ -323,10 +391,13 @@ tokens('the CLI and the agent write the file at once: no token lost, none brough
   assert.is(code, 0);
   assert.equal(inFile(), expected);
   const uses = JSON.parse(readFileSync(join(agent.dir, 'tokens.json'), 'utf8')).tokens as Record[];
-  assert.ok(uses.some((t) => t.lastUsedAt !== null), 'the uses were flushed');
+  assert.ok(
+    uses.some((t) => t.lastUsedAt !== null),
+    'the uses were flushed',
+  );
 });
 
-tokens('no token text in the agent\'s output or the CLI\'s token list', async (ctx) => {
+tokens("no token text in the agent's output or the CLI's token list", async (ctx) => {
   const out = ctx.agent.output();
   const list = await cli(ctx.agent, 'token', 'list');
   assert.is(list.code, 0, list.stderr);

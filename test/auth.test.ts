@@ -16,15 +16,20 @@ const login = suite<Ctx>('login');
 login.before(async (ctx) => {
   ctx.agent = await startAgent({ users: [ADMIN, { username: 'bob', password: 'bob-password' }] });
 });
-login.after(async (ctx) => { await ctx.agent.cleanup(); });
+login.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 login('answers 200 with token and user {id, username, role, scopes, directory}', async ({ agent }) => {
   const res = await jsonPost(agent.url + LOGIN, ADMIN);
   assert.is(res.status, 200);
-  const body = await res.json() as { token: string; user: { id: string; username: string } };
+  const body = (await res.json()) as { token: string; user: { id: string; username: string } };
   assert.equal(body.user, {
-    id: agent.users[0]!.id, username: 'admin', role: 'admin',
-    scopes: ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'], directory: null,
+    id: agent.users[0]!.id,
+    username: 'admin',
+    role: 'admin',
+    scopes: ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'],
+    directory: null,
   });
   assert.type(body.token, 'string');
 });
@@ -77,7 +82,13 @@ const badBodies: Array<[string, string, Record<string, string>, number, string |
   ['a missing password', '{"username":"admin"}', {}, 400, 'password is required and must be a string'],
   ['an object password', '{"username":"admin","password":{"$ne":1}}', {}, 400, 'password is required and must be a string'],
   ['broken UTF-8', '{"username":"\xff\xfe","password":"x"}', {}, 400, /must be a JSON object/],
-  ['a form-encoded body', 'username=admin&password=x', { 'Content-Type': 'application/x-www-form-urlencoded' }, 400, /must be a JSON object/],
+  [
+    'a form-encoded body',
+    'username=admin&password=x',
+    { 'Content-Type': 'application/x-www-form-urlencoded' },
+    400,
+    /must be a JSON object/,
+  ],
 ];
 for (const [name, body, headers, status, error] of badBodies) {
   login(`${name} gives ${status}`, async ({ agent }) => {
@@ -116,10 +127,11 @@ tokens.before(async (ctx) => {
   ctx.agent = await startAgent({ users: [ADMIN, { username: 'bob', password: 'bob-password' }] });
   ctx.secret = readFileSync(join(ctx.agent.dir, 'jwt.secret'), 'utf8').trim();
 });
-tokens.after(async (ctx) => { await ctx.agent.cleanup(); });
+tokens.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
-const status = (agent: TestAgent, headers: Record<string, string> = {}, path = STATUS) =>
-  fetch(agent.url + path, { headers });
+const status = (agent: TestAgent, headers: Record<string, string> = {}, path = STATUS) => fetch(agent.url + path, { headers });
 
 async function expect401(res: Response, error: string) {
   assert.is(res.status, 401);
@@ -205,7 +217,9 @@ function statusOver(agent: TestAgent, keepAlive: Agent, headers: Record<string, 
     const req = request({ host: '127.0.0.1', port: agent.port, path: STATUS, headers, agent: keepAlive }, (res) => {
       const port = res.socket.localPort!;
       let body = '';
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode!, body, port }));
     });
     req.on('error', reject);
@@ -240,8 +254,12 @@ tokens('on one keep-alive connection every request is judged by its own Authoriz
   keepAlive.destroy();
   assert.is(ports.size, 1, 'all requests went over one connection');
   await new Promise((r) => setTimeout(r, 100)); // the log is written once per event-loop turn
-  const users = agent.output().slice(logFrom).split('\n')
-    .filter((l) => l.includes(`GET ${STATUS} `)).map((l) => l.split(' ').at(-1));
+  const users = agent
+    .output()
+    .slice(logFrom)
+    .split('\n')
+    .filter((l) => l.includes(`GET ${STATUS} `))
+    .map((l) => l.split(' ').at(-1));
   assert.equal(users, ['admin', 'admin', '-', 'bob', '-', '-', 'admin']);
 });
 
@@ -300,8 +318,12 @@ const expiry = suite<Ctx>('token expiry');
 // 2 s, not 1: iat and exp are whole seconds (exp - iat = tokenTtlSeconds), so a token
 // lives between ttl - 1 and ttl seconds; with 1 s, one issued late in a second could expire
 // before a loaded machine used it once.
-expiry.before(async (ctx) => { ctx.agent = await startAgent({ config: { tokenTtlSeconds: 2 } }); });
-expiry.after(async (ctx) => { await ctx.agent.cleanup(); });
+expiry.before(async (ctx) => {
+  ctx.agent = await startAgent({ config: { tokenTtlSeconds: 2 } });
+});
+expiry.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 expiry('a token stops working when it expires', async ({ agent }) => {
   const token = await agent.login();
@@ -317,20 +339,35 @@ const limiter = suite<Ctx>('failed-login limit');
 limiter.before(async (ctx) => {
   ctx.agent = await startAgent({ users: [ADMIN, { username: 'bob', password: 'bob-password' }] });
 });
-limiter.after(async (ctx) => { await ctx.agent.cleanup(); });
+limiter.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 /** Login from a chosen loopback source address (127.0.0.x all reach the agent). */
-function loginFrom(agent: TestAgent, localAddress: string, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function loginFrom(
+  agent: TestAgent,
+  localAddress: string,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = request({
-      host: '127.0.0.1', port: agent.port, path: LOGIN, method: 'POST', localAddress,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: agent.port,
+        path: LOGIN,
+        method: 'POST',
+        localAddress,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });

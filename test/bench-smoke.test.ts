@@ -29,16 +29,28 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // client's nine (bench/client.mjs: library and dagent transfers beside curl over HTTP and
   // HTTPS, dagent status).
   assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9, md);
-  assert.ok(rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')), md);
-  assert.ok(rows.some((r) => r.startsWith('| navigation → login form painted')), md);
+  assert.ok(
+    rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')),
+    md,
+  );
+  assert.ok(
+    rows.some((r) => r.startsWith('| navigation → login form painted')),
+    md,
+  );
   assert.is(rows.filter((r) => r.includes('(metrics off)')).length, 1, md);
   // Counted by callgrind, both servers: a status request is thousands of instructions.
   const counted = rows.find((r) => r.startsWith('| instructions per status request'));
   assert.ok(counted, md);
   const [agentK, baseK] = [counted.split('|')[2]!, counted.split('|')[3]!].map((c) => Number(/[\d.]+/.exec(c)![0]));
   assert.ok(agentK! > 5 && agentK! < 5000 && baseK! > 5 && baseK! < 5000, counted);
-  assert.ok(rows.some((r) => r.startsWith('| exec → first answered request, cold start')), md);
-  assert.ok(rows.some((r) => r.startsWith('| CPU time to that first answer (all threads)')), md);
+  assert.ok(
+    rows.some((r) => r.startsWith('| exec → first answered request, cold start')),
+    md,
+  );
+  assert.ok(
+    rows.some((r) => r.startsWith('| CPU time to that first answer (all threads)')),
+    md,
+  );
   for (const row of rows) {
     const agent = row.split('|')[2]!;
     // A figure over idle may be below it (memory returned): a minus sign is a figure.
@@ -46,8 +58,19 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   }
   // The figures name the code they measured.
   assert.match(md, /dist\/device-agent \(code of [0-9a-f]{7,}( \+ uncommitted changes)?; Node v\d+/);
-  for (const who of ['(nginx)', '(raw fsync sink)', '(fixed-JSON Node)', '(plain Node server)', '(same agent, no stream)', '(Node https)', '(nginx ssl, 1 worker)', '(metrics off)',
-    '(login token)', '(audit.file off)']) assert.ok(md.includes(who), who);
+  for (const who of [
+    '(nginx)',
+    '(raw fsync sink)',
+    '(fixed-JSON Node)',
+    '(plain Node server)',
+    '(same agent, no stream)',
+    '(Node https)',
+    '(nginx ssl, 1 worker)',
+    '(metrics off)',
+    '(login token)',
+    '(audit.file off)',
+  ])
+    assert.ok(md.includes(who), who);
   const svg = readFileSync(join(ROOT, 'test-artifacts/bench-ratios.svg'), 'utf8');
   assert.match(svg, /^<svg [^>]+>/);
   assert.is((svg.match(/<rect /g) ?? []).length, 6); // the background and five ratio bars
@@ -63,7 +86,10 @@ smoke('a ratio is the median of the pair ratios, not the ratio of the medians', 
 
 smoke('a missed target reads "no", a missed aim "aim missed", a met one "yes"', () => {
   const row = (ok: boolean, aim?: boolean) => ({ figure: 'f', unit: 'u', agent: [1], target: 't', ok, ...(aim ? { aim } : {}) });
-  const met = table([row(false), row(false, true), row(true, true), row(true)]).split('\n').slice(2).map((l) => l.split('|')[6]!.trim());
+  const met = table([row(false), row(false, true), row(true, true), row(true)])
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split('|')[6]!.trim());
   assert.equal(met, ['**no**', '**aim missed**', 'yes', 'yes']);
 });
 

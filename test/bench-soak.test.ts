@@ -10,10 +10,16 @@ const soak = suite('soak');
 
 soak('a minute of mixed load: no unexpected answer, descriptors and children come back, exit 0', async () => {
   assert.ok(existsSync(BIN), 'dist/device-agent is built');
-  const child = spawn(process.execPath, [join(ROOT, 'soak/soak.mjs'), '--minutes', '1', '--interval', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'soak/soak.mjs'), '--minutes', '1', '--interval', '2'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
   const code = await new Promise((r) => child.on('close', r));
   assert.is(code, 0, out);
   assert.match(out, /soak passed/);

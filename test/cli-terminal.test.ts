@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { agentCommand, prepareDir } from './helpers/agent.ts';
 
 const tty = suite<{ dir: string }>('password prompt on a terminal');
-tty.before(async (ctx) => { ctx.dir = (await prepareDir({ users: [] })).dir; });
+tty.before(async (ctx) => {
+  ctx.dir = (await prepareDir({ users: [] })).dir;
+});
 tty.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 const session = `da-test-${process.pid}`;
@@ -16,8 +18,7 @@ const { tmux, until } = terminal(session);
 
 function run(dir: string, user: string): void {
   const { cmd, args } = agentCommand();
-  const line = [cmd, ...args, 'user', 'add', user, '--config', join(dir, 'config.json')]
-    .map((a) => `'${a}'`).join(' ');
+  const line = [cmd, ...args, 'user', 'add', user, '--config', join(dir, 'config.json')].map((a) => `'${a}'`).join(' ');
   // The shell stays after the CLI so its last words can be read; exit code printed too.
   tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '20', `${line}; echo "exit=$?"; sleep 30`);
 }
@@ -38,7 +39,10 @@ tty('asks twice without echo and stores the user', async ({ dir }) => {
     assert.match(s, /exit=0/);
     assert.not.ok(s.includes('typed-secret-1'), `the password was echoed:\n${s}`);
     const users = JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as Array<{ username: string }>;
-    assert.equal(users.map((u) => u.username), ['carol']);
+    assert.equal(
+      users.map((u) => u.username),
+      ['carol'],
+    );
   } finally {
     tmux('kill-session', '-t', session);
   }

@@ -43,8 +43,13 @@ users.before(async (ctx) => {
 });
 users.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
-const usersIn = (dir: string) => JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as
-  Array<{ id: string; username: string; hash: string; sessionVersion: string }>;
+const usersIn = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'users.json'), 'utf8')).users as Array<{
+    id: string;
+    username: string;
+    hash: string;
+    sessionVersion: string;
+  }>;
 
 users('user add reads one line from stdin and stores a hash of the current setting', async ({ dir, cfg }) => {
   const r = await runCli(['user', 'add', 'alice', '--config', cfg], { input: 'secret-pass-1\nignored\n' });
@@ -117,7 +122,10 @@ users('user remove removes, and a second remove fails', async ({ dir, cfg }) => 
 
 users('user commands leave no temp file behind', async ({ dir }) => {
   const { readdirSync } = await import('node:fs');
-  assert.equal(readdirSync(dir).filter((f) => f.endsWith('.tmp')), []);
+  assert.equal(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 });
 
 basics.run();

@@ -45,7 +45,9 @@ async function peakRun(home: string, args: string[], node: string): Promise<{ co
   const child = dagentProcess(args, { home, node });
   child.stdin!.end();
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   let peakKb = 0;
   const sample = () => {
     try {
@@ -57,34 +59,44 @@ async function peakRun(home: string, args: string[], node: string): Promise<{ co
   };
   const timer = setInterval(sample, 20);
   child.stdout!.on('end', sample);
-  const code = await new Promise<number | null>((r) => child.on('exit', (c) => { sample(); r(c); }));
+  const code = await new Promise<number | null>((r) =>
+    child.on('exit', (c) => {
+      sample();
+      r(c);
+    }),
+  );
   clearInterval(timer);
   return { code, peakKb, stderr };
 }
 
-big('put then get of 1 GiB: identical bytes, client peak RSS under 100 MB each way (each Node.js runtime at hand)', async ({ agent, home }) => {
-  const local = join(home, 'big.bin');
-  writeBig(local);
-  mkdirSync(join(agent.baseDir, 'up'));
-  const want = await sha256(local);
-  for (const node of runtimes()) {
-    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-    let t0 = Date.now();
-    const up = await peakRun(home, ['put', 'big.bin', 'up/big.bin'], node);
-    const upMs = Date.now() - t0;
-    assert.is(up.code, 0, up.stderr);
-    assert.ok(up.peakKb > 0 && up.peakKb < LIMIT_KB, `${version} put: peak RSS ${up.peakKb} kB`);
-    assert.is(await sha256(join(agent.baseDir, 'up/big.bin')), want, 'the uploaded file differs');
+big(
+  'put then get of 1 GiB: identical bytes, client peak RSS under 100 MB each way (each Node.js runtime at hand)',
+  async ({ agent, home }) => {
+    const local = join(home, 'big.bin');
+    writeBig(local);
+    mkdirSync(join(agent.baseDir, 'up'));
+    const want = await sha256(local);
+    for (const node of runtimes()) {
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      let t0 = Date.now();
+      const up = await peakRun(home, ['put', 'big.bin', 'up/big.bin'], node);
+      const upMs = Date.now() - t0;
+      assert.is(up.code, 0, up.stderr);
+      assert.ok(up.peakKb > 0 && up.peakKb < LIMIT_KB, `${version} put: peak RSS ${up.peakKb} kB`);
+      assert.is(await sha256(join(agent.baseDir, 'up/big.bin')), want, 'the uploaded file differs');
 
-    t0 = Date.now();
-    const down = await peakRun(home, ['get', 'up/big.bin', 'back.bin'], node);
-    const downMs = Date.now() - t0;
-    assert.is(down.code, 0, down.stderr);
-    assert.ok(down.peakKb > 0 && down.peakKb < LIMIT_KB, `${version} get: peak RSS ${down.peakKb} kB`);
-    assert.is(await sha256(join(home, 'back.bin')), want, 'the downloaded file differs');
-    rmSync(join(home, 'back.bin'));
-    console.log(`  ${version}: peak RSS put ${(up.peakKb / 1000).toFixed(1)} MB (${upMs} ms), get ${(down.peakKb / 1000).toFixed(1)} MB (${downMs} ms)`);
-  }
-});
+      t0 = Date.now();
+      const down = await peakRun(home, ['get', 'up/big.bin', 'back.bin'], node);
+      const downMs = Date.now() - t0;
+      assert.is(down.code, 0, down.stderr);
+      assert.ok(down.peakKb > 0 && down.peakKb < LIMIT_KB, `${version} get: peak RSS ${down.peakKb} kB`);
+      assert.is(await sha256(join(home, 'back.bin')), want, 'the downloaded file differs');
+      rmSync(join(home, 'back.bin'));
+      console.log(
+        `  ${version}: peak RSS put ${(up.peakKb / 1000).toFixed(1)} MB (${upMs} ms), get ${(down.peakKb / 1000).toFixed(1)} MB (${downMs} ms)`,
+      );
+    }
+  },
+);
 
 big.run();

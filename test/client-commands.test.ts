@@ -9,7 +9,15 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 import {
-  COMMAND_NAMES, DAGENT, dagent, dagentProcess, hasRoute, startClientAgent, tempHome, tokenProfile, type ClientAgent,
+  COMMAND_NAMES,
+  DAGENT,
+  dagent,
+  dagentProcess,
+  hasRoute,
+  startClientAgent,
+  tempHome,
+  tokenProfile,
+  type ClientAgent,
 } from './helpers/dagent.ts';
 
 type Ctx = { agent: ClientAgent; home: string; token: string; mic: VirtualMic };
@@ -23,7 +31,12 @@ async function api(agent: ClientAgent, token: string, path: string, init: Reques
 /** The shape of a JSON value: its keys, recursively (figures like uptime move between two reads). */
 function shape(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(shape);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, shape((v as any)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, shape((v as any)[k])]),
+    );
   return typeof v;
 }
 
@@ -71,7 +84,11 @@ function define(tls: boolean): void {
     mkdirSync(join(base, 'tree/sub'), { recursive: true });
     writeFileSync(join(base, 'tree/a.txt'), 'alpha');
     writeFileSync(join(base, 'tree/b.bin'), randomBytes(1000));
-    for (const [args, path] of [[['ls', '--json'], ''], [['ls', 'tree', '--json'], 'tree'], [['ls', 'tree/sub'], 'tree/sub']] as const) {
+    for (const [args, path] of [
+      [['ls', '--json'], ''],
+      [['ls', 'tree', '--json'], 'tree'],
+      [['ls', 'tree/sub'], 'tree/sub'],
+    ] as const) {
       const r = await run(ctx, [...args]);
       assert.is(r.code, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout), await api(ctx.agent, ctx.token, `/api/v1/files/list?path=${encodeURIComponent(path)}`));
@@ -123,7 +140,12 @@ function define(tls: boolean): void {
     mkdirSync(join(ctx.agent.baseDir, 'up'), { recursive: true });
     const r = await run(ctx, ['put', 'one.bin', 'two.txt', 'up/', '--json']);
     assert.is(r.code, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout), { message: 'Uploaded successfully', files: ['one.bin', 'two.txt'], saveToPath: 'up/', sizeBytes: 400_001 });
+    assert.equal(JSON.parse(r.stdout), {
+      message: 'Uploaded successfully',
+      files: ['one.bin', 'two.txt'],
+      saveToPath: 'up/',
+      sizeBytes: 400_001,
+    });
     for (const f of files) assert.ok(readFileSync(join(ctx.agent.baseDir, 'up', f.name)).equals(f.data), f.name);
 
     const one = await run(ctx, ['put', 'one.bin', 'up/renamed.bin']);
@@ -157,13 +179,18 @@ function define(tls: boolean): void {
     child.stdin!.end();
     let out = '';
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const lines = await new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no two events: ${out} ${err}`)), 15_000);
       child.stdout!.on('data', (d) => {
         out += d;
         const l = out.split('\n').filter(Boolean);
-        if (l.length >= 2) { clearTimeout(timer); resolve(l); }
+        if (l.length >= 2) {
+          clearTimeout(timer);
+          resolve(l);
+        }
       });
     });
     child.kill('SIGINT');
@@ -178,11 +205,18 @@ function define(tls: boolean): void {
 
   test('a reader that goes away (events --json | head -1, get - | head -c) ends dagent quietly', async (ctx) => {
     writeFileSync(join(ctx.agent.baseDir, 'pipe.bin'), randomBytes(4 * 1024 * 1024));
-    for (const args of [['events', '--json'], ['get', 'pipe.bin', '-']]) {
+    for (const args of [
+      ['events', '--json'],
+      ['get', 'pipe.bin', '-'],
+    ]) {
       const line = `'${process.execPath}' '${DAGENT}' ${args.join(' ')} | head -c 100 > /dev/null; echo "dagent=\${PIPESTATUS[0]}"`;
       const r = await new Promise<{ out: string; err: string }>((resolve) => {
-        execFile('bash', ['-c', line], { env: { ...process.env, XDG_CONFIG_HOME: ctx.home, DAGENT_PROFILE: '' }, timeout: 20_000 },
-          (_e, out, err) => resolve({ out, err }));
+        execFile(
+          'bash',
+          ['-c', line],
+          { env: { ...process.env, XDG_CONFIG_HOME: ctx.home, DAGENT_PROFILE: '' }, timeout: 20_000 },
+          (_e, out, err) => resolve({ out, err }),
+        );
       });
       assert.is(r.err, '', args.join(' '));
       assert.is(r.out, 'dagent=0\n', args.join(' '));
@@ -230,7 +264,9 @@ function define(tls: boolean): void {
     const child = dagentProcess(['listen', '--device', 'pulse', '--output', 'live.wav'], { home: ctx.home });
     child.stdin!.end();
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const closed = new Promise<number | null>((r) => child.on('close', r));
     const file = join(ctx.home, 'live.wav');
     const end = Date.now() + 15_000;
@@ -259,11 +295,14 @@ function define(tls: boolean): void {
     assert.is(rv.code, 0, rv.stderr);
     const home2 = tempHome();
     try {
-      const t = await dagent(['login', ctx.agent.clientUrl, '--token-stdin', ...(ctx.agent.pin ? ['--pin', ctx.agent.pin] : [])], { home: home2, input: `${created.token}\n` });
+      const t = await dagent(['login', ctx.agent.clientUrl, '--token-stdin', ...(ctx.agent.pin ? ['--pin', ctx.agent.pin] : [])], {
+        home: home2,
+        input: `${created.token}\n`,
+      });
       assert.is(t.code, 0, t.stderr);
       // Refused within 2 s of the revocation.
       let s = await dagent(['status'], { home: home2 });
-      for (const end = Date.now() + 5000; s.code === 0 && Date.now() < end;) s = await dagent(['status'], { home: home2 });
+      for (const end = Date.now() + 5000; s.code === 0 && Date.now() < end; ) s = await dagent(['status'], { home: home2 });
       assert.is(s.code, 3);
       assert.match(s.stderr, /^dagent: .+\n\(the stored token was refused: log in again with dagent login\)\n$/);
     } finally {
@@ -284,7 +323,9 @@ define(false);
 define(true);
 
 const usage = suite<{ home: string }>('dagent usage');
-usage.before((ctx) => { ctx.home = tempHome(); });
+usage.before((ctx) => {
+  ctx.home = tempHome();
+});
 usage.after((ctx) => rmSync(ctx.home, { recursive: true, force: true }));
 
 usage('every command has --help with an example, exit 0', async ({ home }) => {
@@ -299,11 +340,11 @@ usage('every command has --help with an example, exit 0', async ({ home }) => {
   for (const name of COMMAND_NAMES) assert.match(top.stdout, new RegExp(`^ {2}${name} `, 'm'));
 });
 
-usage('usage mistakes exit 2 and name the command\'s help; no profile is 3', async ({ home }) => {
+usage("usage mistakes exit 2 and name the command's help; no profile is 3", async ({ home }) => {
   const cases: Array<[string[], string]> = [
     [['get'], 'dagent: usage: dagent get PATH [DEST]; see dagent get --help\n'],
     [['frobnicate'], 'dagent: unknown command "frobnicate"; see dagent --help\n'],
-    [['status', '--bogus'], 'dagent: Unknown option \'--bogus\'; see dagent status --help\n'],
+    [['status', '--bogus'], "dagent: Unknown option '--bogus'; see dagent status --help\n"],
     [['record'], 'dagent: --duration S is required\n'],
     [['record', '--duration', '1', '--format', 'ogg'], 'dagent: --format must be one of flac, wav, mp3\n'],
   ];

@@ -13,7 +13,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, ConnectionError, DeviceAgent, TrustError } from '../client/src/index.ts';
 import { makeDir } from './helpers/agent.ts';
-import { DAGENT, dagent, relay, runtimes, startClientAgent, tempHome, tokenProfile, type ClientAgent, failureOf, logCaughtUp } from './helpers/dagent.ts';
+import {
+  DAGENT,
+  dagent,
+  relay,
+  runtimes,
+  startClientAgent,
+  tempHome,
+  tokenProfile,
+  type ClientAgent,
+  failureOf,
+  logCaughtUp,
+} from './helpers/dagent.ts';
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -39,7 +50,11 @@ function againstAgent(tls: boolean): void {
     if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
   });
   const client = (ctx: Ctx, url = ctx.agent.clientUrl) => new DeviceAgent({ url, token: ctx.token, pin: ctx.agent.pin ?? undefined });
-  const caughtUp = (ctx: Ctx) => logCaughtUp(() => ctx.agent.output(), () => client(ctx).status());
+  const caughtUp = (ctx: Ctx) =>
+    logCaughtUp(
+      () => ctx.agent.output(),
+      () => client(ctx).status(),
+    );
 
   test('whole: the bytes, the size, progress from 0 to the size, no control file left', async (ctx) => {
     const dest = join(ctx.dir, 'whole.bin');
@@ -54,14 +69,17 @@ function againstAgent(tls: boolean): void {
   });
 
   if (!tls) {
-    test('the agent\'s answer takes the short way: one request, on a connection of its own, closed after', async (ctx) => {
+    test("the agent's answer takes the short way: one request, on a connection of its own, closed after", async (ctx) => {
       const watch = await relay(ctx.agent.port);
       try {
         const dest = join(ctx.dir, 'short.bin');
         await client(ctx, `http://127.0.0.1:${watch.port}`).downloadToFile('big.bin', dest);
         assert.ok(readFileSync(dest).equals(ctx.data));
         assert.is(watch.heads.length, 1, watch.heads.join('\n'));
-        assert.match(watch.heads[0]!, /^#1 GET \/api\/download\?filepath=big\.bin HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\nUser-Agent: dagent\r\nAuthorization: Bearer \S+\r\nConnection: close\r\n\r\n$/);
+        assert.match(
+          watch.heads[0]!,
+          /^#1 GET \/api\/download\?filepath=big\.bin HTTP\/1\.1\r\nHost: 127\.0\.0\.1:\d+\r\nUser-Agent: dagent\r\nAuthorization: Bearer \S+\r\nConnection: close\r\n\r\n$/,
+        );
       } finally {
         watch.server.close();
       }
@@ -113,13 +131,17 @@ function againstAgent(tls: boolean): void {
     assert.is(err.message, 'invalid token');
   });
 
-  test('an abort mid-body: AbortError, DEST and DEST.dagent stay, and the next call resumes from DEST\'s end', async (ctx) => {
+  test("an abort mid-body: AbortError, DEST and DEST.dagent stay, and the next call resumes from DEST's end", async (ctx) => {
     const dest = join(ctx.dir, 'aborted.bin');
     const controller = new AbortController();
-    const err = await failureOf(client(ctx).downloadToFile('big.bin', dest, {
-      signal: controller.signal,
-      onProgress: ({ bytes }) => { if (bytes >= 2 * 1024 * 1024) controller.abort(); },
-    }));
+    const err = await failureOf(
+      client(ctx).downloadToFile('big.bin', dest, {
+        signal: controller.signal,
+        onProgress: ({ bytes }) => {
+          if (bytes >= 2 * 1024 * 1024) controller.abort();
+        },
+      }),
+    );
     assert.is(err.name, 'AbortError');
     const have = statSync(dest).size;
     assert.ok(have >= 2 * 1024 * 1024 && have < SIZE, `${have} bytes saved`);
@@ -138,19 +160,25 @@ function againstAgent(tls: boolean): void {
       const agent = new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong });
       const err = await failureOf(agent.downloadToFile('big.bin', dest));
       assert.instance(err, TrustError);
-      assert.is(err.message, `the device's key has changed: trusted ${wrong}, presented ${ctx.agent.pin}. ` +
-        'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).');
+      assert.is(
+        err.message,
+        `the device's key has changed: trusted ${wrong}, presented ${ctx.agent.pin}. ` +
+          'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
+      );
       assert.is((err as TrustError).presentedPin, ctx.agent.pin);
       assert.not.ok(existsSync(dest));
       await caughtUp(ctx);
       assert.is(ctx.agent.output().split('GET /api/download').length, before);
     });
 
-    test('no pin, no CA: the agent\'s self-signed certificate is a TrustError', async (ctx) => {
+    test("no pin, no CA: the agent's self-signed certificate is a TrustError", async (ctx) => {
       const agent = new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token });
       const err = await failureOf(agent.downloadToFile('big.bin', join(ctx.dir, 'untrusted.bin')));
       assert.instance(err, TrustError);
-      assert.match(err.message, /^127\.0\.0\.1:\d+: the certificate is not trusted \([A-Z_]+: .+\)\. Log in with --pin \(a self-signed device\) or --ca FILE\.$/);
+      assert.match(
+        err.message,
+        /^127\.0\.0\.1:\d+: the certificate is not trusted \([A-Z_]+: .+\)\. Log in with --pin \(a self-signed device\) or --ca FILE\.$/,
+      );
     });
   }
 
@@ -193,11 +221,19 @@ function fallbacks(): void {
     agent.close();
     assert.equal(saved, { path: dest, size: ctx.data.length, transferred: ctx.data.length, resumedFrom: 0 });
     assert.ok(readFileSync(dest).equals(ctx.data));
-    assert.ok(seen.every((t) => t === null), 'no length announced: progress without a total');
+    assert.ok(
+      seen.every((t) => t === null),
+      'no length announced: progress without a total',
+    );
     assert.not.ok(existsSync(`${dest}.dagent`), 'nothing to resume against without a length');
     // The short way's request (its own connection, closed after), then node:http's (kept alive).
-    assert.equal(ctx.seen.map((h) => [h.connection, h.authorization, h['user-agent']]),
-      [['close', 'Bearer t', 'dagent'], ['keep-alive', 'Bearer t', 'dagent']]);
+    assert.equal(
+      ctx.seen.map((h) => [h.connection, h.authorization, h['user-agent']]),
+      [
+        ['close', 'Bearer t', 'dagent'],
+        ['keep-alive', 'Bearer t', 'dagent'],
+      ],
+    );
   });
 
   test('a 103 before the answer: sent again through node:http, saved whole, the length checked', async (ctx) => {
@@ -222,16 +258,22 @@ function rawServer(head: string, body: Buffer, then: 'close' | 'stall'): Server 
     socket.on('error', () => {});
     socket.once('data', () => {
       socket.write(head);
-      socket.write(body, () => { if (then === 'close') socket.destroy(); });
+      socket.write(body, () => {
+        if (then === 'close') socket.destroy();
+      });
     });
   });
-  server.on('close', () => { for (const s of sockets) s.destroy(); });
+  server.on('close', () => {
+    for (const s of sockets) s.destroy();
+  });
   return server;
 }
 
 function cuts(): void {
   const test = suite<{ dir: string }>('downloadToFile: a connection that fails mid-body');
-  test.before((ctx) => { ctx.dir = makeDir('da-download-'); });
+  test.before((ctx) => {
+    ctx.dir = makeDir('da-download-');
+  });
   test.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
   const head = 'HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nETag: "abc"\r\nContent-Length: 5000\r\n\r\n';
 
@@ -254,7 +296,9 @@ function cuts(): void {
     const server = rawServer(head, Buffer.alloc(1000, 1), 'stall');
     const port = await listen(server);
     try {
-      const err = await failureOf(new DeviceAgent({ url: `http://127.0.0.1:${port}`, timeoutMs: 300 }).downloadToFile('a.bin', join(ctx.dir, 'stalled.bin')));
+      const err = await failureOf(
+        new DeviceAgent({ url: `http://127.0.0.1:${port}`, timeoutMs: 300 }).downloadToFile('a.bin', join(ctx.dir, 'stalled.bin')),
+      );
       assert.instance(err, ConnectionError);
       assert.is(err.message, 'the download of a.bin was cut after 1000 of 5000 bytes; run the same command again to resume');
       assert.is((err as ConnectionError).code, 'ETIMEDOUT');
@@ -311,7 +355,10 @@ function start(): void {
   const loaded = async (ctx: Ctx, args: string[], node: string) => {
     const out = join(ctx.home, 'modules.txt');
     const hook = join(ctx.home, 'hook.mjs');
-    writeFileSync(hook, `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    writeFileSync(
+      hook,
+      `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`,
+    );
     const r = await dagent(args, { home: ctx.home, node, env: { NODE_OPTIONS: `--import=${hook}` } });
     assert.is(r.code, 0, r.stderr);
     return readFileSync(out, 'utf8').split('\n');

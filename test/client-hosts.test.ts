@@ -15,7 +15,9 @@ hosts.before(async (ctx) => {
   ctx.a = await startClientAgent(false);
   ctx.b = await startClientAgent(true);
   // c shares a's users and secret: a's token is valid there too (a URL line uses --profile's credential).
-  ctx.c = await startClientAgent(false, { config: { usersFile: join(ctx.a.dir, 'users.json'), jwtSecretFile: join(ctx.a.dir, 'jwt.secret') } });
+  ctx.c = await startClientAgent(false, {
+    config: { usersFile: join(ctx.a.dir, 'users.json'), jwtSecretFile: join(ctx.a.dir, 'jwt.secret') },
+  });
   ctx.cUrl = ctx.c.clientUrl;
   await tokenProfile(ctx.a, ctx.home, 'a');
   await tokenProfile(ctx.b, ctx.home, 'b');
@@ -29,7 +31,11 @@ hosts.before(async (ctx) => {
   data.profiles.dead = { ...data.profiles.a, url: `http://127.0.0.1:${ctx.deadPort}` };
   writeFileSync(file, JSON.stringify(data));
   writeFileSync(join(ctx.home, 'hosts.txt'), `# the lab\na\nb   # over HTTPS, pinned\n\n${ctx.cUrl}\ndead\n`);
-  for (const [agent, text] of [[ctx.a, 'from a'], [ctx.b, 'from b'], [ctx.c, 'from c']] as const) {
+  for (const [agent, text] of [
+    [ctx.a, 'from a'],
+    [ctx.b, 'from b'],
+    [ctx.c, 'from c'],
+  ] as const) {
     mkdirSync(join(agent.baseDir, 'logs'));
     writeFileSync(join(agent.baseDir, 'logs/app.log'), text);
   }
@@ -39,7 +45,11 @@ hosts.after(async (ctx) => {
   if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
 });
 
-const lines = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const byHost = (list: any[]) => Object.fromEntries(list.map((l) => [l.host, l]));
 
 hosts('status: one JSON line per host, the dead one with its error; exit 4 (every failure could not connect)', async (ctx) => {
@@ -56,21 +66,34 @@ hosts('status: one JSON line per host, the dead one with its error; exit 4 (ever
     assert.is(typeof got[host].result.hostname, 'string');
     assert.is(got[host].result.recording.state, 'idle');
   }
-  assert.equal(got.dead, { host: 'dead', ok: false, status: null, error: `could not connect to 127.0.0.1:${ctx.deadPort}: connection refused` });
+  assert.equal(got.dead, {
+    host: 'dead',
+    ok: false,
+    status: null,
+    error: `could not connect to 127.0.0.1:${ctx.deadPort}: connection refused`,
+  });
 });
 
-hosts('get: each host\'s file in a directory of its own; an unknown profile and a missing file fail with their texts (exit 1)', async (ctx) => {
-  writeFileSync(join(ctx.home, 'more.txt'), `a\nb\n${ctx.cUrl}\nnosuch\n`);
-  rmSync(join(ctx.b.baseDir, 'logs/app.log'));
-  const r = await dagent(['get', 'logs/app.log', 'out', '--hosts', 'more.txt', '--profile', 'a'], { home: ctx.home });
-  assert.is(r.code, 1);
-  const got = byHost(lines(r.stdout));
-  assert.is(readFileSync(join(ctx.home, 'out/a/app.log'), 'utf8'), 'from a');
-  assert.is(readFileSync(join(ctx.home, 'out', ctx.cUrl.replace(/[^A-Za-z0-9._-]+/g, '_'), 'app.log'), 'utf8'), 'from c');
-  assert.equal(got.a.result, { path: 'logs/app.log', savedTo: join('out', 'a', 'app.log'), sizeBytes: 6, resumedFrom: 0 });
-  assert.equal(got.b, { host: 'b', ok: false, status: 404, error: 'file not found at logs/app.log' });
-  assert.equal(got.nosuch, { host: 'nosuch', ok: false, status: null, error: 'no profile "nosuch": log in first (dagent login URL --profile nosuch)' });
-});
+hosts(
+  "get: each host's file in a directory of its own; an unknown profile and a missing file fail with their texts (exit 1)",
+  async (ctx) => {
+    writeFileSync(join(ctx.home, 'more.txt'), `a\nb\n${ctx.cUrl}\nnosuch\n`);
+    rmSync(join(ctx.b.baseDir, 'logs/app.log'));
+    const r = await dagent(['get', 'logs/app.log', 'out', '--hosts', 'more.txt', '--profile', 'a'], { home: ctx.home });
+    assert.is(r.code, 1);
+    const got = byHost(lines(r.stdout));
+    assert.is(readFileSync(join(ctx.home, 'out/a/app.log'), 'utf8'), 'from a');
+    assert.is(readFileSync(join(ctx.home, 'out', ctx.cUrl.replace(/[^A-Za-z0-9._-]+/g, '_'), 'app.log'), 'utf8'), 'from c');
+    assert.equal(got.a.result, { path: 'logs/app.log', savedTo: join('out', 'a', 'app.log'), sizeBytes: 6, resumedFrom: 0 });
+    assert.equal(got.b, { host: 'b', ok: false, status: 404, error: 'file not found at logs/app.log' });
+    assert.equal(got.nosuch, {
+      host: 'nosuch',
+      ok: false,
+      status: null,
+      error: 'no profile "nosuch": log in first (dagent login URL --profile nosuch)',
+    });
+  },
+);
 
 hosts('interactive and streaming commands refuse --hosts (2)', async (ctx) => {
   for (const cmd of [['events'], ['login', 'https://x'], ['listen']]) {

@@ -19,9 +19,15 @@ const profilesFile = (home: string) => join(home, 'dagent/profiles.json');
 const readProfiles = (home: string) => JSON.parse(readFileSync(profilesFile(home), 'utf8'));
 
 const trust = suite<Ctx>('dagent login: trust and credentials (TLS on)');
-trust.before(async (ctx) => { ctx.agent = await startClientAgent(true); });
-trust.after(async (ctx) => { await ctx.agent?.cleanup(); });
-trust.before.each((ctx) => { ctx.home = tempHome(); });
+trust.before(async (ctx) => {
+  ctx.agent = await startClientAgent(true);
+});
+trust.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
+trust.before.each((ctx) => {
+  ctx.home = tempHome();
+});
 trust.after.each((ctx) => rmSync(ctx.home, { recursive: true, force: true }));
 
 trust('first contact shows the pin and fingerprint; "n" refuses with exit 4 and stores nothing', async ({ agent, home }) => {
@@ -31,7 +37,12 @@ trust('first contact shows the pin and fingerprint; "n" refuses with exit 4 and 
   assert.ok(r.stderr.includes(`SPKI pin:     ${agent.pin}\n`), r.stderr);
   assert.ok(r.stderr.includes(`SHA-256 fingerprint: ${cert.fingerprint256}\n`), r.stderr);
   assert.match(r.stderr, /Trust this key for this device\? \[y\/N\] n\n/);
-  assert.ok(r.stderr.endsWith(`dagent: not trusted: ${agent.clientUrl} (to trust it without asking: dagent login ${agent.clientUrl} --pin ${agent.pin})\n`), r.stderr);
+  assert.ok(
+    r.stderr.endsWith(
+      `dagent: not trusted: ${agent.clientUrl} (to trust it without asking: dagent login ${agent.clientUrl} --pin ${agent.pin})\n`,
+    ),
+    r.stderr,
+  );
   assert.not.ok(existsSync(profilesFile(home)));
 });
 
@@ -56,7 +67,11 @@ trust('--token-stdin with --pin: the profile holds URL, token and pin, mode 0600
 
 trust('--pin of another key is refused before any login (4), naming both pins', async ({ agent, home }) => {
   const other = `sha256//${randomBytes(32).toString('base64')}`;
-  const logins = () => agent.output().split('\n').filter((l) => l.includes('/api/v1/agentusers/loginusertoagent')).length;
+  const logins = () =>
+    agent
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('/api/v1/agentusers/loginusertoagent')).length;
   const before = logins();
   const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username, '--pin', other], { home, input: `${ADMIN.password}\n` });
   assert.is(r.code, 4);
@@ -65,13 +80,19 @@ trust('--pin of another key is refused before any login (4), naming both pins', 
   assert.is(logins(), before, 'the login request reached a key that is not the pinned one');
 });
 
-trust('--ca FILE: the device\'s certificate as CA is trusted; another CA is refused (4)', async ({ agent, home }) => {
-  const ok = await dagent(['login', agent.clientUrl, '--token-stdin', '--ca', join(agent.dir, 'tls/cert.pem')], { home, input: `${await agent.login()}\n` });
+trust("--ca FILE: the device's certificate as CA is trusted; another CA is refused (4)", async ({ agent, home }) => {
+  const ok = await dagent(['login', agent.clientUrl, '--token-stdin', '--ca', join(agent.dir, 'tls/cert.pem')], {
+    home,
+    input: `${await agent.login()}\n`,
+  });
   assert.is(ok.code, 0, ok.stderr);
   assert.is(readProfiles(home).profiles.default.ca, readFileSync(join(agent.dir, 'tls/cert.pem'), 'utf8'));
   assert.is((await dagent(['status', '--json'], { home })).code, 0);
   makeCa(join(home, 'ca.pem'), join(home, 'ca.key'));
-  const bad = await dagent(['login', agent.clientUrl, '--token-stdin', '--ca', join(home, 'ca.pem'), '--profile', 'other'], { home, input: 'x\n' });
+  const bad = await dagent(['login', agent.clientUrl, '--token-stdin', '--ca', join(home, 'ca.pem'), '--profile', 'other'], {
+    home,
+    input: 'x\n',
+  });
   assert.is(bad.code, 4);
   assert.match(bad.stderr, /^dagent: 127\.0\.0\.1:\d+: the certificate is not trusted \(/);
 });
@@ -89,7 +110,8 @@ when('/api/v1/tokens')('login makes the token dagent@<host> (a second login repl
   const again = await dagent(['login', agent.clientUrl, '--user', ADMIN.username], { home, input: `${ADMIN.password}\n` });
   assert.is(again.code, 0, again.stderr);
   const jwt = await agent.login();
-  const list = async () => ((await (await fetch(`${agent.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${jwt}` } })).json()) as any).tokens;
+  const list = async () =>
+    ((await (await fetch(`${agent.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${jwt}` } })).json()) as any).tokens;
   assert.is((await list()).filter((t: any) => t.name === p.tokenName).length, 1);
   const out = await dagent(['logout'], { home });
   assert.is(out.code, 0, out.stderr);
@@ -110,14 +132,24 @@ trust('a replaced key is refused (4) naming both pins, and the new key never see
     if (Date.now() > end) throw new Error('the agent did not take the new pair');
     await new Promise((r) => setTimeout(r, 200));
   }
-  const before = agent.output().split('\n').filter((l) => l.includes('/api/v1/devicestatus/get')).length;
+  const before = agent
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('/api/v1/devicestatus/get')).length;
   const r = await dagent(['status'], { home });
   assert.is(r.code, 4);
   assert.ok(r.stderr.startsWith(`dagent: the device's key has changed: trusted ${agent.pin}, presented ${fresh}.`), r.stderr);
   const relogin = await dagent(['login', agent.clientUrl, '--token-stdin'], { home, input: 'x\n' });
   assert.is(relogin.code, 4, 'a new login over the profile keeps the stored pin');
   await new Promise((r) => setTimeout(r, 300));
-  assert.is(agent.output().split('\n').filter((l) => l.includes('/api/v1/devicestatus/get')).length, before, 'a request reached the new key');
+  assert.is(
+    agent
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('/api/v1/devicestatus/get')).length,
+    before,
+    'a request reached the new key',
+  );
   // Checked on the device, the new pin is accepted when given.
   const ok = await dagent(['login', agent.clientUrl, '--token-stdin', '--pin', fresh], { home, input: `${await agent.login()}\n` });
   assert.is(ok.code, 0, ok.stderr);
@@ -131,7 +163,7 @@ function when(route: string) {
 
 trust.run();
 
-const roles = suite<Ctx>('dagent login as a viewer: the token has the role\'s scopes; a missing scope is exit 3');
+const roles = suite<Ctx>("dagent login as a viewer: the token has the role's scopes; a missing scope is exit 3");
 roles.before(async (ctx) => {
   ctx.agent = await startClientAgent(false, { users: [ADMIN, { username: 'vera', password: 'viewer password', role: 'viewer' }] });
   ctx.home = tempHome();
@@ -141,35 +173,44 @@ roles.after(async (ctx) => {
   if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
 });
 
-(hasRoute('/api/v1/tokens') ? roles : roles.skip)('login; put, users and the token commands are refused with the API\'s texts (3); logout asks the password', async ({ agent, home }) => {
-  const login = await dagent(['login', agent.clientUrl, '--user', 'vera'], { home, input: 'viewer password\n' });
-  assert.is(login.code, 0, login.stderr);
-  const jwt = await agent.login();
-  const tokens = async () => ((await (await fetch(`${agent.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${jwt}` } })).json()) as any).tokens;
-  assert.equal((await tokens()).map((t: any) => [t.username, t.scopes]), [['vera', ['status', 'files:read', 'metrics']]]);
-  writeFileSync(join(home, 'f.txt'), 'f');
-  const cases: Array<[string[], string]> = [
-    [['put', 'f.txt', 'f.txt'], 'insufficient scope: files:write is required'],
-    [['users'], 'insufficient scope: admin is required'],
-    [['token', 'list'], 'insufficient scope: admin is required'],
-    [['token', 'create', 'ci', '--scopes', 'status'], 'insufficient scope: admin is required'],
-  ];
-  for (const [args, text] of cases) {
-    const r = await dagent(args, { home });
-    assert.is(r.code, 3, args.join(' '));
-    assert.is(r.stderr, `dagent: ${text}\n`);
-  }
-  assert.is((await dagent(['status', '--json'], { home })).code, 0);
-  // Its own API token may not revoke itself: logout asks the password (here on standard input).
-  const out = await dagent(['logout'], { home, input: 'viewer password\n' });
-  assert.is(out.code, 0, out.stderr);
-  assert.equal(await tokens(), []);
-});
+(hasRoute('/api/v1/tokens') ? roles : roles.skip)(
+  "login; put, users and the token commands are refused with the API's texts (3); logout asks the password",
+  async ({ agent, home }) => {
+    const login = await dagent(['login', agent.clientUrl, '--user', 'vera'], { home, input: 'viewer password\n' });
+    assert.is(login.code, 0, login.stderr);
+    const jwt = await agent.login();
+    const tokens = async () =>
+      ((await (await fetch(`${agent.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${jwt}` } })).json()) as any).tokens;
+    assert.equal(
+      (await tokens()).map((t: any) => [t.username, t.scopes]),
+      [['vera', ['status', 'files:read', 'metrics']]],
+    );
+    writeFileSync(join(home, 'f.txt'), 'f');
+    const cases: Array<[string[], string]> = [
+      [['put', 'f.txt', 'f.txt'], 'insufficient scope: files:write is required'],
+      [['users'], 'insufficient scope: admin is required'],
+      [['token', 'list'], 'insufficient scope: admin is required'],
+      [['token', 'create', 'ci', '--scopes', 'status'], 'insufficient scope: admin is required'],
+    ];
+    for (const [args, text] of cases) {
+      const r = await dagent(args, { home });
+      assert.is(r.code, 3, args.join(' '));
+      assert.is(r.stderr, `dagent: ${text}\n`);
+    }
+    assert.is((await dagent(['status', '--json'], { home })).code, 0);
+    // Its own API token may not revoke itself: logout asks the password (here on standard input).
+    const out = await dagent(['logout'], { home, input: 'viewer password\n' });
+    assert.is(out.code, 0, out.stderr);
+    assert.equal(await tokens(), []);
+  },
+);
 
 roles.run();
 
 const dead = suite<{ home: string }>('dagent: a host that does not answer');
-dead.before((ctx) => { ctx.home = tempHome(); });
+dead.before((ctx) => {
+  ctx.home = tempHome();
+});
 dead.after((ctx) => rmSync(ctx.home, { recursive: true, force: true }));
 
 dead('login and a command against a closed port: exit 4, "could not connect"', async ({ home }) => {

@@ -19,7 +19,10 @@ function define(tls: boolean): void {
     ctx.home = tempHome();
     ctx.relay = await relay(ctx.agent.port);
     const url = `${tls ? 'https' : 'http'}://127.0.0.1:${ctx.relay.port}`;
-    const r = await dagent(['login', url, '--token-stdin', ...(ctx.agent.pin ? ['--pin', ctx.agent.pin] : [])], { home: ctx.home, input: `${await ctx.agent.login()}\n` });
+    const r = await dagent(['login', url, '--token-stdin', ...(ctx.agent.pin ? ['--pin', ctx.agent.pin] : [])], {
+      home: ctx.home,
+      input: `${await ctx.agent.login()}\n`,
+    });
     assert.is(r.code, 0, r.stderr);
   });
   test.after(async (ctx) => {
@@ -41,7 +44,7 @@ function define(tls: boolean): void {
     return have;
   };
 
-  test('cut at a random offset, run again: resumed from the partial file\'s end, byte-identical', async (ctx) => {
+  test("cut at a random offset, run again: resumed from the partial file's end, byte-identical", async (ctx) => {
     const data = randomBytes(SIZE);
     writeFileSync(join(ctx.agent.baseDir, 'big.bin'), data);
     const have = await cutGet(ctx);

@@ -16,7 +16,11 @@ const { tmux, until } = terminal(session, ['-J']);
 
 /** Runs dagent in a fresh tmux session (200x30); the shell stays to show the exit code. */
 function start(home: string, args: string[]): void {
-  try { tmux('kill-session', '-t', session); } catch { /* none yet */ }
+  try {
+    tmux('kill-session', '-t', session);
+  } catch {
+    /* none yet */
+  }
   const line = ['env', `XDG_CONFIG_HOME=${home}`, 'DAGENT_PROFILE=', process.execPath, DAGENT, ...args].map((a) => `'${a}'`).join(' ');
   tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '30', '-c', home, `${line}; echo "exit=$?"; sleep 60`);
 }
@@ -27,7 +31,11 @@ tty.before(async (ctx) => {
   await tokenProfile(ctx.agent, ctx.home);
 });
 tty.after(async (ctx) => {
-  try { tmux('kill-session', '-t', session); } catch { /* already gone */ }
+  try {
+    tmux('kill-session', '-t', session);
+  } catch {
+    /* already gone */
+  }
   await ctx.agent?.cleanup();
   if (ctx.home) rmSync(ctx.home, { recursive: true, force: true });
 });

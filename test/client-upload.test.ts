@@ -31,19 +31,32 @@ function againstAgent(tls: boolean): void {
     if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
   });
   const client = (ctx: Ctx, url = ctx.agent.clientUrl) => new DeviceAgent({ url, token: ctx.token, pin: ctx.agent.pin ?? undefined });
-  const caughtUp = (ctx: Ctx) => logCaughtUp(() => ctx.agent.output(), () => client(ctx).status());
+  const caughtUp = (ctx: Ctx) =>
+    logCaughtUp(
+      () => ctx.agent.output(),
+      () => client(ctx).status(),
+    );
 
-  test('a file and a stream in one request: the agent\'s answer, the bytes whole, progress to the total', async (ctx) => {
+  test("a file and a stream in one request: the agent's answer, the bytes whole, progress to the total", async (ctx) => {
     const seen: Array<{ bytes: number; total: number | null }> = [];
     const small = Buffer.from('a stream of bytes\n');
     await client(ctx).mkdir('in');
-    const result = await client(ctx).upload([ctx.file, { name: 'note.txt', size: small.length, open: () => Readable.from([small]) }], 'in/',
-      { onProgress: (p) => seen.push(p) });
+    const result = await client(ctx).upload(
+      [ctx.file, { name: 'note.txt', size: small.length, open: () => Readable.from([small]) }],
+      'in/',
+      { onProgress: (p) => seen.push(p) },
+    );
     assert.equal(result, { message: 'Uploaded successfully' });
     assert.ok(readFileSync(join(ctx.agent.baseDir, 'in/take.bin')).equals(ctx.data));
     assert.ok(readFileSync(join(ctx.agent.baseDir, 'in/note.txt')).equals(small));
     const total = ctx.data.length + small.length;
-    assert.equal([seen[0], seen.at(-1)], [{ bytes: 0, total }, { bytes: total, total }]);
+    assert.equal(
+      [seen[0], seen.at(-1)],
+      [
+        { bytes: 0, total },
+        { bytes: total, total },
+      ],
+    );
   });
 
   if (!tls) {
@@ -52,9 +65,14 @@ function againstAgent(tls: boolean): void {
       try {
         await client(ctx, `http://127.0.0.1:${watch.port}`).upload([ctx.file], 'watched.bin');
         assert.is(watch.heads.length, 1, watch.heads.join('\n'));
-        assert.match(watch.heads[0]!, new RegExp('^#1 POST /api/upload HTTP/1\\.1\\r\\nHost: 127\\.0\\.0\\.1:\\d+\\r\\nUser-Agent: dagent\\r\\n' +
-          'Content-Type: multipart/form-data; boundary=dagent-[0-9a-f]{32}\\r\\nContent-Length: \\d+\\r\\nAccept: application/json\\r\\n' +
-          'Authorization: Bearer \\S+\\r\\nConnection: close\\r\\n\\r\\n$'));
+        assert.match(
+          watch.heads[0]!,
+          new RegExp(
+            '^#1 POST /api/upload HTTP/1\\.1\\r\\nHost: 127\\.0\\.0\\.1:\\d+\\r\\nUser-Agent: dagent\\r\\n' +
+              'Content-Type: multipart/form-data; boundary=dagent-[0-9a-f]{32}\\r\\nContent-Length: \\d+\\r\\nAccept: application/json\\r\\n' +
+              'Authorization: Bearer \\S+\\r\\nConnection: close\\r\\n\\r\\n$',
+          ),
+        );
         assert.ok(readFileSync(join(ctx.agent.baseDir, 'watched.bin')).equals(ctx.data));
       } finally {
         watch.server.close();
@@ -67,7 +85,9 @@ function againstAgent(tls: boolean): void {
       const wrong = `sha256//${Buffer.alloc(32, 9).toString('base64')}`;
       await caughtUp(ctx);
       const before = ctx.agent.output().split('POST /api/upload').length;
-      const err = await failureOf(new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong }).upload([ctx.file], 'pinned.bin'));
+      const err = await failureOf(
+        new DeviceAgent({ url: ctx.agent.clientUrl, token: ctx.token, pin: wrong }).upload([ctx.file], 'pinned.bin'),
+      );
       assert.instance(err, TrustError, `${err.name}: ${err.message}`);
       assert.is((err as TrustError).presentedPin, ctx.agent.pin);
       assert.match(err.message, /^the device's key has changed: trusted sha256\/\/CQkJ/);
@@ -77,7 +97,7 @@ function againstAgent(tls: boolean): void {
     });
   }
 
-  test('a file over the agent\'s limit: refused by its declared length before the body is sent, the ApiError with the agent\'s text', async (ctx) => {
+  test("a file over the agent's limit: refused by its declared length before the body is sent, the ApiError with the agent's text", async (ctx) => {
     const big = join(ctx.dir, 'big.bin');
     writeFileSync(big, Buffer.alloc(32 * 1024 * 1024));
     const err = await failureOf(client(ctx).upload([big], 'big.bin'));
@@ -86,7 +106,7 @@ function againstAgent(tls: boolean): void {
     assert.not.ok(existsSync(join(ctx.agent.baseDir, 'big.bin')));
   });
 
-  test('a directory outside the token\'s: the agent\'s 4xx as the ApiError', async (ctx) => {
+  test("a directory outside the token's: the agent's 4xx as the ApiError", async (ctx) => {
     const err = await failureOf(client(ctx).upload([ctx.file], '../escape.bin'));
     assert.instance(err, ApiError);
     assert.is(`${(err as ApiError).status} ${err.message}`, '403 file path is not allowed');
@@ -94,10 +114,14 @@ function againstAgent(tls: boolean): void {
 
   test('an abort while the body is sent: AbortError, and the agent keeps nothing', async (ctx) => {
     const controller = new AbortController();
-    const err = await failureOf(client(ctx).upload([ctx.file], 'aborted.bin', {
-      signal: controller.signal,
-      onProgress: ({ bytes }) => { if (bytes > 0) controller.abort(); },
-    }));
+    const err = await failureOf(
+      client(ctx).upload([ctx.file], 'aborted.bin', {
+        signal: controller.signal,
+        onProgress: ({ bytes }) => {
+          if (bytes > 0) controller.abort();
+        },
+      }),
+    );
     assert.is(err.name, 'AbortError');
     assert.not.ok(existsSync(join(ctx.agent.baseDir, 'aborted.bin')));
   });
@@ -130,7 +154,9 @@ function otherServers(): void {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const port = (server.address() as { port: number }).port;
-      assert.equal(await new DeviceAgent({ url: `http://127.0.0.1:${port}`, token: 't' }).upload([ctx.file], 'x/'), { message: 'Uploaded successfully' });
+      assert.equal(await new DeviceAgent({ url: `http://127.0.0.1:${port}`, token: 't' }).upload([ctx.file], 'x/'), {
+        message: 'Uploaded successfully',
+      });
       const boundary = /^--(dagent-[0-9a-f]{32})\r\n/.exec(got.toString('latin1'))![1];
       assert.ok(got.includes(readFileSync(ctx.file)));
       assert.ok(got.toString('latin1').endsWith(`\r\n--${boundary}--\r\n`));

@@ -17,7 +17,9 @@ dropins.before.each((ctx) => {
   ctx.d = join(ctx.dir, 'config.d');
   mkdirSync(ctx.d);
 });
-dropins.after.each((ctx) => { rmSync(ctx.dir, { recursive: true, force: true }); });
+dropins.after.each((ctx) => {
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
 
 const put = (file: string, value: unknown) => writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -30,7 +32,10 @@ dropins('are merged over the main file in byte order of their names, the last on
   put(join(d, '\u{1F600}.json'), { port: 1004 });
   put(join(d, '\uFF21.json'), { port: 1003 });
   const cf = readConfigFiles(main);
-  assert.equal(cf.files.map((f) => f.slice(d.length + 1)), [main.slice(d.length + 1), 'B.json', 'a.json', '\uFF21.json', '\u{1F600}.json']);
+  assert.equal(
+    cf.files.map((f) => f.slice(d.length + 1)),
+    [main.slice(d.length + 1), 'B.json', 'a.json', '\uFF21.json', '\u{1F600}.json'],
+  );
   const c = loadConfig(main);
   assert.is(c.port, 1004);
   assert.is(c.tokenTtlSeconds, 60);
@@ -42,14 +47,18 @@ dropins('merge nested objects key by key; a non-object replaces', ({ main, d }) 
   put(join(d, '10-device.json'), { audio: { device: 'hw:2' } });
   put(join(d, '20-length.json'), { audio: { maxDurationSeconds: 60 } });
   assert.equal(loadConfig(main).audio, {
-    recorder: 'arecord', device: 'hw:2', maxDurationSeconds: 60,
-    retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+    recorder: 'arecord',
+    device: 'hw:2',
+    maxDurationSeconds: 60,
+    retention: { maxCount: null, maxBytes: null, maxAgeDays: null },
+    minFreeBytes: 104857600,
   });
 });
 
 dropins('other files, hidden files and directories there are ignored', ({ main, d }) => {
   put(main, { port: 1000 });
-  for (const name of ['README', '50-port.json.bak', '50-port.json~', '.50-port.json', 'x.conf', '50-port.json.dpkg-dist']) put(join(d, name), 'not json at all');
+  for (const name of ['README', '50-port.json.bak', '50-port.json~', '.50-port.json', 'x.conf', '50-port.json.dpkg-dist'])
+    put(join(d, name), 'not json at all');
   mkdirSync(join(d, 'dir.json'));
   assert.is(loadConfig(main).port, 1000);
   assert.equal(readConfigFiles(main).files, [main]);
@@ -61,10 +70,13 @@ dropins('a symlinked drop-in is read (config management links them); a dangling 
   symlinkSync(join(dir, 'site.json'), join(d, '50-site.json'));
   assert.is(loadConfig(main).port, 1001);
   symlinkSync(join(dir, 'gone.json'), join(d, '60-gone.json'));
-  assert.throws(() => loadConfig(main), (err: Error) => err instanceof ConfigError && err.message === `config: cannot read ${join(d, '60-gone.json')}: ENOENT`);
+  assert.throws(
+    () => loadConfig(main),
+    (err: Error) => err instanceof ConfigError && err.message === `config: cannot read ${join(d, '60-gone.json')}: ENOENT`,
+  );
 });
 
-dropins('relative paths in a drop-in resolve against the main file\'s directory', ({ dir, main, d }) => {
+dropins("relative paths in a drop-in resolve against the main file's directory", ({ dir, main, d }) => {
   put(main, { baseDir: 'files' });
   put(join(d, '50-paths.json'), { usersFile: 'state/users.json', baseDir: 'data' });
   const c = loadConfig(main);
@@ -91,14 +103,20 @@ for (const [what, content, message] of badCases) {
     put(join(d, '10-good.json'), { host: '127.0.0.1' });
     const bad = join(d, '50-bad.json');
     put(bad, content);
-    assert.throws(() => loadConfig(main), (err: Error) => err instanceof ConfigError && err.message.startsWith(message(bad)));
+    assert.throws(
+      () => loadConfig(main),
+      (err: Error) => err instanceof ConfigError && err.message.startsWith(message(bad)),
+    );
   });
 }
 
 dropins('a bad key in the main file names the main file', ({ main, d }) => {
   put(main, { port: 'x' });
   put(join(d, '10-good.json'), { host: '127.0.0.1' });
-  assert.throws(() => loadConfig(main), (err: Error) => err.message === `${main}: port: must be an integer`);
+  assert.throws(
+    () => loadConfig(main),
+    (err: Error) => err.message === `${main}: port: must be an integer`,
+  );
 });
 
 const cli = suite('config show and config check');
@@ -107,17 +125,31 @@ cli('config show prints the merged config, defaults filled in and paths resolved
   const { dir } = await prepareDir();
   try {
     mkdirSync(join(dir, 'config.d'));
-    put(join(dir, 'config.d/50-site.json'), { port: 8443, audio: { device: 'hw:3' }, maxFileBytes: 1024, metrics: { tokenFile: 'scrape.token' } });
+    put(join(dir, 'config.d/50-site.json'), {
+      port: 8443,
+      audio: { device: 'hw:3' },
+      maxFileBytes: 1024,
+      metrics: { tokenFile: 'scrape.token' },
+    });
     const r = await runCli(['config', 'show', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout), {
-      host: '127.0.0.1', port: 8443,
-      baseDir: join(dir, 'files'), uploadDir: join(dir, 'files'), recordingsDir: join(dir, 'files/recordings'),
-      usersFile: join(dir, 'users.json'), tokensFile: join(dir, 'tokens.json'), jwtSecretFile: join(dir, 'jwt.secret'),
-      tokenTtlSeconds: 3600, maxFileBytes: 1024,
+      host: '127.0.0.1',
+      port: 8443,
+      baseDir: join(dir, 'files'),
+      uploadDir: join(dir, 'files'),
+      recordingsDir: join(dir, 'files/recordings'),
+      usersFile: join(dir, 'users.json'),
+      tokensFile: join(dir, 'tokens.json'),
+      jwtSecretFile: join(dir, 'jwt.secret'),
+      tokenTtlSeconds: 3600,
+      maxFileBytes: 1024,
       audio: {
-        recorder: 'sox', device: 'hw:3', maxDurationSeconds: 3600,
-        retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+        recorder: 'sox',
+        device: 'hw:3',
+        maxDurationSeconds: 3600,
+        retention: { maxCount: null, maxBytes: null, maxAgeDays: null },
+        minFreeBytes: 104857600,
       },
       tls: null,
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
@@ -139,7 +171,10 @@ cli('config check and serve refuse a bad drop-in with exit 78, naming the file a
     assert.is(checked.stderr, `device-agent: config error: ${bad}: audio.maxDurationSeconds: must be a number above 0 and at most 86400\n`);
     const served = await runCli(['serve', '--config', join(dir, 'config.json')]);
     assert.is(served.code, 78);
-    assert.is(served.stderr, `<3>device-agent: config error: ${bad}: audio.maxDurationSeconds: must be a number above 0 and at most 86400\n`);
+    assert.is(
+      served.stderr,
+      `<3>device-agent: config error: ${bad}: audio.maxDurationSeconds: must be a number above 0 and at most 86400\n`,
+    );
     const shown = await runCli(['config', 'show', '--config', join(dir, 'config.json')]);
     assert.is(shown.code, 78);
     assert.is(shown.stdout, '');
@@ -148,7 +183,7 @@ cli('config check and serve refuse a bad drop-in with exit 78, naming the file a
   }
 });
 
-cli('the service runs on the merge: a drop-in\'s tokenTtlSeconds is the tokens\' lifetime', async () => {
+cli("the service runs on the merge: a drop-in's tokenTtlSeconds is the tokens' lifetime", async () => {
   const { dir } = await prepareDir();
   mkdirSync(join(dir, 'config.d'));
   put(join(dir, 'config.d/50-ttl.json'), { tokenTtlSeconds: 120 });

@@ -21,8 +21,11 @@ parse('fills every default', () => {
     tokenTtlSeconds: 3600,
     maxFileBytes: 52428800,
     audio: {
-      recorder: 'sox', device: 'default', maxDurationSeconds: 3600,
-      retention: { maxCount: null, maxBytes: null, maxAgeDays: null }, minFreeBytes: 104857600,
+      recorder: 'sox',
+      device: 'default',
+      maxDurationSeconds: 3600,
+      retention: { maxCount: null, maxBytes: null, maxAgeDays: null },
+      minFreeBytes: 104857600,
     },
     tls: null,
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
@@ -87,7 +90,7 @@ start('a bad config stops the start with exit 78 and names the key', async () =>
     const r = await runCli(['serve', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 78);
     // The service's last line is an error for journald (`journalctl -p err` shows it).
-  assert.is(r.stderr, `<3>device-agent: config error: ${join(dir, 'config.json')}: port: must be an integer\n`);
+    assert.is(r.stderr, `<3>device-agent: config error: ${join(dir, 'config.json')}: port: must be an integer\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -115,7 +118,7 @@ start('DEVICE_AGENT_CONFIG is used when --config is absent', async () => {
   const r = await runCli(['config', 'check'], { env: { DEVICE_AGENT_CONFIG: '/nonexistent/env.json' } });
   assert.is(r.code, 78);
   assert.match(r.stderr, /\/nonexistent\/env\.json/);
-  assert.match(r.stderr, /^device-agent: config error: /, 'a command\'s message for a person carries no priority');
+  assert.match(r.stderr, /^device-agent: config error: /, "a command's message for a person carries no priority");
 });
 
 const check = suite('config check');

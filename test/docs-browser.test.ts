@@ -26,8 +26,7 @@ browser.before(async (ctx) => {
   ctx.problems = [];
   ctx.agent = await startAgent();
   ctx.browser = await launchChromium();
-  const context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 900 } },
-    /./); // Swagger UI shows refused answers on purpose; only CSP, page errors and other hosts count here
+  const context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 900 } }, /./); // Swagger UI shows refused answers on purpose; only CSP, page errors and other hosts count here
   ctx.page = await context.newPage();
 });
 
@@ -35,8 +34,7 @@ browser.after(async (ctx) => {
   if (ctx.page) {
     mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
     // The top of the page: title, Authorize (locked once authorized) and the login answer.
-    await ctx.page.screenshot({ path: SCREENSHOT, clip: { x: 0, y: 0, width: 1280, height: 1400 }, fullPage: true })
-      .catch(() => {}); // no screenshot when the page never opened: the failing case says why
+    await ctx.page.screenshot({ path: SCREENSHOT, clip: { x: 0, y: 0, width: 1280, height: 1400 }, fullPage: true }).catch(() => {}); // no screenshot when the page never opened: the failing case says why
   }
   await ctx.browser?.close();
   await ctx.agent?.cleanup();
@@ -97,7 +95,9 @@ browser('uploads a file through the multipart form', async ({ page, agent }) => 
   const { response, shown } = await execute(page, 'files-upload', '/api/upload', async (op) => {
     await op.locator('tr[data-property-name="saveToPath"] input').fill('from-the-browser.txt');
     await op.locator('tr[data-property-name="myFile"] input[type="file"]').setInputFiles({
-      name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from swagger ui'),
+      name: 'hello.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('hello from swagger ui'),
     });
   });
   const sent = response.request();

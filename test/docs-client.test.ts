@@ -50,9 +50,17 @@ export async function roundTrip(baseUrl: string, username: string, password: str
 
 const TSCONFIG = {
   compilerOptions: {
-    strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler',
-    allowImportingTsExtensions: true, lib: ['ES2022', 'DOM'], types: [], skipLibCheck: false,
-    noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true,
+    strict: true,
+    noEmit: true,
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    allowImportingTsExtensions: true,
+    lib: ['ES2022', 'DOM'],
+    types: [],
+    skipLibCheck: false,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
   },
   files: ['client.ts'],
 };
@@ -70,31 +78,44 @@ client.after(async (ctx) => {
   if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-client('openapi-typescript + openapi-fetch: a Blob up and an ArrayBuffer down type-check without casts and work', async ({ agent, dir }) => {
-  assert.not.match(PROGRAM, /\bas\b|\bany\b|!\./, 'the program must not cast');
-  const doc = await (await fetch(`${agent.url}/docs/openapi.json`)).json();
-  const ast = await openapiTS(doc, {
-    // openapi-typescript's documented way to type file parts: format binary as Blob.
-    transform(schema) {
-      if ('format' in schema && schema.format === 'binary') return ts.factory.createTypeReferenceNode('Blob');
-      return undefined;
-    },
-  });
-  writeFileSync(join(dir, 'schema.ts'), astToString(ast));
-  writeFileSync(join(dir, 'client.ts'), PROGRAM);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const checked = await run(process.execPath, [tsc, '-p', dir]).then(() => '', (err) => `${err.stdout}${err.stderr}`);
-  assert.is(checked, '', `tsc on the generated client:\n${checked}\n${readFileSync(join(dir, 'schema.ts'), 'utf8').split('\n').filter((l) => /myFile|fstype|"\*\/\*"|octet/.test(l)).join('\n')}`);
+client(
+  'openapi-typescript + openapi-fetch: a Blob up and an ArrayBuffer down type-check without casts and work',
+  async ({ agent, dir }) => {
+    assert.not.match(PROGRAM, /\bas\b|\bany\b|!\./, 'the program must not cast');
+    const doc = await (await fetch(`${agent.url}/docs/openapi.json`)).json();
+    const ast = await openapiTS(doc, {
+      // openapi-typescript's documented way to type file parts: format binary as Blob.
+      transform(schema) {
+        if ('format' in schema && schema.format === 'binary') return ts.factory.createTypeReferenceNode('Blob');
+        return undefined;
+      },
+    });
+    writeFileSync(join(dir, 'schema.ts'), astToString(ast));
+    writeFileSync(join(dir, 'client.ts'), PROGRAM);
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const checked = await run(process.execPath, [tsc, '-p', dir]).then(
+      () => '',
+      (err) => `${err.stdout}${err.stderr}`,
+    );
+    assert.is(
+      checked,
+      '',
+      `tsc on the generated client:\n${checked}\n${readFileSync(join(dir, 'schema.ts'), 'utf8')
+        .split('\n')
+        .filter((l) => /myFile|fstype|"\*\/\*"|octet/.test(l))
+        .join('\n')}`,
+    );
 
-  type RoundTrip = (baseUrl: string, username: string, password: string, bytes: Uint8Array<ArrayBuffer>) => Promise<ArrayBuffer>;
-  const { roundTrip } = (await import(join(dir, 'client.ts'))) as { roundTrip: RoundTrip };
-  const data = new Uint8Array(randomBytes(300 * 1024));
-  const back = await roundTrip(agent.url, ADMIN.username, ADMIN.password, data);
-  assert.ok(back instanceof ArrayBuffer);
-  assert.ok(Buffer.from(back).equals(Buffer.from(data)), 'downloaded bytes differ');
-  assert.ok(readFileSync(join(agent.baseDir, 'generated/client.bin')).equals(Buffer.from(data)));
-});
+    type RoundTrip = (baseUrl: string, username: string, password: string, bytes: Uint8Array<ArrayBuffer>) => Promise<ArrayBuffer>;
+    const { roundTrip } = (await import(join(dir, 'client.ts'))) as { roundTrip: RoundTrip };
+    const data = new Uint8Array(randomBytes(300 * 1024));
+    const back = await roundTrip(agent.url, ADMIN.username, ADMIN.password, data);
+    assert.ok(back instanceof ArrayBuffer);
+    assert.ok(Buffer.from(back).equals(Buffer.from(data)), 'downloaded bytes differ');
+    assert.ok(readFileSync(join(agent.baseDir, 'generated/client.bin')).equals(Buffer.from(data)));
+  },
+);
 
 /** Whether a media type matches one of the document's media ranges (`*\/*`, `type/*`, exact). */
 const declared = (ranges: string[], type: string) => {
@@ -107,8 +128,14 @@ client('a download of a .txt or .wav file is sent with its own type, and the doc
   const token = await agent.login();
   writeFileSync(join(agent.baseDir, 'generated/note.txt'), 'hello');
   writeFileSync(join(agent.baseDir, 'generated/take.wav'), randomBytes(64));
-  for (const [file, type] of [['note.txt', 'text/plain'], ['take.wav', 'audio/wav']] as const) {
-    for (const [status, headers] of [[200, {}], [206, { Range: 'bytes=0-1' }]] as const) {
+  for (const [file, type] of [
+    ['note.txt', 'text/plain'],
+    ['take.wav', 'audio/wav'],
+  ] as const) {
+    for (const [status, headers] of [
+      [200, {}],
+      [206, { Range: 'bytes=0-1' }],
+    ] as const) {
       const res = await download(agent.url, token, `filepath=generated/${file}`, headers);
       assert.is(res.status, status);
       await res.arrayBuffer();

@@ -13,7 +13,9 @@ document.before(async (ctx) => {
   ctx.agent = await startAgent();
   ctx.doc = await loadDocument(ctx.agent.url);
 });
-document.after(async (ctx) => { await ctx.agent?.cleanup(); });
+document.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 document('is served without a token and passes the OpenAPI 3.1 validator with no error', async ({ doc }) => {
   assert.equal(doc.errors, undefined);
@@ -22,7 +24,7 @@ document('is served without a token and passes the OpenAPI 3.1 validator with no
   assert.equal(doc.raw.servers, [{ url: '/', description: 'this agent' }]);
 });
 
-document('declares the bearer scheme and states each protected operation\'s scope', ({ doc }) => {
+document("declares the bearer scheme and states each protected operation's scope", ({ doc }) => {
   assert.equal(doc.raw.components.securitySchemes, {
     bearerAuth: { type: 'http', scheme: 'bearer', description: 'the `token` of the login answer (a JWT), or an API token (`dat_...`)' },
     metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },
@@ -31,8 +33,12 @@ document('declares the bearer scheme and states each protected operation\'s scop
     for (const [method, op] of Object.entries<any>(item)) {
       const scope = op['x-scope'];
       // /metrics alone also takes the metrics token: either scheme opens it.
-      const schemes = scope === undefined ? '[]'
-        : path === '/metrics' ? `[{"bearerAuth":["${scope}"]},{"metricsToken":[]}]` : `[{"bearerAuth":["${scope}"]}]`;
+      const schemes =
+        scope === undefined
+          ? '[]'
+          : path === '/metrics'
+            ? `[{"bearerAuth":["${scope}"]},{"metricsToken":[]}]`
+            : `[{"bearerAuth":["${scope}"]}]`;
       assert.is(JSON.stringify(op.security), schemes, `${method} ${path}: security must name the scope`);
       const bearerFailure = JSON.stringify(op.responses['401'] ?? {}).includes('missing bearer token');
       assert.is(bearerFailure, scope !== undefined, `${method} ${path}: bearer 401 documented iff protected`);
@@ -59,7 +65,10 @@ document('lists every text of the error catalogue that an operation can send', (
     const args = name === 'unauthorized' ? Object.keys(TOKEN_REFUSALS).map((why) => [why]) : [['x', 'y']];
     for (const a of args) {
       const sample = (make as (...a: unknown[]) => Error)(...a).message;
-      assert.ok(texts.some((t) => textPattern(t).test(sample)), `Errors.${name} ("${sample}") is not in the document`);
+      assert.ok(
+        texts.some((t) => textPattern(t).test(sample)),
+        `Errors.${name} ("${sample}") is not in the document`,
+      );
     }
   }
   assert.match(doc.raw.info.description, Errors.methodNotAllowed('GET').message);

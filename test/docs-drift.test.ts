@@ -23,7 +23,9 @@ drift.before(async (ctx) => {
   // In-process, so the routes are the very ones the app was built with.
   ctx.dir = (await prepareDir()).dir;
   ctx.agent = await startAgent(loadConfig(join(ctx.dir, 'config.json')), {
-    firstRunAdmin: false, log: silentLog, announce: () => {},
+    firstRunAdmin: false,
+    log: silentLog,
+    announce: () => {},
   });
   ctx.routes = new Map(ctx.agent.routes.map((r) => [`${r.method} ${openApiPath(r.path)}`, r.scope]));
   const doc = (await (await fetch(`http://127.0.0.1:${ctx.agent.port}/docs/openapi.json`)).json()) as any;

@@ -8,8 +8,12 @@ import { getRaw as get } from './helpers/http.ts';
 
 const page = suite<{ agent: TestAgent }>('docs page');
 
-page.before(async (ctx) => { ctx.agent = await startAgent(); });
-page.after(async (ctx) => { await ctx.agent?.cleanup(); });
+page.before(async (ctx) => {
+  ctx.agent = await startAgent();
+});
+page.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 page('serves the Swagger UI page without a token, under a strict content security policy', async ({ agent }) => {
   const res = await get(`${agent.url}/docs`);

@@ -17,7 +17,9 @@ answers.before(async (ctx) => {
   ctx.doc = await loadDocument(ctx.agent.url);
   ctx.token = await ctx.agent.login();
 });
-answers.after(async (ctx) => { await ctx.agent?.cleanup(); });
+answers.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 answers('health matches the Health schema', async ({ agent, doc }) => {
   await assertDocumented(doc, 'get', '/api/v1/health', await fetch(`${agent.url}/api/v1/health`));
@@ -94,7 +96,10 @@ answers('download answers carry the documented headers and errors', async ({ age
   const part = await fetch(url('doc.txt'), { headers: { ...bearer(token), Range: 'bytes=0-4' } });
   assert.is(part.status, 206);
   await assertDocumented(doc, 'get', '/api/download', part);
-  for (const [path, status] of [['missing.txt', 404], ['../outside.txt', 403]] as const) {
+  for (const [path, status] of [
+    ['missing.txt', 404],
+    ['../outside.txt', 403],
+  ] as const) {
     const res = await fetch(url(path), { headers: bearer(token) });
     assert.is(res.status, status, path);
     await assertDocumented(doc, 'get', '/api/download', res);

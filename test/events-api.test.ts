@@ -20,7 +20,9 @@ events.before(async (ctx) => {
   ctx.agent = await startAgent();
   ctx.token = await ctx.agent.login();
 });
-events.after(async (ctx) => { await ctx.agent?.cleanup(); });
+events.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 async function expectRefused(s: SseStream, status: number, error: string) {
   assert.is(s.status, status);
@@ -42,7 +44,8 @@ events('framing, headers, and the recording then the status record at once', asy
     assert.is(second!.event, 'status');
     assert.ok(second!.at < 1000, `the first status came after ${second!.at} ms`);
     const status = JSON.parse(second!.data);
-    for (const key of ['hostname', 'uptimeSeconds', 'cpu', 'memory', 'disk', 'network', 'agent', 'recording']) assert.ok(key in status, key);
+    for (const key of ['hostname', 'uptimeSeconds', 'cpu', 'memory', 'disk', 'network', 'agent', 'recording'])
+      assert.ok(key in status, key);
     // Each event is exactly `event: NAME\ndata: ONE-LINE-JSON\n\n`.
     assert.match(s.raw(), /^event: recording\ndata: \{[^\n]*\}\n\nevent: status\ndata: \{[^\n]*\}\n\n/);
   } finally {
@@ -50,7 +53,7 @@ events('framing, headers, and the recording then the status record at once', asy
   }
 });
 
-events('status every 2 s, a comment line within 15 s (the contract\'s numbers, measured)', async ({ agent, token }) => {
+events("status every 2 s, a comment line within 15 s (the contract's numbers, measured)", async ({ agent, token }) => {
   const s = await openEvents(agent.port, bearer(token));
   try {
     const [comment] = await s.waitFor(named('comment'), 1, 17_000);
@@ -86,7 +89,12 @@ events('a recording event at every state change: started, stopped, finished by i
     assert.equal(records()[2], finished);
     assert.is((await startRecording(agent, token, { duration: 0.2, fileExtension: 'wav' })).status, 202);
     await s.waitFor(named('recording'), 5);
-    assert.equal(records().slice(3).map((r) => r.state), ['recording', 'finished']);
+    assert.equal(
+      records()
+        .slice(3)
+        .map((r) => r.state),
+      ['recording', 'finished'],
+    );
     assert.equal(records()[4], await recordingStatus(agent, token));
     // The next status event carries the new state too.
     const before = s.events.filter(named('status')).length;
@@ -108,7 +116,10 @@ events('at most 32 streams: the 33rd is 503 with Retry-After; a closed one frees
   await sleep(300); // the streams the tests above closed: the agent sees their sockets close
   try {
     for (let i = 0; i < 32; i++) open.push(await openEvents(agent.port, bearer(token)));
-    assert.equal(open.map((s) => s.status), Array(32).fill(200));
+    assert.equal(
+      open.map((s) => s.status),
+      Array(32).fill(200),
+    );
     const extra = await openEvents(agent.port, bearer(token));
     assert.is(extra.headers['retry-after'], '5');
     await expectRefused(extra, 503, 'too many open event streams (at most 32), try again later');
@@ -150,7 +161,12 @@ events('a stream ends, cleanly, when its token expires', async () => {
 });
 
 events('a stream ends when its token is revoked (password changed), within a status tick of the users file change', async () => {
-  const agent = await startAgent({ users: [{ username: 'admin', password: 'correct horse battery' }, { username: 'bob', password: 'bob-password' }] });
+  const agent = await startAgent({
+    users: [
+      { username: 'admin', password: 'correct horse battery' },
+      { username: 'bob', password: 'bob-password' },
+    ],
+  });
   try {
     const [admin, bob] = [await agent.login(), await agent.login('bob', 'bob-password')];
     const [a, b] = [await openEvents(agent.port, bearer(admin)), await openEvents(agent.port, bearer(bob))];
@@ -171,7 +187,7 @@ events('a stream ends when its token is revoked (password changed), within a sta
   }
 });
 
-events('HEAD answers the stream\'s headers and no body, and holds no place', async ({ agent, token }) => {
+events("HEAD answers the stream's headers and no body, and holds no place", async ({ agent, token }) => {
   const res = await fetch(`${agent.url}/api/v1/events`, { method: 'HEAD', headers: bearer(token) });
   assert.is(res.status, 200);
   assert.is(res.headers.get('content-type'), 'text/event-stream');

@@ -23,11 +23,19 @@ hub.before(async (ctx) => {
   const listeners = new Set<(r: RecordingRecord) => void>();
   const sources: EventSources = {
     // Counts every status the hub asks for: the sampler's own JSON, unchanged.
-    statusJson: () => { ctx.refreshes++; return sampler.json(); },
+    statusJson: () => {
+      ctx.refreshes++;
+      return sampler.json();
+    },
     recording: () => IDLE,
-    onRecordingChange: (l) => { listeners.add(l); return () => listeners.delete(l); },
+    onRecordingChange: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
   };
-  ctx.emit = (r) => { for (const l of listeners) l(r); };
+  ctx.emit = (r) => {
+    for (const l of listeners) l(r);
+  };
   // The contract's numbers, a smaller buffer bound so that a stalled reader is reached quickly.
   ctx.hub = new EventHub(sources, { ...EVENT_LIMITS, maxBufferedBytes: 64 * 1024 });
   ctx.server = createServer((req, res) => ctx.hub.open(req as never, res, FAR()));
@@ -66,7 +74,9 @@ hub('a client that stops reading is cut once its backlog passes the bound; the o
   stalled.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
   stalled.pause();
   let closed = false;
-  stalled.on('close', () => { closed = true; });
+  stalled.on('close', () => {
+    closed = true;
+  });
   stalled.on('error', () => {});
   await sleep(200);
   assert.is(ctx.hub.size, 2);

@@ -41,11 +41,17 @@ async function layout(ctx: Ctx) {
   writeFileSync(join(base, 'naïve résumé.pdf'), 'pdf');
   writeFileSync(join(base, 'say "hi" \\ there.txt'), 'quotes');
   writeFileSync(join(base, 'x.unknownext'), 'data');
-  for (const [name, size] of [['exact.bin', 50 * MiB], ['over.bin', 50 * MiB + 1]] as const) {
+  for (const [name, size] of [
+    ['exact.bin', 50 * MiB],
+    ['over.bin', 50 * MiB + 1],
+  ] as const) {
     writeFileSync(join(base, name), '');
     truncateSync(join(base, name), size); // sparse: no 50 MiB written to disk
   }
-  for (const [name, size] of [['exact.bin', MiB], ['over.bin', MiB + 1]] as const) {
+  for (const [name, size] of [
+    ['exact.bin', MiB],
+    ['over.bin', MiB + 1],
+  ] as const) {
     writeFileSync(join(ctx.small.baseDir, name), '');
     truncateSync(join(ctx.small.baseDir, name), size);
   }
@@ -85,8 +91,10 @@ dl('uses application/octet-stream when the extension says nothing', async ({ age
 dl('gives non-ASCII names filename* beside an ASCII fallback, and escapes quotes', async ({ agent, token }) => {
   let res = await download(agent.url, token, 'filepath=' + encodeURIComponent('naïve résumé.pdf'));
   assert.is(res.status, 200);
-  assert.is(res.headers.get('content-disposition'),
-    `attachment; filename="na_ve r_sum_.pdf"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.pdf`);
+  assert.is(
+    res.headers.get('content-disposition'),
+    `attachment; filename="na_ve r_sum_.pdf"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.pdf`,
+  );
   await res.arrayBuffer();
   res = await download(agent.url, token, 'filepath=' + encodeURIComponent('say "hi" \\ there.txt'));
   assert.is(res.headers.get('content-disposition'), 'attachment; filename="say \\"hi\\" \\\\ there.txt"');
@@ -102,8 +110,12 @@ dl('answers HEAD with the same headers and no body', async ({ agent, token }) =>
 });
 
 dl('serves a single Range with 206 and Content-Range', async ({ agent, token }) => {
-  for (const [range, body, cr] of [['bytes=0-4', 'hello', 'bytes 0-4/11'], ['bytes=6-', 'world', 'bytes 6-10/11'],
-    ['bytes=-5', 'world', 'bytes 6-10/11'], ['bytes=6-99', 'world', 'bytes 6-10/11']]) {
+  for (const [range, body, cr] of [
+    ['bytes=0-4', 'hello', 'bytes 0-4/11'],
+    ['bytes=6-', 'world', 'bytes 6-10/11'],
+    ['bytes=-5', 'world', 'bytes 6-10/11'],
+    ['bytes=6-99', 'world', 'bytes 6-10/11'],
+  ]) {
     const res = await download(agent.url, token, 'filepath=hello.txt', { Range: range! });
     assert.is(res.status, 206, range);
     assert.is(res.headers.get('content-range'), cr);
@@ -136,8 +148,11 @@ dl('answers every row of the download error table with its exact text', async ({
   await expectError(await download(agent.url, token, 'filepath=sock'), 403, 'file is not a regular file');
   await expectError(await download(agent.url, token, 'filepath=nope.txt'), 404, 'file not found at nope.txt');
   await expectError(await download(agent.url, token, 'filepath=empty.txt'), 412, 'file is empty');
-  await expectError(await download(agent.url, token, 'filepath=hello.txt&fstype=MemMapFs'), 412,
-    'failed to get file system: unknown file system type "MemMapFs", only "OsFs" exists');
+  await expectError(
+    await download(agent.url, token, 'filepath=hello.txt&fstype=MemMapFs'),
+    412,
+    'failed to get file system: unknown file system type "MemMapFs", only "OsFs" exists',
+  );
   await expectError(await download(agent.url, token, 'filepath=over.bin'), 413, 'file too large, max size is 50 MB');
 });
 
@@ -168,9 +183,18 @@ dl('follows maxFileBytes from the config, in the limit and in the text', async (
 
 dl('refuses every path of the traversal corpus', async ({ agent, token }) => {
   const forbidden = [
-    '../secret.txt', '%2e%2e%2fsecret.txt', '%2E%2E/%2E%2E/etc/passwd', '/etc/passwd', '%2Fetc%2Fpasswd',
-    'sub/../../secret.txt', 'sub/deeper/../../../secret.txt', '../files2/secret.txt', '..', '../',
-    './../secret.txt', encodeURIComponent(join('/', agent.dir, 'secret.txt')),
+    '../secret.txt',
+    '%2e%2e%2fsecret.txt',
+    '%2E%2E/%2E%2E/etc/passwd',
+    '/etc/passwd',
+    '%2Fetc%2Fpasswd',
+    'sub/../../secret.txt',
+    'sub/deeper/../../../secret.txt',
+    '../files2/secret.txt',
+    '..',
+    '../',
+    './../secret.txt',
+    encodeURIComponent(join('/', agent.dir, 'secret.txt')),
     encodeURIComponent(join('/', agent.dir, 'files2', 'secret.txt')),
   ];
   for (const q of forbidden) await expectError(await download(agent.url, token, 'filepath=' + q), 403, 'file path is not allowed');
@@ -179,7 +203,11 @@ dl('refuses every path of the traversal corpus', async ({ agent, token }) => {
 dl('treats doubly encoded dots and backslashes as plain names', async ({ agent, token }) => {
   await expectError(await download(agent.url, token, 'filepath=%252e%252e%252fsecret.txt'), 404, 'file not found at %2e%2e%2fsecret.txt');
   await expectError(await download(agent.url, token, 'filepath=..%5Csecret.txt'), 404, 'file not found at ..\\secret.txt');
-  await expectError(await download(agent.url, token, 'filepath=sub%5C..%5C..%5Csecret.txt'), 404, 'file not found at sub\\..\\..\\secret.txt');
+  await expectError(
+    await download(agent.url, token, 'filepath=sub%5C..%5C..%5Csecret.txt'),
+    404,
+    'file not found at sub\\..\\..\\secret.txt',
+  );
 });
 
 dl('accepts paths that stay inside after normalisation', async ({ agent, token }) => {
@@ -204,8 +232,17 @@ dl('answers NUL, repeated keys, broken escapes and long paths with 400, never 50
 });
 
 dl('refuses links whose real target is outside, dangling and looping ones included', async ({ agent, token }) => {
-  for (const p of ['link-out', 'link-abs-out', 'dangling-out', 'dir-out/secret.txt', 'dir-out/files2/secret.txt',
-    'dir-out/nothing-here', 'loop', 'chain-out', 'dir-in/../link-out']) {
+  for (const p of [
+    'link-out',
+    'link-abs-out',
+    'dangling-out',
+    'dir-out/secret.txt',
+    'dir-out/files2/secret.txt',
+    'dir-out/nothing-here',
+    'loop',
+    'chain-out',
+    'dir-in/../link-out',
+  ]) {
     await expectError(await download(agent.url, token, 'filepath=' + p), 403, 'file path is not allowed');
   }
 });

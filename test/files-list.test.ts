@@ -76,7 +76,10 @@ list('the base: path "", directories first then byte order, fields as docs/api.m
   assert.equal(names(l), ['in', 'inAbs', 'order', 'recordings', 'sub', 'swap', 'a.txt', 'inFile']);
   const a = l.entries.find((e) => e.name === 'a.txt')!;
   assert.equal(a, { name: 'a.txt', type: 'file', sizeBytes: 'inside a\n'.length, modifiedAt: '2026-01-02T03:04:05.000Z' });
-  assert.equal(l.entries.find((e) => e.name === 'inFile'), { ...a, name: 'inFile' });
+  assert.equal(
+    l.entries.find((e) => e.name === 'inFile'),
+    { ...a, name: 'inFile' },
+  );
   const sub = l.entries.find((e) => e.name === 'in')!;
   assert.equal(sub, { name: 'in', type: 'directory', sizeBytes: null, modifiedAt: statSync(join(base, 'sub')).mtime.toISOString() });
   for (const query of ['path=', 'path=.', 'path=sub%2F..', `path=${encodeURIComponent(base)}`, 'path=sub/..', 'fstype=OsFs']) {
@@ -88,9 +91,15 @@ list('order: directories first, then names in byte order (upper case before lowe
   const l = await listing(ctx, q('order'));
   assert.is(l.path, 'order');
   assert.equal(names(l), ['Adir', 'zdir', 'édir', '10', '9', 'B', 'Z.txt', '_x', 'a', 'b.txt', 'é']);
-  assert.equal(l.entries.find((e) => e.name === 'é'), {
-    name: 'é', type: 'file', sizeBytes: 2, modifiedAt: statSync(join(ctx.agent.baseDir, 'order/é')).mtime.toISOString(),
-  });
+  assert.equal(
+    l.entries.find((e) => e.name === 'é'),
+    {
+      name: 'é',
+      type: 'file',
+      sizeBytes: 2,
+      modifiedAt: statSync(join(ctx.agent.baseDir, 'order/é')).mtime.toISOString(),
+    },
+  );
 });
 
 list('path is shown relative to the base, lexically normalised, through links that stay inside', async (ctx) => {
@@ -120,7 +129,7 @@ list('a path naming a file is 400 "<path> is not a directory"; special files too
   await expectError(ctx, q('sock'), 403, 'file is not a regular file');
 });
 
-list('missing directories: 404 with the download\'s text', async (ctx) => {
+list("missing directories: 404 with the download's text", async (ctx) => {
   await expectError(ctx, q('nope'), 404, 'file not found at nope');
   await expectError(ctx, q('sub/nope/deeper'), 404, 'file not found at sub/nope/deeper');
   await expectError(ctx, q('a.txt/x'), 404, 'file not found at a.txt/x');
@@ -130,9 +139,31 @@ list('missing directories: 404 with the download\'s text', async (ctx) => {
 });
 
 list('ways out: traversal, absolute paths, links out (file and directory on the way), loops: 403', async (ctx) => {
-  for (const p of ['..', '../', '../outside', 'sub/../../outside', '/etc', '/', '//etc', `${ctx.agent.dir}/outside`,
-    `${ctx.agent.dir}/files2`, 'out', 'out/', 'outAbs', 'outSibling', 'outFile', 'sub/out', 'sub/out/sub', 'out/sub',
-    'outConfig', 'dangling', 'danglingDir', 'loop1', 'in/../../outside', 'sub/up/../../..']) {
+  for (const p of [
+    '..',
+    '../',
+    '../outside',
+    'sub/../../outside',
+    '/etc',
+    '/',
+    '//etc',
+    `${ctx.agent.dir}/outside`,
+    `${ctx.agent.dir}/files2`,
+    'out',
+    'out/',
+    'outAbs',
+    'outSibling',
+    'outFile',
+    'sub/out',
+    'sub/out/sub',
+    'out/sub',
+    'outConfig',
+    'dangling',
+    'danglingDir',
+    'loop1',
+    'in/../../outside',
+    'sub/up/../../..',
+  ]) {
     await expectError(ctx, q(p), 403, 'file path is not allowed');
   }
 });
@@ -184,9 +215,16 @@ function expected(baseReal: string, dir: string): Entry[] {
     if (real !== baseReal && !real.startsWith(baseReal + '/')) continue;
     const st = statSync(real);
     if (!st.isFile() && !st.isDirectory()) continue;
-    out.push({ name, type: st.isFile() ? 'file' : 'directory', sizeBytes: st.isFile() ? st.size : null, modifiedAt: st.mtime.toISOString() });
+    out.push({
+      name,
+      type: st.isFile() ? 'file' : 'directory',
+      sizeBytes: st.isFile() ? st.size : null,
+      modifiedAt: st.mtime.toISOString(),
+    });
   }
-  return out.sort((a, b) => (a.type !== b.type ? (a.type === 'directory' ? -1 : 1) : Buffer.compare(Buffer.from(a.name), Buffer.from(b.name))));
+  return out.sort((a, b) =>
+    a.type !== b.type ? (a.type === 'directory' ? -1 : 1) : Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)),
+  );
 }
 
 list('property: random trees are listed exactly as the model says', async (ctx) => {
@@ -194,38 +232,71 @@ list('property: random trees are listed exactly as the model says', async (ctx) 
   const baseReal = realpathSync(ctx.agent.baseDir);
   const name = fc.stringMatching(/^[a-zA-Z0-9._ é-]{1,12}$/).filter((n) => n !== '.' && n !== '..');
   const kind = fc.constantFrom('file', 'dir', 'fifo', 'linkIn', 'linkOut', 'linkUp', 'linkDangling', 'linkDir');
-  await fc.assert(fc.asyncProperty(fc.uniqueArray(fc.tuple(name, kind, fc.nat(5000)), { selector: ([n]) => n, maxLength: 12 }), async (items) => {
-    rmSync(root, { recursive: true, force: true });
-    mkdirSync(root);
-    for (const [n, k, size] of items) {
-      const p = join(root, n);
-      if (k === 'file') writeFileSync(p, Buffer.alloc(size));
-      else if (k === 'dir') mkdirSync(p);
-      else if (k === 'fifo') execFileSync('mkfifo', [p]);
-      else symlinkSync({ linkIn: '../a.txt', linkOut: '../../outside/secret.txt', linkUp: '../..', linkDangling: 'none', linkDir: '../sub' }[k]!, p);
-    }
-    const l = await listing(ctx, q('prop'));
-    assert.is(l.path, 'prop');
-    assert.equal(l.entries, expected(baseReal, root));
-  }), { seed: SEED, numRuns: runs(60) });
+  await fc.assert(
+    fc.asyncProperty(fc.uniqueArray(fc.tuple(name, kind, fc.nat(5000)), { selector: ([n]) => n, maxLength: 12 }), async (items) => {
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(root);
+      for (const [n, k, size] of items) {
+        const p = join(root, n);
+        if (k === 'file') writeFileSync(p, Buffer.alloc(size));
+        else if (k === 'dir') mkdirSync(p);
+        else if (k === 'fifo') execFileSync('mkfifo', [p]);
+        else
+          symlinkSync(
+            { linkIn: '../a.txt', linkOut: '../../outside/secret.txt', linkUp: '../..', linkDangling: 'none', linkDir: '../sub' }[k]!,
+            p,
+          );
+      }
+      const l = await listing(ctx, q('prop'));
+      assert.is(l.path, 'prop');
+      assert.equal(l.entries, expected(baseReal, root));
+    }),
+    { seed: SEED, numRuns: runs(60) },
+  );
   rmSync(root, { recursive: true, force: true });
 });
 
 list('property: hostile paths from the planted tree: only documented answers, nothing from outside', async (ctx) => {
   const baseReal = realpathSync(ctx.agent.baseDir);
-  const piece = fc.constantFrom('..', '.', '', 'sub', 'in', 'inAbs', 'out', 'outAbs', 'up', 'swap', 'a.txt', 'loop1', 'fifo',
-    'order', 'outside', 'files', '%2e%2e', '\\..', 'x'.repeat(256));
+  const piece = fc.constantFrom(
+    '..',
+    '.',
+    '',
+    'sub',
+    'in',
+    'inAbs',
+    'out',
+    'outAbs',
+    'up',
+    'swap',
+    'a.txt',
+    'loop1',
+    'fifo',
+    'order',
+    'outside',
+    'files',
+    '%2e%2e',
+    '\\..',
+    'x'.repeat(256),
+  );
   const lead = fc.constantFrom('', '/', `${ctx.agent.dir}/`, `${ctx.agent.dir}/files/`);
-  await fc.assert(fc.asyncProperty(lead, fc.array(piece, { minLength: 1, maxLength: 6 }), async (l, parts) => {
-    const path = l + parts.join('/');
-    const res = await ask(ctx, q(path));
-    const body = await res.json() as Listing & { error?: string };
-    assert.ok([200, 400, 403, 404].includes(res.status), `${res.status} ${JSON.stringify(body)} for ${path}`);
-    if (res.status !== 200) return assert.type(body.error, 'string');
-    const dir = realpathSync(resolve(ctx.agent.baseDir, path));
-    assert.ok(dir === baseReal || dir.startsWith(baseReal + '/'), `listed ${dir} for ${path}`);
-    assert.equal(names(body), expected(baseReal, dir).map((e) => e.name), path);
-  }), { seed: SEED, numRuns: runs(200) });
+  await fc.assert(
+    fc.asyncProperty(lead, fc.array(piece, { minLength: 1, maxLength: 6 }), async (l, parts) => {
+      const path = l + parts.join('/');
+      const res = await ask(ctx, q(path));
+      const body = (await res.json()) as Listing & { error?: string };
+      assert.ok([200, 400, 403, 404].includes(res.status), `${res.status} ${JSON.stringify(body)} for ${path}`);
+      if (res.status !== 200) return assert.type(body.error, 'string');
+      const dir = realpathSync(resolve(ctx.agent.baseDir, path));
+      assert.ok(dir === baseReal || dir.startsWith(baseReal + '/'), `listed ${dir} for ${path}`);
+      assert.equal(
+        names(body),
+        expected(baseReal, dir).map((e) => e.name),
+        path,
+      );
+    }),
+    { seed: SEED, numRuns: runs(200) },
+  );
 });
 
 list('no descriptor or child left behind; the FIFOs were never opened for writing', async (ctx) => {

@@ -4,7 +4,19 @@
 // After each case the tree outside the base is compared byte for byte with what it was.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -20,7 +32,9 @@ function fileFds(pid: number): string[] {
     try {
       const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
       if (target.startsWith('/')) out.push(target);
-    } catch { /* closed meanwhile */ }
+    } catch {
+      /* closed meanwhile */
+    }
   }
   return out.sort();
 }
@@ -89,7 +103,13 @@ race('no delete, move or mkdir is ever redirected outside the base', async (ctx)
       link = !link;
     } catch {
       // A request removed or moved `r` meanwhile: start again from a real directory.
-      try { rmSync(r, { recursive: true, force: true }); renameSync(makeReal(), r); link = false; } catch { /* next tick */ }
+      try {
+        rmSync(r, { recursive: true, force: true });
+        renameSync(makeReal(), r);
+        link = false;
+      } catch {
+        /* next tick */
+      }
     }
   }, 1);
   const seen = new Map<number, number>();
@@ -118,7 +138,10 @@ race('no delete, move or mkdir is ever redirected outside the base', async (ctx)
   assert.is(readFileSync(join(ctx.agent.dir, 'outside/victim/f.txt'), 'utf8'), 'OUTSIDE f');
   // Every directory opened on the way was closed, whatever the race made of it.
   const pid = ctx.agent.child.pid!;
-  assert.ok(await eventually(() => fileFds(pid).join() === fdsBefore.join(), 3000), `${fileFds(pid).join('\n')}\nbefore:\n${fdsBefore.join('\n')}`);
+  assert.ok(
+    await eventually(() => fileFds(pid).join() === fdsBefore.join(), 3000),
+    `${fileFds(pid).join('\n')}\nbefore:\n${fdsBefore.join('\n')}`,
+  );
 });
 
 // ---------------------------------------------------------------------------------------

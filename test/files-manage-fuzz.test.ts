@@ -16,8 +16,17 @@ type Ctx = { agent: TestAgent; call: Call; planted: Planted; before: string[]; s
 const fuzz = suite<Ctx>('managing files: generated hostile paths');
 
 function fileFds(pid: number): string {
-  return readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; } })
-    .filter((t) => t.startsWith('/')).sort().join('\n');
+  return readdirSync(`/proc/${pid}/fd`)
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((t) => t.startsWith('/'))
+    .sort()
+    .join('\n');
 }
 
 fuzz.before(async (ctx) => {
@@ -38,13 +47,19 @@ const segment = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
 const separator = fc.constantFrom('/', '/', '/', '\\', '//', '/./');
-const hostile = fc.tuple(
-  fc.constantFrom('', '', '', '/', '//', 'ABS_OUT', 'ABS_IN', '/etc/'),
-  fc.array(fc.tuple(segment, separator), { minLength: 1, maxLength: 6 }),
-  fc.constantFrom('', '', '/', '\0'),
-).map(([lead, parts, tail]) => ({ lead, rest: parts.map(([s, sep], i) => (i ? sep : '') + s).join('') + tail }));
-const plausible = fc.array(fc.constantFrom('a.txt', 'sub', 'b.txt', 'in', 'inFile', 'inAbs', 'up', '.', '..', 'secret.txt', 'swap', 'out', 'new'),
-  { minLength: 1, maxLength: 4 }).map((parts) => ({ lead: '', rest: parts.join('/') }));
+const hostile = fc
+  .tuple(
+    fc.constantFrom('', '', '', '/', '//', 'ABS_OUT', 'ABS_IN', '/etc/'),
+    fc.array(fc.tuple(segment, separator), { minLength: 1, maxLength: 6 }),
+    fc.constantFrom('', '', '/', '\0'),
+  )
+  .map(([lead, parts, tail]) => ({ lead, rest: parts.map(([s, sep], i) => (i ? sep : '') + s).join('') + tail }));
+const plausible = fc
+  .array(fc.constantFrom('a.txt', 'sub', 'b.txt', 'in', 'inFile', 'inAbs', 'up', '.', '..', 'secret.txt', 'swap', 'out', 'new'), {
+    minLength: 1,
+    maxLength: 4,
+  })
+  .map((parts) => ({ lead: '', rest: parts.join('/') }));
 const clientPath = fc.oneof({ weight: 2, arbitrary: hostile }, { weight: 2, arbitrary: plausible });
 
 const materialize = (p: { lead: string; rest: string }, dir: string) =>
@@ -62,28 +77,43 @@ fuzz('delete, mkdir and move of generated paths never change anything outside th
   const seen = new Map<string, number>();
   const fds = fileFds(agent.child.pid!);
   const op = fc.constantFrom('delete', 'delete-recursive', 'mkdir', 'move', 'move-overwrite');
-  await fc.assert(fc.asyncProperty(op, clientPath, clientPath, async (kind, p1, p2) => {
-    const from = materialize(p1, agent.dir);
-    const to = materialize(p2, agent.dir);
-    let answer: Answer;
-    if (kind === 'delete' || kind === 'delete-recursive') answer = await call.del(from, kind === 'delete' ? '' : 'recursive=true');
-    else if (kind === 'mkdir') answer = await call.mkdir(from);
-    else answer = await call.move({ from, to, overwrite: kind === 'move-overwrite' });
-    const shown = `${kind} ${answer.status} ${answer.text.slice(0, 200)} for ${JSON.stringify(from).slice(0, 150)} -> ${JSON.stringify(to).slice(0, 150)}`;
-    const key = `${kind.split('-')[0]} ${answer.status}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-    assert.ok([200, 201, 204, 400, 403, 404, 409].includes(answer.status), shown);
-    if (answer.status >= 400) assert.type((answer.json as { error?: unknown }).error, 'string', shown);
-    assert.equal(planted.outsideSnapshot(), ctx.before, shown);
-    replant(agent.baseDir);
-  }), { seed: SEED, numRuns: runs(400) });
+  await fc.assert(
+    fc.asyncProperty(op, clientPath, clientPath, async (kind, p1, p2) => {
+      const from = materialize(p1, agent.dir);
+      const to = materialize(p2, agent.dir);
+      let answer: Answer;
+      if (kind === 'delete' || kind === 'delete-recursive') answer = await call.del(from, kind === 'delete' ? '' : 'recursive=true');
+      else if (kind === 'mkdir') answer = await call.mkdir(from);
+      else answer = await call.move({ from, to, overwrite: kind === 'move-overwrite' });
+      const shown = `${kind} ${answer.status} ${answer.text.slice(0, 200)} for ${JSON.stringify(from).slice(0, 150)} -> ${JSON.stringify(to).slice(0, 150)}`;
+      const key = `${kind.split('-')[0]} ${answer.status}`;
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      assert.ok([200, 201, 204, 400, 403, 404, 409].includes(answer.status), shown);
+      if (answer.status >= 400) assert.type((answer.json as { error?: unknown }).error, 'string', shown);
+      assert.equal(planted.outsideSnapshot(), ctx.before, shown);
+      replant(agent.baseDir);
+    }),
+    { seed: SEED, numRuns: runs(400) },
+  );
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   const health = await fetch(`${agent.url}/api/v1/health`);
   assert.is(health.status, 200);
   assert.ok(await eventually(() => fileFds(agent.child.pid!) === fds, 3000), 'no descriptor left open');
   // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
   if (runs(150) >= 150) {
-    for (const status of ['delete 204', 'delete 403', 'delete 404', 'delete 409', 'mkdir 201', 'mkdir 403', 'mkdir 409', 'move 200', 'move 403', 'move 404', 'move 409']) {
+    for (const status of [
+      'delete 204',
+      'delete 403',
+      'delete 404',
+      'delete 409',
+      'mkdir 201',
+      'mkdir 403',
+      'mkdir 409',
+      'move 200',
+      'move 403',
+      'move 404',
+      'move 409',
+    ]) {
       assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
     }
   }

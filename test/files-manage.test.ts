@@ -3,7 +3,19 @@
 // out, FIFOs and sockets, the base itself, a directory into itself; after each case the
 // tree outside the base is compared byte for byte with what it was.
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -93,9 +105,24 @@ del('a link is removed itself, never its target; a recursive delete never follow
 
 del('paths that lead out are 403, as the target and as a directory on the way', async (ctx) => {
   const outside = join(ctx.agent.dir, 'outside/secret.txt');
-  for (const p of ['../outside/secret.txt', 'sub/../../outside/secret.txt', outside, '/etc/hostname', 'out/secret.txt', 'out',
-    'outFile', 'outAbs', 'outSibling/secret.txt', 'sub/out/secret.txt', 'in/../../outside/secret.txt', 'loop1', 'loop1/x', 'dangling',
-    '../files2/secret.txt', '..']) {
+  for (const p of [
+    '../outside/secret.txt',
+    'sub/../../outside/secret.txt',
+    outside,
+    '/etc/hostname',
+    'out/secret.txt',
+    'out',
+    'outFile',
+    'outAbs',
+    'outSibling/secret.txt',
+    'sub/out/secret.txt',
+    'in/../../outside/secret.txt',
+    'loop1',
+    'loop1/x',
+    'dangling',
+    '../files2/secret.txt',
+    '..',
+  ]) {
     for (const q of ['', 'recursive=true']) await ctx.call.expect(ctx.call.del(p, q), 403, 'file path is not allowed', p);
   }
 });
@@ -123,8 +150,11 @@ del('bad input: NUL, over-long paths, no path, a bad recursive, another fstype',
   await ctx.call.expect(ctx.call.del('x'.repeat(300)), 404, `file not found at ${'x'.repeat(300)}`);
   await ctx.call.expect(ctx.call.raw('DELETE', '/api/v1/files'), 400, 'path is required');
   await ctx.call.expect(ctx.call.del('a.txt', 'recursive=yes'), 400, 'recursive must be true or false');
-  await ctx.call.expect(ctx.call.del('a.txt', 'fstype=MemMapFs'), 412,
-    'failed to get file system: unknown file system type "MemMapFs", only "OsFs" exists');
+  await ctx.call.expect(
+    ctx.call.del('a.txt', 'fstype=MemMapFs'),
+    412,
+    'failed to get file system: unknown file system type "MemMapFs", only "OsFs" exists',
+  );
   await ctx.call.expect(ctx.call.raw('DELETE', '/api/v1/files?path=a.txt&path=b.txt'), 400, 'path must be given once');
   assert.ok(existsSync(base(ctx, 'a.txt')));
 });
@@ -154,8 +184,19 @@ mk('a file in the way is 409 naming it', async (ctx) => {
 });
 
 mk('paths that lead out are 403; nothing is made outside', async (ctx) => {
-  for (const p of ['../outside/made', 'out/made', 'outAbs/made', 'sub/out/made', 'dangling', 'danglingDir/x', 'loop1/x',
-    join(ctx.agent.dir, 'outside/made'), '/tmp/da-made', '..', 'outFile']) {
+  for (const p of [
+    '../outside/made',
+    'out/made',
+    'outAbs/made',
+    'sub/out/made',
+    'dangling',
+    'danglingDir/x',
+    'loop1/x',
+    join(ctx.agent.dir, 'outside/made'),
+    '/tmp/da-made',
+    '..',
+    'outFile',
+  ]) {
     await ctx.call.expect(ctx.call.mkdir(p), 403, 'file path is not allowed', p);
   }
   assert.is(existsSync('/tmp/da-made'), false);
@@ -168,8 +209,11 @@ mk('bad bodies and fields', async (ctx) => {
   await ctx.call.expect(ctx.call.mkdir('x\0y'), 400, 'path must not contain NUL');
   await ctx.call.expect(ctx.call.mkdir('x/'.repeat(2100)), 400, 'path must be at most 4096 bytes');
   await ctx.call.expect(ctx.call.mkdir('n'.repeat(256)), 400, 'path has a name longer than 255 bytes');
-  await ctx.call.expect(ctx.call.post('mkdir', { path: 'x', fstype: 'S3' }), 412,
-    'failed to get file system: unknown file system type "S3", only "OsFs" exists');
+  await ctx.call.expect(
+    ctx.call.post('mkdir', { path: 'x', fstype: 'S3' }),
+    412,
+    'failed to get file system: unknown file system type "S3", only "OsFs" exists',
+  );
   await ctx.call.expect(ctx.call.post('mkdir', { path: 'x'.repeat(17000) }), 413, 'request body too large, max 16384 bytes');
   assert.is(existsSync(base(ctx, 'x')), false);
 });
@@ -226,9 +270,19 @@ mv('the base can be neither moved nor replaced; paths that lead out are 403', as
   for (const to of ['', '.', 'sub/..']) {
     await ctx.call.expect(ctx.call.move({ from: 'sub', to, overwrite: true }), 403, 'file path is not allowed', to);
   }
-  for (const [from, to] of [['../outside/secret.txt', 'stolen.txt'], ['out/secret.txt', 'stolen.txt'], ['outFile', 'x'],
-    ['a.txt', '../outside/a.txt'], ['a.txt', 'out/a.txt'], ['a.txt', 'sub/out/a.txt'], ['a.txt', 'outFile'],
-    ['a.txt', join(ctx.agent.dir, 'outside/a.txt')], ['a.txt', '/tmp/a.txt'], ['loop1', 'x'], ['a.txt', 'loop1/a.txt']]) {
+  for (const [from, to] of [
+    ['../outside/secret.txt', 'stolen.txt'],
+    ['out/secret.txt', 'stolen.txt'],
+    ['outFile', 'x'],
+    ['a.txt', '../outside/a.txt'],
+    ['a.txt', 'out/a.txt'],
+    ['a.txt', 'sub/out/a.txt'],
+    ['a.txt', 'outFile'],
+    ['a.txt', join(ctx.agent.dir, 'outside/a.txt')],
+    ['a.txt', '/tmp/a.txt'],
+    ['loop1', 'x'],
+    ['a.txt', 'loop1/a.txt'],
+  ]) {
     await ctx.call.expect(ctx.call.move({ from, to, overwrite: true }), 403, 'file path is not allowed', `${from} -> ${to}`);
   }
   assert.is(readFileSync(base(ctx, 'a.txt'), 'utf8'), 'inside a\n');
@@ -254,7 +308,7 @@ mv('bad bodies and fields', async (ctx) => {
 });
 
 // ---------------------------------------------------------------------------------------
-const scopes = suite<{ agent: TestAgent; op: Call; viewer: Call; carol: Call }>('files manage: scopes and a credential\'s directory');
+const scopes = suite<{ agent: TestAgent; op: Call; viewer: Call; carol: Call }>("files manage: scopes and a credential's directory");
 
 scopes.before(async (ctx) => {
   ctx.agent = await startAgent({
@@ -273,7 +327,9 @@ scopes.before(async (ctx) => {
   ctx.viewer = manage(ctx.agent.url, await ctx.agent.login('view', 'viewer pass'));
   ctx.carol = manage(ctx.agent.url, await ctx.agent.login('carol', 'carol pass'));
 });
-scopes.after(async (ctx) => { await ctx.agent?.cleanup(); });
+scopes.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 scopes('a viewer gets 403 insufficient scope on every route', async (ctx) => {
   for (const pending of [ctx.viewer.del('other.txt'), ctx.viewer.mkdir('v'), ctx.viewer.move({ from: 'other.txt', to: 'v.txt' })]) {
@@ -307,7 +363,7 @@ scopes('a credential with a directory changes only inside it, never the director
   assert.is((await ctx.op.move({ from: 'team-renamed', to: 'team' })).status, 200);
 });
 
-scopes('a credential\'s directory swapped for a link (even to a directory inside the base) confines nothing: 403', async (ctx) => {
+scopes("a credential's directory swapped for a link (even to a directory inside the base) confines nothing: 403", async (ctx) => {
   const base = ctx.agent.baseDir;
   mkdirSync(join(base, 'elsewhere'));
   writeFileSync(join(base, 'elsewhere/x.txt'), 'x');
@@ -331,7 +387,11 @@ scopes('each change is an audit event', async (ctx) => {
   await ctx.op.move({ from: 'audited', to: 'audited2' });
   await ctx.op.del('audited2');
   await ctx.carol.del('other.txt');
-  const events = ctx.agent.output().split('\n').filter((l) => l.startsWith('audit ')).map((l) => JSON.parse(l.slice(6)));
+  const events = ctx.agent
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('audit '))
+    .map((l) => JSON.parse(l.slice(6)));
   const pick = (e: Record<string, unknown>) => ({ event: e.event, outcome: e.outcome, user: e.user, path: e.path, to: e.to });
   const mine = events.filter((e) => ['mkdir', 'move', 'delete'].includes(e.event) && String(e.path).startsWith('audited')).map(pick);
   assert.equal(mine, [

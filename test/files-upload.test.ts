@@ -26,32 +26,54 @@ function streamUpload(port: number, token: string, fileBytes: number, abortAfter
     const sock = connect(port, '127.0.0.1');
     let out = '';
     let sent = 0;
-    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      out += d.toString('latin1');
+    });
     sock.on('error', () => resolve(out));
     sock.on('close', () => resolve(out));
-    const chunk = (b: Buffer) => { sock.write(`${b.length.toString(16)}\r\n`); sock.write(b); return sock.write('\r\n'); };
-    sock.write(`POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
-      `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    chunk(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\ntarget.txt\r\n` +
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="t.txt"\r\n\r\n`));
+    const chunk = (b: Buffer) => {
+      sock.write(`${b.length.toString(16)}\r\n`);
+      sock.write(b);
+      return sock.write('\r\n');
+    };
+    sock.write(
+      `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    chunk(
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\ntarget.txt\r\n` +
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="t.txt"\r\n\r\n`,
+      ),
+    );
     const block = Buffer.alloc(64 * 1024, 'x');
     const pump = () => {
       while (sent < fileBytes && out === '') {
-        if (abortAfter !== undefined && sent >= abortAfter) { setTimeout(() => sock.destroy(), 200); return; }
+        if (abortAfter !== undefined && sent >= abortAfter) {
+          setTimeout(() => sock.destroy(), 200);
+          return;
+        }
         sent += block.length;
         if (!chunk(block)) return void sock.once('drain', pump);
       }
       if (out === '') sock.write(`0\r\n\r\n`);
     };
     pump();
-    setTimeout(() => { sock.destroy(); resolve(out); }, 8000);
+    setTimeout(() => {
+      sock.destroy();
+      resolve(out);
+    }, 8000);
   });
 }
 
 const up = suite<Ctx>('upload');
 up.before(async (ctx) => {
   const old = process.umask(0o077); // created files must be 0644 whatever the umask
-  try { ctx.agent = await startAgent({ config: { maxFileBytes: MiB } }); } finally { process.umask(old); }
+  try {
+    ctx.agent = await startAgent({ config: { maxFileBytes: MiB } });
+  } finally {
+    process.umask(old);
+  }
   ctx.token = await ctx.agent.login();
   const base = ctx.agent.baseDir;
   mkdirSync(join(base, 'dir/sub'), { recursive: true });
@@ -64,13 +86,25 @@ up.before(async (ctx) => {
   symlinkSync('hello.txt', join(base, 'link-in'));
   symlinkSync('dir', join(base, 'dir-in'));
 });
-up.after(async (ctx) => { await ctx.agent?.cleanup(); });
+up.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 up('stores a file sent by curl -F with mode 0644 whatever the umask', async ({ agent, token }) => {
   const src = join(agent.dir, 'curl-src.bin');
   writeFileSync(src, Buffer.alloc(300 * 1024, 'c'));
-  const out = execFileSync('curl', ['-sS', '-H', `Authorization: Bearer ${token}`, '-F', 'saveToPath=dir/from-curl.bin',
-    '-F', `myFile=@${src}`, '-w', ' %{http_code}', `${agent.url}/api/upload`]).toString();
+  const out = execFileSync('curl', [
+    '-sS',
+    '-H',
+    `Authorization: Bearer ${token}`,
+    '-F',
+    'saveToPath=dir/from-curl.bin',
+    '-F',
+    `myFile=@${src}`,
+    '-w',
+    ' %{http_code}',
+    `${agent.url}/api/upload`,
+  ]).toString();
   assert.is(out, '{"message":"Uploaded successfully"} 200');
   const dest = join(agent.baseDir, 'dir/from-curl.bin');
   assert.ok(readFileSync(dest).equals(readFileSync(src)));
@@ -80,8 +114,11 @@ up('stores a file sent by curl -F with mode 0644 whatever the umask', async ({ a
 
 up('accepts the fields in any order and replaces an existing file', async ({ agent, token }) => {
   writeFileSync(join(agent.baseDir, 'order.txt'), 'before');
-  const res = await upload(agent.url, token, [{ name: 'myFile', filename: 'a.txt', value: 'after' },
-    { name: 'fstype', value: 'OsFs' }, { name: 'saveToPath', value: 'order.txt' }]);
+  const res = await upload(agent.url, token, [
+    { name: 'myFile', filename: 'a.txt', value: 'after' },
+    { name: 'fstype', value: 'OsFs' },
+    { name: 'saveToPath', value: 'order.txt' },
+  ]);
   assert.is(res.status, 200);
   assert.equal(await res.json(), { message: 'Uploaded successfully' });
   assert.is(readFileSync(join(agent.baseDir, 'order.txt'), 'utf8'), 'after');
@@ -91,19 +128,49 @@ up('accepts the fields in any order and replaces an existing file', async ({ age
 up('answers every row of the upload error table with its exact text', async ({ agent, token }) => {
   const before = snapshot(agent.baseDir);
   await expectError(await upload(agent.url, token, [{ name: 'myFile', filename: 'a.txt', value: 'x' }]), 400, 'No save path provided');
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: '' }, { name: 'myFile', filename: 'a.txt', value: 'x' }]), 400, 'No save path provided');
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'target.txt' }, { name: 'myFile', value: 'not a file' }]), 400, 'No files uploaded');
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: '' },
+      { name: 'myFile', filename: 'a.txt', value: 'x' },
+    ]),
+    400,
+    'No save path provided',
+  );
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'target.txt' },
+      { name: 'myFile', value: 'not a file' },
+    ]),
+    400,
+    'No files uploaded',
+  );
   await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'target.txt' }]), 400, 'No files uploaded');
   const declared = await rawUpload(agent.port, token, Buffer.alloc(10), `Content-Length: ${MiB + 1}\r\n`);
   assert.is(declared.status, 400);
   assert.is(declared.body, '{"error":"Failed to parse form: file too large"}');
   assert.ok(declared.headers.includes('connection: close'));
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'nodir/x.txt' }, { name: 'myFile', filename: 'a', value: 'x' }]),
-    500, 'Failed to create file on server: directory of nodir/x.txt does not exist');
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'target.txt' }, { name: 'fstype', value: 'BasePathFs' },
-    { name: 'myFile', filename: 'a', value: 'x' }]), 412, 'failed to get file system: unknown file system type "BasePathFs", only "OsFs" exists');
-  const noAuth = await fetch(`${agent.url}/api/upload`, { method: 'POST', body: new Uint8Array(multipart([{ name: 'saveToPath', value: 'target.txt' }])),
-    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` } });
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'nodir/x.txt' },
+      { name: 'myFile', filename: 'a', value: 'x' },
+    ]),
+    500,
+    'Failed to create file on server: directory of nodir/x.txt does not exist',
+  );
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'target.txt' },
+      { name: 'fstype', value: 'BasePathFs' },
+      { name: 'myFile', filename: 'a', value: 'x' },
+    ]),
+    412,
+    'failed to get file system: unknown file system type "BasePathFs", only "OsFs" exists',
+  );
+  const noAuth = await fetch(`${agent.url}/api/upload`, {
+    method: 'POST',
+    body: new Uint8Array(multipart([{ name: 'saveToPath', value: 'target.txt' }])),
+    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+  });
   assert.is(noAuth.status, 401);
   assert.equal(snapshot(agent.baseDir), before);
 });
@@ -111,27 +178,70 @@ up('answers every row of the upload error table with its exact text', async ({ a
 up('refuses a save path outside the upload directory, links included, with 403', async ({ agent, token }) => {
   const before = snapshot(agent.baseDir);
   const outsideBefore = readFileSync(join(agent.dir, 'outside.txt'), 'utf8');
-  for (const p of ['../x.txt', '/tmp/x.txt', 'dir/../../x.txt', '../files2/x.txt', 'dir-out/x.txt', 'link-out', 'dangling-out', 'dir-out/']) {
-    await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: p }, { name: 'myFile', filename: 'a', value: 'x' }]),
-      403, 'file path is not allowed');
+  for (const p of [
+    '../x.txt',
+    '/tmp/x.txt',
+    'dir/../../x.txt',
+    '../files2/x.txt',
+    'dir-out/x.txt',
+    'link-out',
+    'dangling-out',
+    'dir-out/',
+  ]) {
+    await expectError(
+      await upload(agent.url, token, [
+        { name: 'saveToPath', value: p },
+        { name: 'myFile', filename: 'a', value: 'x' },
+      ]),
+      403,
+      'file path is not allowed',
+    );
   }
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'a\0b' }, { name: 'myFile', filename: 'a', value: 'x' }]),
-    400, 'saveToPath must not contain NUL');
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'a\0b' },
+      { name: 'myFile', filename: 'a', value: 'x' },
+    ]),
+    400,
+    'saveToPath must not contain NUL',
+  );
   assert.equal(snapshot(agent.baseDir), before);
   assert.is(readFileSync(join(agent.dir, 'outside.txt'), 'utf8'), outsideBefore);
   assert.not.ok(existsSync(join(agent.dir, 'x.txt')) || existsSync(join(agent.dir, 'nowhere')));
 });
 
 up('follows links that stay inside: the link keeps pointing at the new content', async ({ agent, token }) => {
-  assert.is((await upload(agent.url, token, [{ name: 'saveToPath', value: 'link-in' }, { name: 'myFile', filename: 'a', value: 'via link' }])).status, 200);
+  assert.is(
+    (
+      await upload(agent.url, token, [
+        { name: 'saveToPath', value: 'link-in' },
+        { name: 'myFile', filename: 'a', value: 'via link' },
+      ])
+    ).status,
+    200,
+  );
   assert.is(readFileSync(join(agent.baseDir, 'hello.txt'), 'utf8'), 'via link');
-  assert.is(snapshot(agent.baseDir).find((l) => l.startsWith('link-in')), 'link-in -> hello.txt');
-  assert.is((await upload(agent.url, token, [{ name: 'saveToPath', value: 'dir-in/through.txt' }, { name: 'myFile', filename: 'a', value: 't' }])).status, 200);
+  assert.is(
+    snapshot(agent.baseDir).find((l) => l.startsWith('link-in')),
+    'link-in -> hello.txt',
+  );
+  assert.is(
+    (
+      await upload(agent.url, token, [
+        { name: 'saveToPath', value: 'dir-in/through.txt' },
+        { name: 'myFile', filename: 'a', value: 't' },
+      ])
+    ).status,
+    200,
+  );
   assert.is(readFileSync(join(agent.baseDir, 'dir/through.txt'), 'utf8'), 't');
 });
 
 up('saves several files under their own names in a directory', async ({ agent, token }) => {
-  const files = [{ name: 'myFile', filename: 'one.txt', value: '1' }, { name: 'myFile', filename: 'two.txt', value: '2' }];
+  const files = [
+    { name: 'myFile', filename: 'one.txt', value: '1' },
+    { name: 'myFile', filename: 'two.txt', value: '2' },
+  ];
   assert.is((await upload(agent.url, token, [{ name: 'saveToPath', value: 'dir/sub/' }, ...files])).status, 200);
   assert.is((await upload(agent.url, token, [...files, { name: 'saveToPath', value: 'dir' }])).status, 200);
   for (const d of ['dir/sub', 'dir']) {
@@ -139,7 +249,15 @@ up('saves several files under their own names in a directory', async ({ agent, t
     assert.is(readFileSync(join(agent.baseDir, d, 'two.txt'), 'utf8'), '2');
   }
   // formidable would decode these entities to "../"; here it is only an odd file name.
-  assert.is((await upload(agent.url, token, [{ name: 'saveToPath', value: 'dir/' }, { name: 'myFile', filename: '&#0046;&#0046;&#0047;ent', value: 'e' }])).status, 200);
+  assert.is(
+    (
+      await upload(agent.url, token, [
+        { name: 'saveToPath', value: 'dir/' },
+        { name: 'myFile', filename: '&#0046;&#0046;&#0047;ent', value: 'e' },
+      ])
+    ).status,
+    200,
+  );
   assert.is(readFileSync(join(agent.baseDir, 'dir/&#0046;&#0046;&#0047;ent'), 'utf8'), 'e');
   assert.not.ok(existsSync(join(agent.dir, 'ent')));
 });
@@ -148,17 +266,28 @@ up('stores every byte of several files whatever the chunks the body arrives in, 
   mkdirSync(join(agent.baseDir, 'chunked'));
   // Random content (a boundary-like run in it too), so a slice written twice, dropped or
   // freed before it was written shows as a difference.
-  const contents = [randomBytes(300 * 1024), Buffer.concat([Buffer.from(`\r\n--${BOUNDARY.slice(0, 20)}`), randomBytes(90 * 1024)]), randomBytes(5)];
-  const body = multipart([{ name: 'saveToPath', value: 'chunked/' }, ...contents.map((value, i) => ({ name: 'myFile', filename: `c${i}.bin`, value }))]);
+  const contents = [
+    randomBytes(300 * 1024),
+    Buffer.concat([Buffer.from(`\r\n--${BOUNDARY.slice(0, 20)}`), randomBytes(90 * 1024)]),
+    randomBytes(5),
+  ];
+  const body = multipart([
+    { name: 'saveToPath', value: 'chunked/' },
+    ...contents.map((value, i) => ({ name: 'myFile', filename: `c${i}.bin`, value })),
+  ]);
   const res = await new Promise<string>((resolve, reject) => {
     const sock = connect(agent.port, '127.0.0.1');
     sock.setNoDelay(true);
     let out = '';
-    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      out += d.toString('latin1');
+    });
     sock.on('error', reject);
     sock.on('end', () => resolve(out));
-    sock.write(`POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n` +
-      `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    sock.write(
+      `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n` +
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     // Chunks of 1 to 40,000 bytes, a pause now and then so they reach the agent apart.
     const sizes = [1, 2, 3, 7, 70, 1, 1500, 40_000, 1, 9000, 64, 3];
     (async () => {
@@ -180,11 +309,25 @@ up('stores every byte of several files whatever the chunks the body arrives in, 
 
 up('refuses several files for a file target and bad basenames, writing nothing', async ({ agent, token }) => {
   const before = snapshot(agent.baseDir);
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'target.txt' },
-    { name: 'myFile', filename: 'a', value: 'A' }, { name: 'myFile', filename: 'b', value: 'B' }]), 400, 'several files need a directory as saveToPath');
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'target.txt' },
+      { name: 'myFile', filename: 'a', value: 'A' },
+      { name: 'myFile', filename: 'b', value: 'B' },
+    ]),
+    400,
+    'several files need a directory as saveToPath',
+  );
   for (const name of ['..', '.', 'a\\b', '../escape.txt', 'sub/x']) {
-    await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'dir/' }, { name: 'myFile', filename: 'ok.txt', value: 'ok' },
-      { name: 'myFile', filename: name, value: 'bad' }]), 400, `file name not allowed: ${JSON.stringify(name)}`);
+    await expectError(
+      await upload(agent.url, token, [
+        { name: 'saveToPath', value: 'dir/' },
+        { name: 'myFile', filename: 'ok.txt', value: 'ok' },
+        { name: 'myFile', filename: name, value: 'bad' },
+      ]),
+      400,
+      `file name not allowed: ${JSON.stringify(name)}`,
+    );
   }
   assert.equal(snapshot(agent.baseDir), before);
 });
@@ -197,9 +340,19 @@ up('takes many parts, and refuses more than 1000 parts or a huge part header', a
   assert.is(readFileSync(join(agent.baseDir, 'many/f299.txt'), 'utf8'), 'n299');
   const before = snapshot(agent.baseDir);
   const tooMany = Array.from({ length: 1001 }, (_, i) => ({ name: 'myFile', filename: `g${i}`, value: '' }));
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'many/' }, ...tooMany]), 400, 'Failed to parse form: more than 1000 parts');
-  await expectError(await upload(agent.url, token, [{ name: 'saveToPath', value: 'target.txt' },
-    { name: 'myFile', filename: 'a', value: 'x', extraHeaders: `X-Pad: ${'p'.repeat(9000)}\r\n` }]), 400, 'Failed to parse form: part header too large');
+  await expectError(
+    await upload(agent.url, token, [{ name: 'saveToPath', value: 'many/' }, ...tooMany]),
+    400,
+    'Failed to parse form: more than 1000 parts',
+  );
+  await expectError(
+    await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'target.txt' },
+      { name: 'myFile', filename: 'a', value: 'x', extraHeaders: `X-Pad: ${'p'.repeat(9000)}\r\n` },
+    ]),
+    400,
+    'Failed to parse form: part header too large',
+  );
   assert.equal(snapshot(agent.baseDir), before);
 });
 
@@ -229,13 +382,18 @@ up('never shows a reader a torn file while uploads replace it', async ({ agent, 
       const res = await download(agent.url, token, 'filepath=swap.bin');
       const body = Buffer.from(await res.arrayBuffer());
       assert.is(body.length, size);
-      assert.ok(body.every((b) => b === body[0]), 'a download mixed two versions');
+      assert.ok(
+        body.every((b) => b === body[0]),
+        'a download mixed two versions',
+      );
     }
   };
   const writers = async () => {
     for (let i = 0; i < 10; i++) {
-      const res = await upload(agent.url, token, [{ name: 'saveToPath', value: 'swap.bin' },
-        { name: 'myFile', filename: 's', value: Buffer.alloc(size, i % 2 ? 'a' : 'b') }]);
+      const res = await upload(agent.url, token, [
+        { name: 'saveToPath', value: 'swap.bin' },
+        { name: 'myFile', filename: 's', value: Buffer.alloc(size, i % 2 ? 'a' : 'b') },
+      ]);
       assert.is(res.status, 200);
     }
   };
@@ -292,8 +450,10 @@ life('leaves the target intact when the disk fills up (tmpfs)', async () => {
     const running = await spawnAgent(agent.dir);
     try {
       const before = snapshot(mnt);
-      const res = await upload(`http://127.0.0.1:${running.port}`, token, [{ name: 'saveToPath', value: 'target.txt' },
-        { name: 'myFile', filename: 'big', value: Buffer.alloc(600 * 1024, 'z') }]);
+      const res = await upload(`http://127.0.0.1:${running.port}`, token, [
+        { name: 'saveToPath', value: 'target.txt' },
+        { name: 'myFile', filename: 'big', value: Buffer.alloc(600 * 1024, 'z') },
+      ]);
       assert.is(res.status, 500);
       assert.equal(await res.json(), { error: 'Failed to create file on server: ENOSPC: no space left on device' });
       assert.equal(snapshot(mnt), before);

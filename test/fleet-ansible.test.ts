@@ -34,7 +34,8 @@ let mic: VirtualMic | undefined;
 /** A new API token of the admin on `agent`: the caller's scopes unless `scopes` narrows them. */
 async function apiToken(agent: TestAgent, name: string, scopes?: string[]): Promise<string> {
   const res = await fetch(`${agent.url}/api/v1/tokens`, {
-    method: 'POST', headers: { Authorization: `Bearer ${await agent.login()}`, 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await agent.login()}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name, scopes }),
   });
   assert.is(res.status, 201, await res.clone().text());
@@ -47,15 +48,25 @@ const byHost = <T>(f: (agent: TestAgent, i: number) => T) => Object.fromEntries(
 /** An inventory of the five agents; `pinOf(i)` gives host i's pin (the right one unless a test says otherwise). */
 function writeInventory(name: string, pinOf = (i: number) => pins[i]!): string {
   const file = join(tmp, name);
-  writeFileSync(file, JSON.stringify({
-    all: {
-      vars: { ansible_connection: 'local', ansible_python_interpreter: '/usr/bin/python3' },
-      hosts: byHost((a, i) => ({
-        device_agent_url: a.url.replace('http:', 'https:'), device_agent_token: tokens[i], device_agent_pin: pinOf(i),
-        device_agent_cert: join(a.dir, 'tls/cert.pem'), device_agent_narrow_token: narrow[i],
-      })),
-    },
-  }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        all: {
+          vars: { ansible_connection: 'local', ansible_python_interpreter: '/usr/bin/python3' },
+          hosts: byHost((a, i) => ({
+            device_agent_url: a.url.replace('http:', 'https:'),
+            device_agent_token: tokens[i],
+            device_agent_pin: pinOf(i),
+            device_agent_cert: join(a.dir, 'tls/cert.pem'),
+            device_agent_narrow_token: narrow[i],
+          })),
+        },
+      },
+      null,
+      2,
+    ),
+  );
   return file;
 }
 
@@ -86,7 +97,10 @@ fleet.before(async () => {
     ...HOSTS.map(async (_, i) => {
       // The private PulseAudio paces capture in real time (the ALSA null device is not paced, so a
       // long recording would end before the stop that should end it).
-      agents[i] = await startAgent({ env: virtual.env, config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' }, audio: { device: 'pulse' } } });
+      agents[i] = await startAgent({
+        env: virtual.env,
+        config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' }, audio: { device: 'pulse' } },
+      });
     }),
   ]);
   ansible = set;
@@ -107,10 +121,12 @@ fleet.after(async () => {
 });
 
 it('status: each of the five hosts reads its own agent, pinned or by ca_path, changed false', async () => {
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: status
   deviceagent.fleet.status:
-  register: st`) + `
+  register: st`) +
+      `
 - hosts: all
   gather_facts: false
   tasks:
@@ -119,7 +135,9 @@ it('status: each of the five hosts reads its own agent, pinned or by ca_path, ch
         url: "{{ device_agent_url }}"
         token: "{{ device_agent_token }}"
         ca_path: "{{ device_agent_cert }}"
-`, inventory);
+`,
+    inventory,
+  );
   allOk(run);
   for (const task of ['status', 'status trusting a copy of the certificate']) {
     for (const h of HOSTS) {
@@ -131,17 +149,27 @@ it('status: each of the five hosts reads its own agent, pinned or by ca_path, ch
     }
   }
   // Each host talked to its own agent: five agents, two status requests each.
-  for (const a of agents) assert.is(a.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get 200')).length, 2);
+  for (const a of agents)
+    assert.is(
+      a
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('GET /api/v1/devicestatus/get 200')).length,
+      2,
+    );
 });
 
 it('recording state stopped: ends a running recording (changed), then changed false', async () => {
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: start
   deviceagent.fleet.recording: { duration: 600, format: flac }
 - name: stop
   deviceagent.fleet.recording: { state: stopped }
 - name: stop again
-  deviceagent.fleet.recording: { state: stopped }`), inventory);
+  deviceagent.fleet.recording: { state: stopped }`),
+    inventory,
+  );
   allOk(run);
   for (const h of HOSTS) {
     assert.is(run.task('start')[h]!.recording.state, 'recording');
@@ -153,12 +181,15 @@ it('recording state stopped: ends a running recording (changed), then changed fa
 });
 
 it('recording with dest: waits for the end and fetches a file identical to the one on the device', async () => {
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: record
   deviceagent.fleet.recording:
     duration: 1
     format: wav
-    dest: "${tmp}/recordings/{{ inventory_hostname }}/"`), inventory);
+    dest: "${tmp}/recordings/{{ inventory_hostname }}/"`),
+    inventory,
+  );
   allOk(run);
   const results = run.task('record');
   for (const [i, h] of HOSTS.entries()) {
@@ -179,7 +210,8 @@ it('file: upload, upload again (changed false), same size other content (changed
   const b = Buffer.alloc(100_000, 'b');
   writeFileSync(join(tmp, 'a.bin'), a);
   writeFileSync(join(tmp, 'b.bin'), b);
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: upload
   deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/a.bin" }
 - name: upload again
@@ -189,7 +221,9 @@ it('file: upload, upload again (changed false), same size other content (changed
 - name: fetch
   deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/fetched/{{ inventory_hostname }}/" }
 - name: fetch again
-  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/fetched/{{ inventory_hostname }}/" }`), inventory);
+  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/fetched/{{ inventory_hostname }}/" }`),
+    inventory,
+  );
   allOk(run);
   for (const [i, h] of HOSTS.entries()) {
     assert.is(run.task('upload')[h]!.changed, true, h);
@@ -202,11 +236,19 @@ it('file: upload, upload again (changed false), same size other content (changed
     assert.ok(readFileSync(join(tmp, 'fetched', h, 'payload.bin')).equals(b));
   }
   // Upload two: the first and the one of other content; the unchanged one compared by download.
-  for (const agent of agents) assert.is(agent.output().split('\n').filter((l) => / POST \/api\/upload 200 /.test(l)).length, 2);
+  for (const agent of agents)
+    assert.is(
+      agent
+        .output()
+        .split('\n')
+        .filter((l) => / POST \/api\/upload 200 /.test(l)).length,
+      2,
+    );
 });
 
 it('file directory and absent: made once, deleted once; a checked delete deletes nothing', async () => {
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: mkdir
   deviceagent.fleet.file: { path: incoming/2026, state: directory }
 - name: mkdir again
@@ -219,33 +261,49 @@ it('file directory and absent: made once, deleted once; a checked delete deletes
 - name: delete
   deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }
 - name: delete again
-  deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }`), inventory);
+  deviceagent.fleet.file: { path: incoming, state: absent, recursive: true }`),
+    inventory,
+  );
   allOk(run);
   for (const [i, h] of HOSTS.entries()) {
-    assert.equal(['mkdir', 'mkdir again', 'upload into it', 'delete in check mode', 'delete', 'delete again']
-      .map((t) => run.task(t)[h]!.changed), [true, false, true, true, true, false], h);
+    assert.equal(
+      ['mkdir', 'mkdir again', 'upload into it', 'delete in check mode', 'delete', 'delete again'].map((t) => run.task(t)[h]!.changed),
+      [true, false, true, true, true, false],
+      h,
+    );
     assert.not.ok(existsSync(join(agents[i]!.baseDir, 'incoming')));
   }
 });
 
 it('check mode changes nothing: no upload, no recording, no fetched file, yet reports what would change', async () => {
   writeFileSync(join(tmp, 'c.bin'), 'other content\n');
-  const before = await Promise.all(agents.map(async (a) =>
-    (await fetch(`${a.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[agents.indexOf(a)]}` } })).json()));
-  const run = await ansible.playbook(play(`
+  const before = await Promise.all(
+    agents.map(async (a) =>
+      (
+        await fetch(`${a.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[agents.indexOf(a)]}` } })
+      ).json(),
+    ),
+  );
+  const run = await ansible.playbook(
+    play(`
 - name: upload
   deviceagent.fleet.file: { path: payload.bin, src: "${tmp}/c.bin" }
 - name: record
   deviceagent.fleet.recording: { duration: 1, dest: "${tmp}/check-recordings/" }
 - name: fetch
-  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/check-fetched/{{ inventory_hostname }}.bin" }`), inventory, ['--check']);
+  deviceagent.fleet.file: { path: payload.bin, state: fetched, dest: "${tmp}/check-fetched/{{ inventory_hostname }}.bin" }`),
+    inventory,
+    ['--check'],
+  );
   allOk(run);
   for (const [i, h] of HOSTS.entries()) {
     assert.is(run.task('upload')[h]!.changed, true);
     assert.is(run.task('record')[h]!.changed, true);
     assert.is(run.task('fetch')[h]!.changed, true);
     assert.ok(readFileSync(join(agents[i]!.baseDir, 'payload.bin')).equals(Buffer.alloc(100_000, 'b')), `${h}: payload unchanged`);
-    const now = await (await fetch(`${agents[i]!.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json();
+    const now = await (
+      await fetch(`${agents[i]!.url}/api/v1/audiofiles/audiorecordstatus`, { headers: { Authorization: `Bearer ${tokens[i]}` } })
+    ).json();
     assert.equal(now, before[i], `${h}: no recording started`);
   }
   assert.not.ok(existsSync(join(tmp, 'check-recordings')));
@@ -254,7 +312,8 @@ it('check mode changes nothing: no upload, no recording, no fetched file, yet re
 
 it('token present twice: created once (its text hidden from the output), then changed false; absent revokes', async () => {
   mkdirSync(join(tmp, 'tokens'));
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: create
   deviceagent.fleet.token: { name: fleet-reader, username: admin, scopes: [status], expires_in_days: 30 }
   register: created
@@ -262,7 +321,9 @@ it('token present twice: created once (its text hidden from the output), then ch
   ansible.builtin.copy: { content: "{{ created.token }}", dest: "${tmp}/tokens/{{ inventory_hostname }}.token", mode: "0600" }
   no_log: true
 - name: again
-  deviceagent.fleet.token: { name: fleet-reader, username: admin, scopes: [status] }`), inventory);
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, scopes: [status] }`),
+    inventory,
+  );
   allOk(run);
   for (const [i, h] of HOSTS.entries()) {
     const created = run.task('create')[h]!;
@@ -279,14 +340,19 @@ it('token present twice: created once (its text hidden from the output), then ch
     assert.not.match(run.stdout, text);
     const res = await fetch(`${agents[i]!.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${text}` } });
     assert.is(res.status, 200, `${h}: the new token works`);
-    const list = (await (await fetch(`${agents[i]!.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json()) as { tokens: Array<{ name: string }> };
+    const list = (await (await fetch(`${agents[i]!.url}/api/v1/tokens`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json()) as {
+      tokens: Array<{ name: string }>;
+    };
     assert.is(list.tokens.filter((t) => t.name === 'fleet-reader').length, 1, `${h}: one token of that name`);
   }
-  const revoke = await ansible.playbook(play(`
+  const revoke = await ansible.playbook(
+    play(`
 - name: revoke
   deviceagent.fleet.token: { name: fleet-reader, username: admin, state: absent }
 - name: revoke again
-  deviceagent.fleet.token: { name: fleet-reader, username: admin, state: absent }`), inventory);
+  deviceagent.fleet.token: { name: fleet-reader, username: admin, state: absent }`),
+    inventory,
+  );
   allOk(revoke);
   for (const h of HOSTS) {
     assert.is(revoke.task('revoke')[h]!.changed, true);
@@ -294,15 +360,18 @@ it('token present twice: created once (its text hidden from the output), then ch
   }
 });
 
-it('a token without the scope fails the task with the agent\'s text', async () => {
-  const run = await ansible.playbook(play(`
+it("a token without the scope fails the task with the agent's text", async () => {
+  const run = await ansible.playbook(
+    play(`
 - name: status
   deviceagent.fleet.status:
     token: "{{ device_agent_narrow_token }}"
 - name: record
   deviceagent.fleet.recording:
     token: "{{ device_agent_narrow_token }}"
-    duration: 1`), inventory);
+    duration: 1`),
+    inventory,
+  );
   assert.is(run.code, 2, run.stdout + run.stderr);
   for (const h of HOSTS) {
     assert.is(run.task('status')[h]!.changed, false);
@@ -315,13 +384,16 @@ it('a wrong pin fails the host before the token is sent, naming both keys; a pin
   // Each host is given the next agent's pin: a real key, just not this device's.
   const wrong = writeInventory('wrong-pins.json', (i) => pins[(i + 1) % pins.length]!);
   const seen = agents.map((a) => a.output().length);
-  const run = await ansible.playbook(play(`
+  const run = await ansible.playbook(
+    play(`
 - name: status
   deviceagent.fleet.status:
   ignore_errors: true
 - name: status over plain http with a pin
   deviceagent.fleet.status:
-    url: "{{ device_agent_url | replace('https:', 'http:') }}"`), wrong);
+    url: "{{ device_agent_url | replace('https:', 'http:') }}"`),
+    wrong,
+  );
   assert.is(run.code, 2, run.stdout + run.stderr);
   for (const [i, h] of HOSTS.entries()) {
     assert.is(run.task('status over plain http with a pin')[h]!.msg, `pin and ca_path need an https:// url, not ${agents[i]!.url}`);
@@ -329,8 +401,11 @@ it('a wrong pin fails the host before the token is sent, naming both keys; a pin
   const results = run.task('status');
   for (const [i, h] of HOSTS.entries()) {
     assert.is(results[h]!.failed, true);
-    assert.is(results[h]!.msg, `${agents[i]!.url.replace('http:', 'https:')}: the device presents the public key ${pins[i]}, ` +
-      `not the pinned ${pins[(i + 1) % pins.length]}`);
+    assert.is(
+      results[h]!.msg,
+      `${agents[i]!.url.replace('http:', 'https:')}: the device presents the public key ${pins[i]}, ` +
+        `not the pinned ${pins[(i + 1) % pins.length]}`,
+    );
     assert.is(agents[i]!.output().slice(seen[i]).includes('/api/v1/devicestatus/get'), false, `${h}: no request reached the agent`);
   }
 });
@@ -352,14 +427,30 @@ it('ansible-doc renders every module; ansible-test sanity and validate-modules p
   assert.match(sanity.stdout, 'Running sanity test "compile" on Python 3.11');
   // validate-modules (DOCUMENTATION against the argument spec) is ansible-test's script run with
   // Debian's python3-voluptuous; the errors the collection's ignore file lists are left out as ansible-test does.
-  const ignored = new Set(readFileSync(join(collection, 'tests/sanity/ignore-2.14.txt'), 'utf8').split('\n')
-    .filter(Boolean).map((l) => l.split(' ').slice(0, 2).join(' ').replace('validate-modules:', '')));
-  const { stdout } = await runP('/usr/bin/python3', [VALIDATE_MODULES, '--format', 'json', '--arg-spec',
-    '--collection', 'ansible_collections/deviceagent/fleet', '--collection-version', '0.1.0',
-    ...['status', 'recording', 'file', 'token'].map((m) => `plugins/modules/${m}.py`)],
-  { cwd: collection, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(tmp, 'sanity') } }).catch((e) => e);
+  const ignored = new Set(
+    readFileSync(join(collection, 'tests/sanity/ignore-2.14.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split(' ').slice(0, 2).join(' ').replace('validate-modules:', '')),
+  );
+  const { stdout } = await runP(
+    '/usr/bin/python3',
+    [
+      VALIDATE_MODULES,
+      '--format',
+      'json',
+      '--arg-spec',
+      '--collection',
+      'ansible_collections/deviceagent/fleet',
+      '--collection-version',
+      '0.1.0',
+      ...['status', 'recording', 'file', 'token'].map((m) => `plugins/modules/${m}.py`),
+    ],
+    { cwd: collection, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(tmp, 'sanity') } },
+  ).catch((e) => e);
   const errors = Object.entries(JSON.parse(stdout) as Record<string, { errors: Array<{ code: string; msg: string }> }>)
-    .flatMap(([file, r]) => r.errors.map((e) => `${file} ${e.code}`)).filter((e) => !ignored.has(e));
+    .flatMap(([file, r]) => r.errors.map((e) => `${file} ${e.code}`))
+    .filter((e) => !ignored.has(e));
   assert.equal(errors, []);
 });
 

@@ -56,20 +56,29 @@ async function tokenLifetime(): Promise<number> {
   return claims.exp - claims.iat;
 }
 
-const changedTasks = (run: PlaybookRun) => run.json!.plays.flatMap((p) => p.tasks)
-  .filter((t) => t.hosts.device?.changed).map((t) => t.task.name.replace('deviceagent.fleet.agent : ', ''));
+const changedTasks = (run: PlaybookRun) =>
+  run
+    .json!.plays.flatMap((p) => p.tasks)
+    .filter((t) => t.hosts.device?.changed)
+    .map((t) => t.task.name.replace('deviceagent.fleet.agent : ', ''));
 
 role.before(async () => {
   if (why) return;
   const t = Date.now();
   tmp = mkdtempSync(join(tmpdir(), 'da-role-'));
-  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()])
-    .then(([a, r]) => [a, r] as const);
+  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()]).then(
+    ([a, r]) => [a, r] as const,
+  );
   console.log(`  (fleet-role: packages, collection and Debian root ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
   inventory = join(tmp, 'inventory.json');
-  writeFileSync(inventory, JSON.stringify({
-    all: { hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } } },
-  }));
+  writeFileSync(
+    inventory,
+    JSON.stringify({
+      all: {
+        hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } },
+      },
+    }),
+  );
 });
 
 role.after(async () => {
@@ -90,9 +99,16 @@ it('installs the .deb, writes the drop-in, creates the user and an API token thr
     device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: 'true', // nothing runs yet
   });
-  assert.equal(changedTasks(run), ['Copy the package to the device', 'Install the package file', 'Write the config.d drop-ins',
-    'Create missing users', 'Create missing API tokens', 'Make the token directory on the controller',
-    'Write the new tokens on the controller', 'Reload device-agent with the given command']);
+  assert.equal(changedTasks(run), [
+    'Copy the package to the device',
+    'Install the package file',
+    'Write the config.d drop-ins',
+    'Create missing users',
+    'Create missing API tokens',
+    'Make the token directory on the controller',
+    'Write the new tokens on the controller',
+    'Reload device-agent with the given command',
+  ]);
   assert.not.match(run.stdout, /dat_/, 'no token text in the output');
   const tokenFile = join(tmp, 'tokens', 'device-fleet-ansible.token');
   assert.is(statSync(tokenFile).mode & 0o777, 0o600);
@@ -125,8 +141,11 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
     device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
   });
-  assert.equal(changedTasks(run), ['Write the config.d drop-ins', 'Remove drop-ins the role did not write',
-    'Reload device-agent with the given command']);
+  assert.equal(changedTasks(run), [
+    'Write the config.d drop-ins',
+    'Remove drop-ins the role did not write',
+    'Reload device-agent with the given command',
+  ]);
   assert.not.ok(existsSync(root.file('/etc/device-agent/config.d/10-stray.json')));
   // The agent made its certificate at its first start: the role now reads its pin over the connection.
   const facts = run.task('deviceagent.fleet.agent : Keep the TLS pin (fact device_agent_tls_pin)').device!.ansible_facts;

@@ -10,7 +10,8 @@ import { eventually } from './helpers/proc.ts';
 
 /** Sends a head declaring 8192 bytes and 12 of them, waits `ms`, then closes; resolves with what came back. */
 function abandon(port: number, path: string, token: string, ms: number): Promise<string> {
-  const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8192\r\n` +
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 8192\r\n` +
     `${token ? `Authorization: Bearer ${token}\r\n` : ''}\r\n`;
   return sendRaw(port, head, Buffer.from('{"username":'), ms);
 }
@@ -22,12 +23,22 @@ ab.before(async (ctx) => {
   // The login's own line comes when its response closes: before the tests read the log.
   assert.ok(await eventually(() => /\/loginusertoagent 200 /.test(ctx.agent.output()), 3000));
 });
-ab.after(async (ctx) => { await ctx.agent.cleanup(); });
+ab.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
-for (const [path, who] of [['/api/v1/agentusers/loginusertoagent', '-'], ['/api/v1/audiofiles/audiorecordstart', 'admin']] as const) {
+for (const [path, who] of [
+  ['/api/v1/agentusers/loginusertoagent', '-'],
+  ['/api/v1/audiofiles/audiorecordstart', 'admin'],
+] as const) {
   ab(`POST ${path}, body abandoned: one line, aborted, 0 bytes, nothing else`, async ({ agent, token }) => {
     const mark = agent.output().length;
-    const lines = () => agent.output().slice(mark).split('\n').filter((l) => l !== '');
+    const lines = () =>
+      agent
+        .output()
+        .slice(mark)
+        .split('\n')
+        .filter((l) => l !== '');
     // Closed at once, and after the agent has waited a while for the rest.
     for (const ms of [0, 30, 300]) {
       const got = await abandon(agent.port, path, who === '-' ? '' : token, ms);

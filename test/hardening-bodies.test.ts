@@ -26,7 +26,9 @@ bodies.before(async (ctx) => {
   ctx.before = ctx.planted.outsideSnapshot();
   ctx.fds = fdCount(ctx.agent.child.pid!);
 });
-bodies.after(async (ctx) => { await ctx.agent?.cleanup(); });
+bodies.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 const chunked = (body: Buffer, size: number) => {
   const out: Buffer[] = [];
@@ -40,22 +42,36 @@ const chunked = (body: Buffer, size: number) => {
 const B = 'fzB0undary';
 type PartSpec = { name: string; filename?: string; value: string; header?: string };
 const part = fc.oneof(
-  fc.constantFrom<PartSpec>({ name: 'saveToPath', value: 'fz/target.bin' }, { name: 'saveToPath', value: 'fz/' },
-    { name: 'saveToPath', value: '' }, { name: 'saveToPath', value: 'nodir/x.bin' }, { name: 'fstype', value: 'OsFs' },
-    { name: 'fstype', value: 'S3' }, { name: 'other', value: 'x' }, { name: 'other', filename: 'o.bin', value: 'ignored' }),
-  fc.record({ name: fc.constant('myFile'), filename: fc.constantFrom('target.bin', 'a.bin', '', '../x', 'b\\c'),
-    value: fc.string({ minLength: 1, maxLength: 3000 }).map((s, ) => `new ${s}`) }),
-  fc.record({ name: fc.constantFrom('myFile', 'saveToPath'), value: fc.string({ maxLength: 20 }),
-    header: fc.constantFrom('X-Pad: ' + 'p'.repeat(9000), 'Content-Type: text/plain', 'Content-Disposition: attachment') }),
+  fc.constantFrom<PartSpec>(
+    { name: 'saveToPath', value: 'fz/target.bin' },
+    { name: 'saveToPath', value: 'fz/' },
+    { name: 'saveToPath', value: '' },
+    { name: 'saveToPath', value: 'nodir/x.bin' },
+    { name: 'fstype', value: 'OsFs' },
+    { name: 'fstype', value: 'S3' },
+    { name: 'other', value: 'x' },
+    { name: 'other', filename: 'o.bin', value: 'ignored' },
+  ),
+  fc.record({
+    name: fc.constant('myFile'),
+    filename: fc.constantFrom('target.bin', 'a.bin', '', '../x', 'b\\c'),
+    value: fc.string({ minLength: 1, maxLength: 3000 }).map((s) => `new ${s}`),
+  }),
+  fc.record({
+    name: fc.constantFrom('myFile', 'saveToPath'),
+    value: fc.string({ maxLength: 20 }),
+    header: fc.constantFrom('X-Pad: ' + 'p'.repeat(9000), 'Content-Type: text/plain', 'Content-Disposition: attachment'),
+  }),
 );
 const CORE: PartSpec[] = [{ name: 'saveToPath', value: 'fz/target.bin' }];
-const good = fc.string({ minLength: 1, maxLength: 3000 }).map((s): PartSpec => ({ name: 'myFile', filename: 'f.bin', value: `complete ${s}` }));
+const good = fc
+  .string({ minLength: 1, maxLength: 3000 })
+  .map((s): PartSpec => ({ name: 'myFile', filename: 'f.bin', value: `complete ${s}` }));
 // Mostly a valid core (in any order) with extras, so that every answer is reached.
-const partList = fc.tuple(fc.boolean(), good, fc.array(part, { maxLength: 4 }))
-  .chain(([core, file, extra]) => {
-    const all = [...(core ? [...CORE, file] : []), ...extra];
-    return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
-  });
+const partList = fc.tuple(fc.boolean(), good, fc.array(part, { maxLength: 4 })).chain(([core, file, extra]) => {
+  const all = [...(core ? [...CORE, file] : []), ...extra];
+  return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
+});
 const form = fc.record({
   parts: partList,
   many: fc.constantFrom(0, 0, 0, 0, 0, 50, 1001),
@@ -75,11 +91,15 @@ function build(spec: { parts: PartSpec[]; many: number }): Buffer {
   return Buffer.from(pieces.join('') + `--${B}--\r\n`);
 }
 
-const contentType = (mode: string) => ({
-  ok: `multipart/form-data; boundary=${B}`, missing: 'multipart/form-data', other: 'multipart/form-data; boundary=nope',
-  quoted: `multipart/form-data; boundary="${B}"`, long: `multipart/form-data; boundary=${'b'.repeat(80)}`,
-  'not-multipart': 'application/x-www-form-urlencoded',
-}[mode]!);
+const contentType = (mode: string) =>
+  ({
+    ok: `multipart/form-data; boundary=${B}`,
+    missing: 'multipart/form-data',
+    other: 'multipart/form-data; boundary=nope',
+    quoted: `multipart/form-data; boundary="${B}"`,
+    long: `multipart/form-data; boundary=${'b'.repeat(80)}`,
+    'not-multipart': 'application/x-www-form-urlencoded',
+  })[mode]!;
 
 const tempFiles = (dir: string) => readdirSync(dir).filter((n) => n.startsWith('.device-agent-upload-'));
 
@@ -87,71 +107,115 @@ bodies('broken multipart uploads: 200 or a documented 4xx, the target old or new
   const { agent, token, planted } = ctx;
   const sent = new Set([OLD]);
   const seen = new Map<string, number>();
-  await fc.assert(fc.asyncProperty(form, async (spec) => {
-    let body = build(spec);
-    for (const p of spec.parts) if (p.name === 'myFile') sent.add(p.value);
-    if (spec.cutAt !== null) body = body.subarray(0, Math.floor(body.length * spec.cutAt));
-    const framing = spec.framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`;
-    const head = `POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n` +
-      `Content-Type: ${contentType(spec.boundary)}\r\n${framing}\r\n\r\n`;
-    const wire = spec.framing === 'chunked' ? chunked(body, 1 + (body.length % 700)) : spec.framing === 'abort' ? body.subarray(0, body.length >> 1) : body;
-    const raw = await sendRaw(agent.port, head, wire, spec.framing === 'abort');
-    const shown = `${JSON.stringify(spec).slice(0, 300)} -> ${raw.slice(0, 300)}`;
-    if (spec.framing !== 'abort' || raw !== '') {
-      const { status, body: text } = parseRaw(raw);
-      seen.set(String(status), (seen.get(String(status)) ?? 0) + 1);
-      assert.ok([200, 400, 412].includes(status) || (status === 500 && /"Failed to create file on server: /.test(text)), shown);
-      assert.type(JSON.parse(text)[status === 200 ? 'message' : 'error'], 'string', shown);
-    }
-    const target = readFileSync(join(agent.baseDir, 'fz/target.bin'), 'utf8');
-    assert.ok(sent.has(target), `target is partial after ${shown}`);
-    assert.ok(await eventually(() => tempFiles(join(agent.baseDir, 'fz')).length + tempFiles(agent.baseDir).length === 0, 3000),
-      `temp files left after ${shown}`);
-    assert.equal(planted.outsideSnapshot(), ctx.before);
-  }), { seed: SEED, numRuns: runs(200) });
+  await fc.assert(
+    fc.asyncProperty(form, async (spec) => {
+      let body = build(spec);
+      for (const p of spec.parts) if (p.name === 'myFile') sent.add(p.value);
+      if (spec.cutAt !== null) body = body.subarray(0, Math.floor(body.length * spec.cutAt));
+      const framing = spec.framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`;
+      const head =
+        `POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: ${contentType(spec.boundary)}\r\n${framing}\r\n\r\n`;
+      const wire =
+        spec.framing === 'chunked'
+          ? chunked(body, 1 + (body.length % 700))
+          : spec.framing === 'abort'
+            ? body.subarray(0, body.length >> 1)
+            : body;
+      const raw = await sendRaw(agent.port, head, wire, spec.framing === 'abort');
+      const shown = `${JSON.stringify(spec).slice(0, 300)} -> ${raw.slice(0, 300)}`;
+      if (spec.framing !== 'abort' || raw !== '') {
+        const { status, body: text } = parseRaw(raw);
+        seen.set(String(status), (seen.get(String(status)) ?? 0) + 1);
+        assert.ok([200, 400, 412].includes(status) || (status === 500 && /"Failed to create file on server: /.test(text)), shown);
+        assert.type(JSON.parse(text)[status === 200 ? 'message' : 'error'], 'string', shown);
+      }
+      const target = readFileSync(join(agent.baseDir, 'fz/target.bin'), 'utf8');
+      assert.ok(sent.has(target), `target is partial after ${shown}`);
+      assert.ok(
+        await eventually(() => tempFiles(join(agent.baseDir, 'fz')).length + tempFiles(agent.baseDir).length === 0, 3000),
+        `temp files left after ${shown}`,
+      );
+      assert.equal(planted.outsideSnapshot(), ctx.before);
+    }),
+    { seed: SEED, numRuns: runs(200) },
+  );
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
-  if (runs(150) >= 150) for (const status of ['200', '400', '412']) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  if (runs(150) >= 150)
+    for (const status of ['200', '400', '412']) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 const nasty = fc.oneof(fc.jsonValue(), fc.constantFrom(NaN, Infinity, -0, 1e308, '5', [5], { valueOf: 5 }, true, null));
 const startBody = fc.oneof(
-  fc.record({ duration: nasty, fileExtension: fc.oneof(fc.constantFrom('wav', 'flac', 'mp3', 'WAV', 'ogg', 'wav\0', '../wav', ''), nasty) },
-    { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+  fc
+    .record(
+      { duration: nasty, fileExtension: fc.oneof(fc.constantFrom('wav', 'flac', 'mp3', 'WAV', 'ogg', 'wav\0', '../wav', ''), nasty) },
+      { requiredKeys: [] },
+    )
+    .map((o) => JSON.stringify(o)),
   fc.constantFrom('__proto__', 'constructor', 'prototype').map((k) => `{"${k}":{"duration":0.2,"fileExtension":"wav"}}`),
-  fc.constantFrom('{"constructor":{"prototype":{"duration":0.2}},"fileExtension":"wav"}', '{"duration":0.2,"fileExtension":"wav","__proto__":null}'),
+  fc.constantFrom(
+    '{"constructor":{"prototype":{"duration":0.2}},"fileExtension":"wav"}',
+    '{"duration":0.2,"fileExtension":"wav","__proto__":null}',
+  ),
   fc.integer({ min: 1, max: 100_000 }).map((d) => `{"duration":${'['.repeat(d)}${']'.repeat(d)}}`),
   fc.integer({ min: 15_000, max: 40_000 }).map((n) => JSON.stringify({ duration: 1, fileExtension: 'w'.repeat(n) })),
-  fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.concat([Buffer.from('{"fileExtension":"'), Buffer.from(b), Buffer.from('","duration":1}')])),
-  fc.constantFrom(Buffer.from('{"duration":1,"fileExtension":"wa\xff\xfe"}', 'latin1'), Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), '', '{', '[]', 'null'),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 64 })
+    .map((b) => Buffer.concat([Buffer.from('{"fileExtension":"'), Buffer.from(b), Buffer.from('","duration":1}')])),
+  fc.constantFrom(
+    Buffer.from('{"duration":1,"fileExtension":"wa\xff\xfe"}', 'latin1'),
+    Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]),
+    '',
+    '{',
+    '[]',
+    'null',
+  ),
 );
 
 bodies('recording start: any body gets 202, 400, 409 or 413 and a recording that ends', async (ctx) => {
   const { agent, token } = ctx;
   const seen = new Map<number, number>();
-  await fc.assert(fc.asyncProperty(startBody, fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/merge-patch+json'),
-    async (body, type) => {
-      const res = await fetch(agent.url + START, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': type },
-        body: typeof body === 'string' ? body : new Uint8Array(body) });
-      const text = await res.text();
-      seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
-      assert.ok([202, 400, 409, 413].includes(res.status), `${res.status} ${text} for ${String(body).slice(0, 120)}`);
-      assert.type(JSON.parse(text)[res.status === 202 ? 'state' : 'error'], 'string');
-      if (res.status === 202) await waitForEnd(agent, token);
-    }), { seed: SEED, numRuns: runs(250) });
+  await fc.assert(
+    fc.asyncProperty(
+      startBody,
+      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/merge-patch+json'),
+      async (body, type) => {
+        const res = await fetch(agent.url + START, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': type },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        });
+        const text = await res.text();
+        seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+        assert.ok([202, 400, 409, 413].includes(res.status), `${res.status} ${text} for ${String(body).slice(0, 120)}`);
+        assert.type(JSON.parse(text)[res.status === 202 ? 'state' : 'error'], 'string');
+        if (res.status === 202) await waitForEnd(agent, token);
+      },
+    ),
+    { seed: SEED, numRuns: runs(250) },
+  );
   // Keys named __proto__ are own data, never the prototype: a body without the fields is still refused.
-  const res = await fetch(agent.url + START, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
+  const res = await fetch(agent.url + START, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
   assert.is(res.status, 400);
   assert.match((await res.json()).error, /^duration /);
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
-  if (runs(150) >= 150) for (const status of [400, 413]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  if (runs(150) >= 150)
+    for (const status of [400, 413]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 bodies('no descriptor or child process left behind, agent healthy', async (ctx) => {
   const pid = ctx.agent.child.pid!;
-  assert.ok(await eventually(() => fdCount(pid) <= ctx.fds + 2 && agentChildren(pid).length === 0, 8000),
-    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${agentChildren(pid)}`);
+  assert.ok(
+    await eventually(() => fdCount(pid) <= ctx.fds + 2 && agentChildren(pid).length === 0, 8000),
+    `descriptors: ${ctx.fds} before, ${fdCount(pid)} after; children ${agentChildren(pid)}`,
+  );
   assert.is((await fetch(`${ctx.agent.url}/api/v1/health`)).status, 200);
 });
 

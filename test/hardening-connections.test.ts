@@ -15,7 +15,9 @@ conns.before(async (ctx) => {
   await fetch(`${ctx.agent.url}/api/v1/health`, { headers: { Connection: 'close' } });
   ctx.fds = fdCount(ctx.agent.child.pid!);
 });
-conns.after(async (ctx) => { await ctx.agent.cleanup(); });
+conns.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 function open(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -27,14 +29,21 @@ function open(port: number): Promise<Socket> {
 conns('1,000 idle and 200 slowloris connections: requests still answered, the slow get 408', async ({ agent }) => {
   const idle = await Promise.all(Array.from({ length: 1000 }, () => open(agent.port)));
   const slow = await Promise.all(Array.from({ length: 200 }, () => open(agent.port)));
-  const answers = slow.map((s) => new Promise<string>((resolve) => {
-    let out = '';
-    s.on('data', (d) => { out += d; });
-    s.on('close', () => resolve(out));
-    s.on('error', () => resolve(out));
-  }));
+  const answers = slow.map(
+    (s) =>
+      new Promise<string>((resolve) => {
+        let out = '';
+        s.on('data', (d) => {
+          out += d;
+        });
+        s.on('close', () => resolve(out));
+        s.on('error', () => resolve(out));
+      }),
+  );
   for (const s of slow) s.write('GET /api/v1/health HTTP/1.1\r\n');
-  const drip = setInterval(() => { for (const s of slow) if (!s.destroyed) s.write('X'); }, 1000);
+  const drip = setInterval(() => {
+    for (const s of slow) if (!s.destroyed) s.write('X');
+  }, 1000);
   try {
     const t = Date.now();
     for (let i = 0; i < 5; i++) {
@@ -73,12 +82,17 @@ refused.before(async (ctx) => {
   await fetch(`${ctx.agent.url}/api/v1/health`, { headers: { Connection: 'close' } });
   ctx.fds = fdCount(ctx.agent.child.pid!);
 });
-refused.after(async (ctx) => { await ctx.agent.cleanup(); });
+refused.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
-const uploadHead = (token: string, length: number) => `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+const uploadHead = (token: string, length: number) =>
+  `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
   `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${length}\r\n\r\n`;
-const partHead = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nx.bin\r\n` +
-  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="x.bin"\r\n\r\n`);
+const partHead = Buffer.from(
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nx.bin\r\n` +
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="x.bin"\r\n\r\n`,
+);
 
 refused('16 MiB bodies refused mid-stream, before reading and by the JSON limit: every answer is read', async ({ agent, token }) => {
   const big = Buffer.concat([partHead, Buffer.alloc(16 * MiB, 'x')]);
@@ -86,12 +100,25 @@ refused('16 MiB bodies refused mid-stream, before reading and by the JSON limit:
     // Declared past maxFileBytes: refused before a byte of the body is read.
     { head: uploadHead(token, big.length), body: big, status: 400, error: 'Failed to parse form: file too large' },
     // Chunked: refused mid-stream, once the file passes maxFileBytes.
-    { head: uploadHead(token, 0).replace('Content-Length: 0', 'Transfer-Encoding: chunked'),
-      body: Buffer.concat([Buffer.from(`${big.length.toString(16)}\r\n`), big]), status: 400, error: 'Failed to parse form: file too large' },
+    {
+      head: uploadHead(token, 0).replace('Content-Length: 0', 'Transfer-Encoding: chunked'),
+      body: Buffer.concat([Buffer.from(`${big.length.toString(16)}\r\n`), big]),
+      status: 400,
+      error: 'Failed to parse form: file too large',
+    },
     // No token: refused (401) before a byte of the body is read.
-    { head: uploadHead(token, big.length).replace(`Authorization: Bearer ${token}\r\n`, ''), body: big, status: 401, error: 'missing bearer token' },
-    { head: `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
-      body: Buffer.concat([Buffer.from(`${(16 * MiB).toString(16)}\r\n`), Buffer.alloc(16 * MiB, ' ')]), status: 413, error: 'request body too large, max 16384 bytes' },
+    {
+      head: uploadHead(token, big.length).replace(`Authorization: Bearer ${token}\r\n`, ''),
+      body: big,
+      status: 401,
+      error: 'missing bearer token',
+    },
+    {
+      head: `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      body: Buffer.concat([Buffer.from(`${(16 * MiB).toString(16)}\r\n`), Buffer.alloc(16 * MiB, ' ')]),
+      status: 413,
+      error: 'request body too large, max 16384 bytes',
+    },
   ];
   for (const c of cases) {
     for (let i = 0; i < 15; i++) {
@@ -111,7 +138,9 @@ refused('a client that stops sending after a refusal and keeps its side open is 
   let probe: NodeJS.Timeout | undefined;
   try {
     let raw = '';
-    sock.on('data', (d) => { raw += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      raw += d.toString('latin1');
+    });
     const ended = new Promise((resolve) => sock.once('end', resolve));
     const reset = new Promise<number>((resolve) => sock.once('error', () => resolve(Date.now())));
     sock.write(uploadHead(ctx.token, body.length + 10 * MiB));

@@ -16,7 +16,10 @@ import { paceUpload, partialDownload } from './helpers/streams.ts';
 const faults = suite('faults');
 const MiB = 1024 * 1024;
 const OLD = 'old content, complete\n';
-const temps = (dir: string) => readdirSync(dir, { recursive: true }).map(String).filter((n) => /\.device-agent-upload-|\.part$/.test(n));
+const temps = (dir: string) =>
+  readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((n) => /\.device-agent-upload-|\.part$/.test(n));
 
 function requireRoot(): void {
   // mount(8) needs CAP_SYS_ADMIN: without it this test cannot build its small disk.
@@ -42,7 +45,10 @@ faults('a disk that fills up under a recording: failed with the reason, no debri
       assert.ok(res.status === 202 || res.status === 503, `${res.status}`);
       const r = await waitForEnd(agent, token);
       assert.is(r.state, 'failed');
-      assert.is(r.error, 'sox: the disk holding the recordings is full (no space left on device): free some space there and start the recording again');
+      assert.is(
+        r.error,
+        'sox: the disk holding the recordings is full (no space left on device): free some space there and start the recording again',
+      );
       assert.is(r.file, null);
       assert.equal(readdirSync(recordings), [], 'no temp file left on the full disk');
       assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
@@ -94,7 +100,10 @@ faults('users file replaced by a directory or broken JSON at runtime: last good 
     assert.type(await agent.login(), 'string');
     rmSync(usersFile, { recursive: true });
     writeFileSync(usersFile, good.slice(0, good.length >> 1));
-    assert.ok(await eventually(() => /is not valid JSON: .*; keeping the last good users \(1\)/.test(agent.output()), 4000), agent.output());
+    assert.ok(
+      await eventually(() => /is not valid JSON: .*; keeping the last good users \(1\)/.test(agent.output()), 4000),
+      agent.output(),
+    );
     assert.type(await agent.login(), 'string');
     const bad = await runCli(['serve', '--config', agent.configFile]);
     assert.is(bad.code, 78);
@@ -134,9 +143,14 @@ faults('100 downloads cut at random offsets: no descriptor leak, the next downlo
     const token = await agent.login();
     await (await fetch(`${agent.url}/api/v1/health`, { headers: { Connection: 'close' } })).arrayBuffer();
     const fds = fdCount(agent.child.pid!);
-    const flows = Array.from({ length: 100 }, () => partialDownload(agent.port, token, 'big.bin', Math.floor(Math.random() * data.length), true));
+    const flows = Array.from({ length: 100 }, () =>
+      partialDownload(agent.port, token, 'big.bin', Math.floor(Math.random() * data.length), true),
+    );
     await Promise.all(flows.map((f) => f.done));
-    assert.ok(await eventually(() => fdCount(agent.child.pid!) <= fds, 5000), `descriptors: ${fds} before, ${fdCount(agent.child.pid!)} after`);
+    assert.ok(
+      await eventually(() => fdCount(agent.child.pid!) <= fds, 5000),
+      `descriptors: ${fds} before, ${fdCount(agent.child.pid!)} after`,
+    );
     const res = await download(agent.url, token, 'filepath=big.bin');
     assert.is(res.status, 200);
     const got = Buffer.from(await res.arrayBuffer());

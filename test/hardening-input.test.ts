@@ -25,12 +25,18 @@ fuzz.before(async (ctx) => {
   // Trip the limiter for the names the fuzzer uses: well-formed guesses then cost no hash.
   for (const name of ['admin', 'fuzz']) {
     for (let i = 0; i < 10; i++) {
-      await fetch(ctx.agent.url + LOGIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: name, password: `x${i}` }) });
+      await fetch(ctx.agent.url + LOGIN, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: name, password: `x${i}` }),
+      });
     }
   }
   ctx.fds = fdCount(ctx.agent.child.pid!);
 });
-fuzz.after(async (ctx) => { await ctx.agent.cleanup(); });
+fuzz.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 const prototypeKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty');
 const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -41,29 +47,43 @@ const loginBody = fc.oneof(
   fc.record({ username: fc.jsonValue(), password: fc.string() }).map((o) => JSON.stringify(o)),
   fc.dictionary(prototypeKeys, fc.jsonValue()).map((o) => JSON.stringify(o).replace(/"toString"/g, '"__proto__"')),
   fc.integer({ min: 1, max: 20000 }).map(deep),
-  fc.constantFrom('{"username":"admin","password":"\\ud800"}', '{"__proto__":{"admin":true},"username":"fuzz","password":"p"}',
-    '{"constructor":{"prototype":{"isAdmin":true}},"username":"fuzz","password":"p"}'),
+  fc.constantFrom(
+    '{"username":"admin","password":"\\ud800"}',
+    '{"__proto__":{"admin":true},"username":"fuzz","password":"p"}',
+    '{"constructor":{"prototype":{"isAdmin":true}},"username":"fuzz","password":"p"}',
+  ),
   fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
   fc.integer({ min: 15 * 1024, max: 40 * 1024 }).map((n) => JSON.stringify({ username: 'fuzz', password: 'p'.repeat(n) })),
 );
 
 fuzz('login answers 400, 401, 413 or 429 to any body, never 5xx', async ({ agent }) => {
-  await fc.assert(fc.asyncProperty(loginBody, fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', ''),
-    async (body, type) => {
-      const res = await fetch(agent.url + LOGIN, {
-        method: 'POST',
-        headers: type ? { 'Content-Type': type } : {},
-        body: typeof body === "string" ? body : new Uint8Array(body as Buffer),
-      });
-      const text = await res.text();
-      assert.ok([400, 401, 413, 429].includes(res.status), `${res.status} ${text} for ${String(body).slice(0, 80)}`);
-      assert.type(JSON.parse(text).error, 'string');
-    }), { seed: SEED, numRuns: RUNS });
+  await fc.assert(
+    fc.asyncProperty(
+      loginBody,
+      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', ''),
+      async (body, type) => {
+        const res = await fetch(agent.url + LOGIN, {
+          method: 'POST',
+          headers: type ? { 'Content-Type': type } : {},
+          body: typeof body === 'string' ? body : new Uint8Array(body as Buffer),
+        });
+        const text = await res.text();
+        assert.ok([400, 401, 413, 429].includes(res.status), `${res.status} ${text} for ${String(body).slice(0, 80)}`);
+        assert.type(JSON.parse(text).error, 'string');
+      },
+    ),
+    { seed: SEED, numRuns: RUNS },
+  );
 });
 
 fuzz('protected routes answer 401 to any Authorization header and to mutated tokens', async ({ agent, secret }) => {
-  const good = jwt.sign({ username: 'admin', sv: agent.users[0]!.sessionVersion }, secret, { algorithm: 'HS256', expiresIn: 600, subject: agent.users[0]!.id });
-  const mutated = fc.tuple(fc.nat({ max: good.length - 1 }), fc.constantFrom(...'ABCxyz019-_.'.split('')))
+  const good = jwt.sign({ username: 'admin', sv: agent.users[0]!.sessionVersion }, secret, {
+    algorithm: 'HS256',
+    expiresIn: 600,
+    subject: agent.users[0]!.id,
+  });
+  const mutated = fc
+    .tuple(fc.nat({ max: good.length - 1 }), fc.constantFrom(...'ABCxyz019-_.'.split('')))
     .map(([i, ch]) => good.slice(0, i) + ch + good.slice(i + 1))
     .filter((t) => t !== good);
   const header = fc.oneof(
@@ -71,17 +91,20 @@ fuzz('protected routes answer 401 to any Authorization header and to mutated tok
     mutated.map((t) => `Bearer ${t}`),
     fc.constantFrom('Bearer', 'Bearer ', `Bearer  ${good}`, `Basic ${good}`, `Bearer ${good}x`, `Bearer ${'a'.repeat(9000)}`),
   );
-  await fc.assert(fc.asyncProperty(header, async (h) => {
-    const res = await fetch(agent.url + STATUS, { headers: { Authorization: h } });
-    const text = await res.text();
-    // A mutation in the base64 padding bits can leave the token intact: then 200 is right.
-    if (res.status === 200) {
-      assert.is(h.trim().split(/\s+/)[1] && jwt.verify(h.trim().split(/\s+/)[1]!, secret, { algorithms: ['HS256'] }) ? 200 : 0, 200);
-      return;
-    }
-    assert.is(res.status, 401, `${res.status} ${text} for ${h.slice(0, 80)}`);
-    assert.is(res.headers.get('www-authenticate'), 'Bearer');
-  }), { seed: SEED, numRuns: RUNS });
+  await fc.assert(
+    fc.asyncProperty(header, async (h) => {
+      const res = await fetch(agent.url + STATUS, { headers: { Authorization: h } });
+      const text = await res.text();
+      // A mutation in the base64 padding bits can leave the token intact: then 200 is right.
+      if (res.status === 200) {
+        assert.is(h.trim().split(/\s+/)[1] && jwt.verify(h.trim().split(/\s+/)[1]!, secret, { algorithms: ['HS256'] }) ? 200 : 0, 200);
+        return;
+      }
+      assert.is(res.status, 401, `${res.status} ${text} for ${h.slice(0, 80)}`);
+      assert.is(res.headers.get('www-authenticate'), 'Bearer');
+    }),
+    { seed: SEED, numRuns: RUNS },
+  );
 });
 
 fuzz('tokens with each claim wrong in turn are refused', async ({ agent, secret }) => {
@@ -89,9 +112,18 @@ fuzz('tokens with each claim wrong in turn are refused', async ({ agent, secret 
   const now = Math.floor(Date.now() / 1000);
   const base = { sub: u.id, username: 'admin', sv: u.sessionVersion, iat: now, exp: now + 600 };
   const variants: Array<Record<string, unknown>> = [
-    { ...base, sub: 'someone-else' }, { ...base, sub: 42 }, { ...base, username: 'root' }, { ...base, username: null },
-    { ...base, sv: 'stale' }, { ...base, sv: 1 }, { ...base, iat: now + 3600 }, { ...base, iat: 'now' },
-    { ...base, exp: now - 1 }, { ...base, exp: String(now + 600) }, { ...base, exp: undefined }, { ...base, nbf: now + 600 },
+    { ...base, sub: 'someone-else' },
+    { ...base, sub: 42 },
+    { ...base, username: 'root' },
+    { ...base, username: null },
+    { ...base, sv: 'stale' },
+    { ...base, sv: 1 },
+    { ...base, iat: now + 3600 },
+    { ...base, iat: 'now' },
+    { ...base, exp: now - 1 },
+    { ...base, exp: String(now + 600) },
+    { ...base, exp: undefined },
+    { ...base, nbf: now + 600 },
   ];
   // Signed by hand: jsonwebtoken refuses to sign claims of the wrong type.
   const sign = (claims: Record<string, unknown>) => {
@@ -99,7 +131,11 @@ fuzz('tokens with each claim wrong in turn are refused', async ({ agent, secret 
     const data = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
     return `${data}.${createHmac('sha256', secret).update(data).digest('base64url')}`;
   };
-  assert.is((await fetch(agent.url + STATUS, { headers: { Authorization: `Bearer ${sign(base)}` } })).status, 200, 'the base token is good');
+  assert.is(
+    (await fetch(agent.url + STATUS, { headers: { Authorization: `Bearer ${sign(base)}` } })).status,
+    200,
+    'the base token is good',
+  );
   for (const claims of variants) {
     const token = sign(claims);
     const res = await fetch(agent.url + STATUS, { headers: { Authorization: `Bearer ${token}` } });

@@ -34,14 +34,20 @@ const segment = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
 const separator = fc.constantFrom('/', '/', '/', '\\', '//', '%2f', '%5c', '/./');
-const hostile = fc.tuple(
-  fc.constantFrom('', '', '', '/', '//', '\\', 'ABS_OUT', 'ABS_IN', '/etc/'),
-  fc.array(fc.tuple(segment, separator), { minLength: 1, maxLength: 8 }),
-  fc.constantFrom('', '', '/', '%00', '\0'),
-).map(([lead, parts, tail]) => ({ lead, rest: parts.map(([s, sep], i) => (i ? sep : '') + s).join('') + tail }));
+const hostile = fc
+  .tuple(
+    fc.constantFrom('', '', '', '/', '//', '\\', 'ABS_OUT', 'ABS_IN', '/etc/'),
+    fc.array(fc.tuple(segment, separator), { minLength: 1, maxLength: 8 }),
+    fc.constantFrom('', '', '/', '%00', '\0'),
+  )
+  .map(([lead, parts, tail]) => ({ lead, rest: parts.map(([s, sep], i) => (i ? sep : '') + s).join('') + tail }));
 // Paths near the real names, so that files inside are reached too and the links get followed.
-const plausible = fc.array(fc.constantFrom('a.txt', 'sub', 'b.txt', 'in', 'inFile', 'inAbs', 'up', '.', '..', 'secret.txt', 'swap', 'out'),
-  { minLength: 1, maxLength: 4 }).map((parts) => ({ lead: '', rest: parts.join('/') }));
+const plausible = fc
+  .array(fc.constantFrom('a.txt', 'sub', 'b.txt', 'in', 'inFile', 'inAbs', 'up', '.', '..', 'secret.txt', 'swap', 'out'), {
+    minLength: 1,
+    maxLength: 4,
+  })
+  .map((parts) => ({ lead: '', rest: parts.join('/') }));
 const clientPath = fc.oneof({ weight: 3, arbitrary: hostile }, { weight: 1, arbitrary: plausible });
 
 /** Absolute leads need the run's directory, known only once the agent runs. */
@@ -80,45 +86,58 @@ paths('downloads of generated paths never read outside the base, nor fail undocu
   const { agent, token, planted } = ctx;
   const secrets = new Set(planted.outside.map((b) => b.toString('latin1')));
   const seen = new Map<number, number>();
-  await fc.assert(fc.asyncProperty(clientPath, fc.boolean(), async (p, raw) => {
-    const path = materialize(p, agent.dir);
-    const res = await download(agent.url, token, queryOf(path, raw));
-    const body = Buffer.from(await res.arrayBuffer()).toString('latin1');
-    seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
-    assert.ok([200, 400, 403, 404].includes(res.status), `${res.status} ${body.slice(0, 200)} for ${JSON.stringify(path).slice(0, 200)}`);
-    assert.not.ok(secrets.has(body), `an outside file was served for ${JSON.stringify(path)}`);
-    if (res.status === 200) assert.ok(insideContents(agent.baseDir).has(body), `200 with unknown bytes for ${JSON.stringify(path)}`);
-    else assert.type(JSON.parse(body).error, 'string');
-    assert.equal(planted.outsideSnapshot(), ctx.before);
-    await healthy(agent);
-  }), { seed: SEED, numRuns: runs(400) });
+  await fc.assert(
+    fc.asyncProperty(clientPath, fc.boolean(), async (p, raw) => {
+      const path = materialize(p, agent.dir);
+      const res = await download(agent.url, token, queryOf(path, raw));
+      const body = Buffer.from(await res.arrayBuffer()).toString('latin1');
+      seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+      assert.ok([200, 400, 403, 404].includes(res.status), `${res.status} ${body.slice(0, 200)} for ${JSON.stringify(path).slice(0, 200)}`);
+      assert.not.ok(secrets.has(body), `an outside file was served for ${JSON.stringify(path)}`);
+      if (res.status === 200) assert.ok(insideContents(agent.baseDir).has(body), `200 with unknown bytes for ${JSON.stringify(path)}`);
+      else assert.type(JSON.parse(body).error, 'string');
+      assert.equal(planted.outsideSnapshot(), ctx.before);
+      await healthy(agent);
+    }),
+    { seed: SEED, numRuns: runs(400) },
+  );
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
-  if (runs(150) >= 150) for (const status of [200, 400, 403, 404]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  if (runs(150) >= 150)
+    for (const status of [200, 400, 403, 404]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 paths('uploads to generated save paths and file names never write outside the base', async (ctx) => {
   const { agent, token, planted } = ctx;
   const seen = new Map<number, number>();
   let n = 0;
-  await fc.assert(fc.asyncProperty(clientPath, fc.option(fc.constantFrom(...SEGMENTS, 'new.bin', 'x/y', '..\\evil'), { nil: undefined }),
-    async (p, name) => {
-      const savePath = materialize(p, agent.dir);
-      const content = `uploaded case ${n++}\n`;
-      const res = await upload(agent.url, token, [{ name: 'saveToPath', value: savePath },
-        { name: 'myFile', filename: name ?? 'upload.bin', value: content }]);
-      const body = (await res.json()) as { error?: string; message?: string };
-      seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
-      const shown = `${res.status} ${JSON.stringify(body)} for ${JSON.stringify(savePath).slice(0, 200)} / ${JSON.stringify(name)}`;
-      assert.ok([200, 400, 403, 500].includes(res.status), shown);
-      if (res.status === 500) assert.match(body.error!, /^Failed to create file on server: /, shown);
-      if (res.status === 200) assert.ok(insideContents(agent.baseDir).has(content), `stored nowhere inside: ${shown}`);
-      assert.equal(planted.outsideSnapshot(), ctx.before, shown);
-      await healthy(agent);
-    }), { seed: SEED, numRuns: runs(250) });
+  await fc.assert(
+    fc.asyncProperty(
+      clientPath,
+      fc.option(fc.constantFrom(...SEGMENTS, 'new.bin', 'x/y', '..\\evil'), { nil: undefined }),
+      async (p, name) => {
+        const savePath = materialize(p, agent.dir);
+        const content = `uploaded case ${n++}\n`;
+        const res = await upload(agent.url, token, [
+          { name: 'saveToPath', value: savePath },
+          { name: 'myFile', filename: name ?? 'upload.bin', value: content },
+        ]);
+        const body = (await res.json()) as { error?: string; message?: string };
+        seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+        const shown = `${res.status} ${JSON.stringify(body)} for ${JSON.stringify(savePath).slice(0, 200)} / ${JSON.stringify(name)}`;
+        assert.ok([200, 400, 403, 500].includes(res.status), shown);
+        if (res.status === 500) assert.match(body.error!, /^Failed to create file on server: /, shown);
+        if (res.status === 200) assert.ok(insideContents(agent.baseDir).has(content), `stored nowhere inside: ${shown}`);
+        assert.equal(planted.outsideSnapshot(), ctx.before, shown);
+        await healthy(agent);
+      },
+    ),
+    { seed: SEED, numRuns: runs(250) },
+  );
   if (process.env.FUZZ_DEBUG) console.log(JSON.stringify([...seen]));
   // With the CI count or more, the generator must reach the interesting answers, or the property proves little.
-  if (runs(150) >= 150) for (const status of [200, 400, 403]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
+  if (runs(150) >= 150)
+    for (const status of [200, 400, 403]) assert.ok((seen.get(status) ?? 0) > 0, `no ${status} among ${JSON.stringify([...seen])}`);
 });
 
 paths('a link swapped in and out of the base all along never lets a request through', async (ctx) => {
@@ -126,15 +145,22 @@ paths('a link swapped in and out of the base all along never lets a request thro
   const answers = new Map<string, number>();
   const secrets = new Set(planted.outside.map((b) => b.toString('latin1')));
   const one = async (i: number) => {
-    const res = i % 2
-      ? await download(agent.url, token, 'filepath=swap/secret.txt')
-      : await upload(agent.url, token, [{ name: 'saveToPath', value: i % 4 ? 'swap/planted.txt' : 'swap/' },
-        { name: 'myFile', filename: 'planted-by-name.txt', value: 'must stay inside' }]);
+    const res =
+      i % 2
+        ? await download(agent.url, token, 'filepath=swap/secret.txt')
+        : await upload(agent.url, token, [
+            { name: 'saveToPath', value: i % 4 ? 'swap/planted.txt' : 'swap/' },
+            { name: 'myFile', filename: 'planted-by-name.txt', value: 'must stay inside' },
+          ]);
     const body = await res.text();
     const key = `${i % 2 ? 'download' : 'upload'} ${res.status}`;
     answers.set(key, (answers.get(key) ?? 0) + 1);
     // A 200 serves sub/secret.txt (which earlier generated uploads may have replaced), never the outside one.
-    if (i % 2) assert.ok(res.status === 403 || (res.status === 200 && insideContents(agent.baseDir).has(body) && !secrets.has(body)), `${key} ${body}`);
+    if (i % 2)
+      assert.ok(
+        res.status === 403 || (res.status === 200 && insideContents(agent.baseDir).has(body) && !secrets.has(body)),
+        `${key} ${body}`,
+      );
     else assert.ok(res.status === 403 || res.status === 200, `${key} ${body}`);
   };
   for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 10 }, (_, i) => one(round * 10 + i)));

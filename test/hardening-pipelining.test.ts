@@ -20,7 +20,9 @@ test.before(async (ctx) => {
   writeFileSync(join(ctx.agent.baseDir, 'big.bin'), randomBytes(20e6));
   writeFileSync(join(ctx.agent.baseDir, 'small.txt'), 'hello\n');
 });
-test.after(async (ctx) => { await ctx.agent.cleanup(); });
+test.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 const fdCount = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
@@ -39,7 +41,9 @@ test('pipelined requests on one connection are all answered, in order', async ({
   const s = open(agent.port, paths.map(req).join('') + 'GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   let text = '';
   s.setEncoding('latin1');
-  s.on('data', (d) => { text += d; });
+  s.on('data', (d) => {
+    text += d;
+  });
   await new Promise((r) => s.once('close', r));
   const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
   assert.equal(statuses, Array(13).fill('200'));
@@ -58,15 +62,23 @@ test('5 connections x 500 pipelined 20 MB downloads, never read: bounded, others
     return s;
   });
   let peak = { rss: 0, fds: 0 };
-  const sample = () => { peak = { rss: Math.max(peak.rss, rssKb(pid)), fds: Math.max(peak.fds, fdCount(pid)) }; };
-  for (let i = 0; i < 20; i++) { sample(); await sleep(100); }
+  const sample = () => {
+    peak = { rss: Math.max(peak.rss, rssKb(pid)), fds: Math.max(peak.fds, fdCount(pid)) };
+  };
+  for (let i = 0; i < 20; i++) {
+    sample();
+    await sleep(100);
+  }
   // Other clients are answered meanwhile.
   assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
   const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
   assert.is(status.status, 200);
   const dl = await fetch(`${agent.url}/api/download?filepath=small.txt`, { headers: bearer(token) });
   assert.is(await dl.text(), 'hello\n');
-  for (let i = 0; i < 10; i++) { sample(); await sleep(100); }
+  for (let i = 0; i < 10; i++) {
+    sample();
+    await sleep(100);
+  }
   // Before requests waited for their turn: +5 GB and +2,500 descriptors (one file each).
   assert.ok(peak.fds - idle.fds <= 64, `descriptors +${peak.fds - idle.fds}`);
   assert.ok(peak.rss - idle.rss <= 64 * 1024, `RSS +${((peak.rss - idle.rss) / 1024).toFixed(1)} MB`);

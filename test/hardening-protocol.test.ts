@@ -17,7 +17,9 @@ test.before(async (ctx) => {
   ctx.agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   ctx.token = await ctx.agent.login();
 });
-test.after(async (ctx) => { await ctx.agent.cleanup(); });
+test.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 /** A raw exchange: writes `first`, waits for the first answer bytes, then maybe writes more. */
 function exchange(port: number, first: string, then?: (seen: string, s: Socket) => void): Promise<string> {
@@ -36,7 +38,7 @@ function exchange(port: number, first: string, then?: (seen: string, s: Socket) 
   });
 }
 
-test('SSL_OP_NO_RENEGOTIATION is OpenSSL\'s', () => {
+test("SSL_OP_NO_RENEGOTIATION is OpenSSL's", () => {
   assert.is(SSL_OP_NO_RENEGOTIATION, constants.SSL_OP_NO_RENEGOTIATION);
 });
 
@@ -44,7 +46,9 @@ test('a TLS 1.2 client that asks to renegotiate is refused', async ({ agent }) =
   const c: TLSSocket = tlsConnect({ port: agent.port, host: '127.0.0.1', rejectUnauthorized: false, maxVersion: 'TLSv1.2' });
   await new Promise((r) => c.once('secureConnect', r));
   const outcome = await new Promise<string>((resolve) => {
-    c.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}: ${/no renegotiation/.test(e.message) ? 'no renegotiation' : e.message}`));
+    c.on('error', (e: NodeJS.ErrnoException) =>
+      resolve(`error ${e.code}: ${/no renegotiation/.test(e.message) ? 'no renegotiation' : e.message}`),
+    );
     c.renegotiate({ rejectUnauthorized: false }, (err) => resolve(err ? `error ${(err as NodeJS.ErrnoException).code}` : 'renegotiated'));
     c.write('GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
   });
@@ -68,7 +72,8 @@ const body = [
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="c.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n`,
   `--${BOUNDARY}--\r\n`,
 ].join('');
-const uploadHead = (auth: string) => `POST /api/upload HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+const uploadHead = (auth: string) =>
+  `POST /api/upload HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
   `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
 
 test('an upload with Expect: 100-continue and no token is answered 401, with no 100 Continue before it', async ({ agent }) => {
@@ -88,7 +93,8 @@ test('an authenticated upload with Expect: 100-continue gets 100 Continue, then 
 
 test('a login with Expect: 100-continue gets 100 Continue, then its token', async ({ agent }) => {
   const json = JSON.stringify(ADMIN);
-  const head = `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+  const head =
+    `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(json)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`;
   const text = await exchange(agent.port, head, (seen, s) => {
     if (seen.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) s.write(json);

@@ -5,8 +5,12 @@ import { PKG_VERSION } from './helpers/version.ts';
 
 const health = suite<{ agent: TestAgent }>('health');
 
-health.before(async (ctx) => { ctx.agent = await startAgent(); });
-health.after(async (ctx) => { await ctx.agent.cleanup(); });
+health.before(async (ctx) => {
+  ctx.agent = await startAgent();
+});
+health.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 health('answers 200 with status ok and the version, without a token', async ({ agent }) => {
   const res = await fetch(`${agent.url}/api/v1/health`);

@@ -16,16 +16,21 @@ const HEALTH = 'GET /api/v1/health HTTP/1.1\r\nHost: device\r\n\r\n';
 function collect(socket: Socket): Promise<string> {
   let text = '';
   socket.setEncoding('utf8');
-  socket.on('data', (d: string) => { text += d; });
-  socket.on('error', (err: NodeJS.ErrnoException) => { text += `[${err.code}]`; });
+  socket.on('data', (d: string) => {
+    text += d;
+  });
+  socket.on('error', (err: NodeJS.ErrnoException) => {
+    text += `[${err.code}]`;
+  });
   return new Promise((resolve) => socket.on('close', () => resolve(text)));
 }
 
-const opened = (socket: Socket, event = 'connect') => new Promise<void>((resolve, reject) => {
-  socket.once(event, () => resolve());
-  socket.once('error', reject);
-  socket.once('close', () => reject(new Error(`closed before ${event}`)));
-});
+const opened = (socket: Socket, event = 'connect') =>
+  new Promise<void>((resolve, reject) => {
+    socket.once(event, () => resolve());
+    socket.once('error', reject);
+    socket.once('close', () => reject(new Error(`closed before ${event}`)));
+  });
 
 /** Sends SIGTERM and waits until the agent says it is stopping (its listener is closed then). */
 async function stopping(agent: TestAgent) {
@@ -36,7 +41,12 @@ async function stopping(agent: TestAgent) {
 }
 
 /** Sends the health request, and checks its answer (200, `Connection: close`) and the agent's exit (0). */
-async function answeredThenExits(agent: TestAgent, socket: Socket, answer: Promise<string>, stopped: ReturnType<TestAgent['stop']>): Promise<void> {
+async function answeredThenExits(
+  agent: TestAgent,
+  socket: Socket,
+  answer: Promise<string>,
+  stopped: ReturnType<TestAgent['stop']>,
+): Promise<void> {
   socket.write(HEALTH);
   const text = await answer;
   assert.match(text, /^HTTP\/1\.1 200 OK\r\n/, `answer: ${JSON.stringify(text)}\n${agent.output()}`);
@@ -89,7 +99,9 @@ for (const tls of [false, true]) {
         const raw = connect(agent.port, '127.0.0.1');
         await opened(raw);
         let ended = false;
-        raw.once('end', () => { ended = true; });
+        raw.once('end', () => {
+          ended = true;
+        });
         raw.resume();
         await new Promise((r) => setTimeout(r, 200));
         const { stopped } = await stopping(agent);
@@ -129,7 +141,9 @@ for (const tls of [false, true]) {
       socket.write(HEALTH);
       await new Promise((r) => setTimeout(r, 200));
       const body = JSON.stringify({ username: 'admin', password: 'correct horse battery' });
-      socket.write(`POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: device\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      socket.write(
+        `POST /api/v1/agentusers/loginusertoagent HTTP/1.1\r\nHost: device\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
       await new Promise((r) => setTimeout(r, 30));
       const stopped = agent.stop('SIGTERM');
       const text = await answer;

@@ -11,8 +11,12 @@ import { logLines, unprefixed } from './helpers/log.ts';
 const LOGIN = '/api/v1/agentusers/loginusertoagent';
 
 const routing = suite<{ agent: TestAgent }>('routing and errors');
-routing.before(async (ctx) => { ctx.agent = await startAgent(); });
-routing.after(async (ctx) => { await ctx.agent.cleanup(); });
+routing.before(async (ctx) => {
+  ctx.agent = await startAgent();
+});
+routing.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 routing('an unknown route gives 404 JSON', async ({ agent }) => {
   const res = await fetch(`${agent.url}/nope`);
@@ -46,7 +50,7 @@ routing('a request with broken framing gets a 400 and the agent stays up', async
   assert.is((await fetch(`${agent.url}/api/v1/health`)).status, 200);
 });
 
-routing('the logged milliseconds are the request\'s own duration', async ({ agent }) => {
+routing("the logged milliseconds are the request's own duration", async ({ agent }) => {
   // A failed login hashes with scrypt (N=2^17, 128 MiB): well over 20 ms on any machine,
   // and the line cannot say more than the client waited. A clock in seconds or
   // microseconds, or one started late, fails one bound or the other.
@@ -85,7 +89,11 @@ routing('the logged bytes are the bytes the client received, headers included; t
   const raw = await rawRequest(agent.port, 'GET /api/v1/health?bytes-check HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
   assert.match(raw, /^HTTP\/1\.1 200/);
   await new Promise((r) => setTimeout(r, 100));
-  const line = agent.output().split('\n').filter((l) => / GET \/api\/v1\/health 200 /.test(l)).pop()!;
+  const line = agent
+    .output()
+    .split('\n')
+    .filter((l) => / GET \/api\/v1\/health 200 /.test(l))
+    .pop()!;
   const m = /^<6>(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) GET \/api\/v1\/health 200 (\d+) [\d.]+ms -$/.exec(line);
   assert.ok(m, line);
   assert.is(Number(m![2]), Buffer.byteLength(raw, 'latin1'));
@@ -94,13 +102,20 @@ routing('the logged bytes are the bytes the client received, headers included; t
 });
 
 routing('two requests pipelined on one connection each log the bytes of their own answer', async ({ agent }) => {
-  const raw = await rawRequest(agent.port,
-    'GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET /pipelined-second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  const raw = await rawRequest(
+    agent.port,
+    'GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET /pipelined-second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+  );
   const second = raw.indexOf('HTTP/1.1 404');
   assert.ok(raw.startsWith('HTTP/1.1 200') && second > 0, raw);
   await new Promise((r) => setTimeout(r, 100));
   const logged = (pattern: RegExp) => {
-    const m = agent.output().split('\n').map((l) => pattern.exec(l)).filter(Boolean).pop();
+    const m = agent
+      .output()
+      .split('\n')
+      .map((l) => pattern.exec(l))
+      .filter(Boolean)
+      .pop();
     assert.ok(m, `no line ${pattern}`);
     return Number(m![1]);
   };
@@ -108,27 +123,32 @@ routing('two requests pipelined on one connection each log the bytes of their ow
   assert.is(logged(/ GET \/pipelined-second 404 (\d+) /), Buffer.byteLength(raw.slice(second), 'latin1'));
 });
 
-routing('a pipelined request whose client leaves while the answer before it is still going out gets its line: never answered, aborted, 0 bytes', async ({ agent }) => {
-  writeFileSync(join(agent.baseDir, 'pipelined-big.bin'), '');
-  truncateSync(join(agent.baseDir, 'pipelined-big.bin'), 40 * 1024 * 1024); // sparse, under the download limit; more than the socket buffers hold
-  const token = await agent.login();
-  const sock = connect(agent.port, '127.0.0.1');
-  await new Promise((r) => sock.once('connect', r));
-  sock.pause(); // reads nothing: the download stalls with the second request queued behind it
-  sock.write(`GET /api/download?filepath=pipelined-big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n` +
-    'GET /queued-behind-download HTTP/1.1\r\nHost: x\r\n\r\n');
-  await new Promise((r) => setTimeout(r, 500));
-  sock.destroy();
-  let out = '';
-  for (let i = 0; i < 50 && !/GET \/queued-behind-download /.test(out); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    out = agent.output();
-  }
-  assert.match(out, /GET \/api\/download 200-aborted \d+ [\d.]+ms admin\n/);
-  // Its handler never ran (it waits for its turn: src/http/server.ts), so no status was chosen.
-  assert.match(out, /GET \/queued-behind-download 000-aborted 0 [\d.]+ms -\n/);
-  assert.is(out.split('\n').filter((l) => l.includes('GET /queued-behind-download')).length, 1);
-});
+routing(
+  'a pipelined request whose client leaves while the answer before it is still going out gets its line: never answered, aborted, 0 bytes',
+  async ({ agent }) => {
+    writeFileSync(join(agent.baseDir, 'pipelined-big.bin'), '');
+    truncateSync(join(agent.baseDir, 'pipelined-big.bin'), 40 * 1024 * 1024); // sparse, under the download limit; more than the socket buffers hold
+    const token = await agent.login();
+    const sock = connect(agent.port, '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    sock.pause(); // reads nothing: the download stalls with the second request queued behind it
+    sock.write(
+      `GET /api/download?filepath=pipelined-big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n` +
+        'GET /queued-behind-download HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    sock.destroy();
+    let out = '';
+    for (let i = 0; i < 50 && !/GET \/queued-behind-download /.test(out); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      out = agent.output();
+    }
+    assert.match(out, /GET \/api\/download 200-aborted \d+ [\d.]+ms admin\n/);
+    // Its handler never ran (it waits for its turn: src/http/server.ts), so no status was chosen.
+    assert.match(out, /GET \/queued-behind-download 000-aborted 0 [\d.]+ms -\n/);
+    assert.is(out.split('\n').filter((l) => l.includes('GET /queued-behind-download')).length, 1);
+  },
+);
 
 routing('every line the agent writes carries its journald priority: request lines below 500 are info', async ({ agent }) => {
   await fetch(`${agent.url}/priority-probe`);
@@ -156,8 +176,12 @@ shutdown('SIGTERM exits 0 at once though a keep-alive connection is idle', async
   try {
     const keepAlive = new Agent({ keepAlive: true });
     await new Promise<void>((resolve, reject) => {
-      request(`${agent.url}/api/v1/health`, { agent: keepAlive }, (res) => { res.resume(); res.on('end', resolve); })
-        .on('error', reject).end();
+      request(`${agent.url}/api/v1/health`, { agent: keepAlive }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      })
+        .on('error', reject)
+        .end();
     });
     const t = Date.now();
     const { code } = await agent.stop('SIGTERM');

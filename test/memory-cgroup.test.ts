@@ -17,10 +17,31 @@ const test = suite('memory cgroup');
 
 function curlUpload(url: string, token: string, src: string, saveTo: string): Promise<string> {
   return new Promise((resolve) => {
-    const c = spawn('curl', ['-s', '-S', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Authorization: Bearer ${token}`,
-      '-H', 'Expect:', '-F', `saveToPath=${saveTo}`, '-F', `myFile=@${src}`, `${url}/api/upload`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const c = spawn(
+      'curl',
+      [
+        '-s',
+        '-S',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-H',
+        `Authorization: Bearer ${token}`,
+        '-H',
+        'Expect:',
+        '-F',
+        `saveToPath=${saveTo}`,
+        '-F',
+        `myFile=@${src}`,
+        `${url}/api/upload`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
-    c.stdout.on('data', (d) => { out += d; });
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
     c.on('close', () => resolve(out));
   });
 }
@@ -42,7 +63,13 @@ function curlUpload(url: string, token: string, src: string, saveTo: string): Pr
     const codes = await Promise.all(Array.from({ length: 8 }, (_, i) => curlUpload(agent!.url, token, src, `up-${i}.bin`)));
     assert.equal(codes, Array(8).fill('200'), agent.output().slice(-2000));
     for (let i = 0; i < 8; i++) {
-      assert.is(createHash('sha256').update(readFileSync(join(agent.baseDir, `up-${i}.bin`))).digest('hex'), want, `up-${i}.bin`);
+      assert.is(
+        createHash('sha256')
+          .update(readFileSync(join(agent.baseDir, `up-${i}.bin`)))
+          .digest('hex'),
+        want,
+        `up-${i}.bin`,
+      );
     }
     assert.is(agent.child.exitCode, null);
     assert.is(agent.child.signalCode, null);
@@ -50,7 +77,12 @@ function curlUpload(url: string, token: string, src: string, saveTo: string): Pr
   } finally {
     await agent?.cleanup();
     rmSync(join(src, '..'), { recursive: true, force: true });
-    try { rmdirSync(cg); } catch { /* the agent's exit is seen by the cgroup a moment later */ await new Promise((r) => setTimeout(r, 500)); rmdirSync(cg); }
+    try {
+      rmdirSync(cg);
+    } catch {
+      /* the agent's exit is seen by the cgroup a moment later */ await new Promise((r) => setTimeout(r, 500));
+      rmdirSync(cg);
+    }
   }
 });
 

@@ -17,7 +17,9 @@ api.before(async (ctx) => {
   ctx.agent = await startAgent();
   ctx.token = await ctx.agent.login();
 });
-api.after(async (ctx) => { await ctx.agent?.cleanup(); });
+api.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 const requests = (route: string, method: string, status: number) =>
   `device_agent_http_requests_total{route="${route}",method="${method}",status="${status}"}`;
@@ -47,8 +49,10 @@ api('answers a login token too', async ({ agent, token }) => {
 
 api('refuses no token, a wrong token and a bad JWT with the texts of any route', async ({ agent }) => {
   await expect401(await fetch(`${agent.url}/metrics`), 'missing bearer token');
-  await expect401(await fetch(`${agent.url}/metrics`, { headers: bearer(metricsToken(agent).replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))) }),
-    'malformed authorization header, expected: Bearer <token>');
+  await expect401(
+    await fetch(`${agent.url}/metrics`, { headers: bearer(metricsToken(agent).replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))) }),
+    'malformed authorization header, expected: Bearer <token>',
+  );
   await expect401(await fetch(`${agent.url}/metrics`, { headers: bearer('a.b.c') }), 'invalid token');
 });
 
@@ -98,7 +102,9 @@ api('histogram buckets never decrease and +Inf equals the count', async ({ agent
   for (let i = 0; i < 20; i++) await fetch(`${agent.url}/api/v1/health`);
   const text = await scrapeText(agent);
   const route = '/api/v1/health';
-  const buckets = [...text.matchAll(new RegExp(`^device_agent_http_request_duration_seconds_bucket\\{route="${route}",le="([^"]+)"\\} (\\d+)$`, 'gm'))];
+  const buckets = [
+    ...text.matchAll(new RegExp(`^device_agent_http_request_duration_seconds_bucket\\{route="${route}",le="([^"]+)"\\} (\\d+)$`, 'gm')),
+  ];
   assert.ok(buckets.length > 10, 'a bucket per bound');
   assert.is(buckets.at(-1)![1], '+Inf');
   const counts = buckets.map((m) => Number(m[2]));
@@ -115,7 +121,10 @@ api('counts file content bytes: upload, download, range; not headers, framing or
   const files = (m: Map<string, number>, d: string) => m.get(`device_agent_files_total{direction="${d}"}`)!;
   const content = Buffer.alloc(300_001, 7);
   const m0 = await scrape(agent);
-  const up = await upload(agent.url, token, [{ name: 'saveToPath', value: 'm.bin' }, { name: 'myFile', value: content, filename: 'm.bin' }]);
+  const up = await upload(agent.url, token, [
+    { name: 'saveToPath', value: 'm.bin' },
+    { name: 'myFile', value: content, filename: 'm.bin' },
+  ]);
   assert.is(up.status, 200);
   const m1 = await scrape(agent);
   assert.is(bytes(m1, 'upload') - bytes(m0, 'upload'), content.length);

@@ -44,7 +44,13 @@ config('a reload (SIGHUP) reads the token file again and applies metrics.enabled
     // A token file that does not load refuses the reload whole: the running token stays.
     writeFileSync(join(agent.dir, 'metrics.token'), 'short\n', { mode: 0o600 });
     agent.child.kill('SIGHUP');
-    assert.ok(await eventually(() => /reload refused.*metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes/.test(agent.output()), 5000), agent.output());
+    assert.ok(
+      await eventually(
+        () => /reload refused.*metrics\.tokenFile: metrics token file \S+ is shorter than 32 bytes/.test(agent.output()),
+        5000,
+      ),
+      agent.output(),
+    );
     assert.is((await fetch(`${agent.url}/metrics`, { headers: bearer(old) })).status, 200);
     const next = 'rotated-scrape-token-0123456789abcdef0123456789';
     writeFileSync(join(agent.dir, 'metrics.token'), `${next}\n`, { mode: 0o600 });
@@ -95,11 +101,11 @@ config('a token file readable by others or too short stops the start and fails c
   }
 });
 
-config('with TLS on: the certificate\'s notAfter and handshake failures', async () => {
+config("with TLS on: the certificate's notAfter and handshake failures", async () => {
   const agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   try {
     const before = await scrape(agent);
-    const notAfter = (await (await fetch(`${agent.url}/api/v1/tls`)).json() as { notAfter: string }).notAfter;
+    const notAfter = ((await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { notAfter: string }).notAfter;
     assert.is(before.get('device_agent_tls_certificate_expiry_timestamp_seconds'), Date.parse(notAfter) / 1000);
     assert.is(before.get('device_agent_tls_handshake_failures_total'), 0);
   } finally {
@@ -111,7 +117,10 @@ config('with TLS off the TLS series are left out, not 0', async () => {
   const agent = await startAgent();
   try {
     const names = [...(await scrape(agent)).keys()];
-    assert.not.ok(names.some((n) => n.startsWith('device_agent_tls_')), names.join('\n'));
+    assert.not.ok(
+      names.some((n) => n.startsWith('device_agent_tls_')),
+      names.join('\n'),
+    );
   } finally {
     await agent.cleanup();
   }

@@ -36,7 +36,9 @@ async function until(ctx: Ctx, query: string, ok: (result: any[]) => boolean, ms
     try {
       const res = await fetch(`${ctx.promUrl}/api/v1/query?query=${encodeURIComponent(query)}`);
       if (res.ok) result = ((await res.json()) as any).data.result;
-    } catch { /* not listening yet: poll again */ }
+    } catch {
+      /* not listening yet: poll again */
+    }
     if (ok(result) || Date.now() > deadline) return result;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -49,26 +51,39 @@ prom.before(async (ctx) => {
   ctx.dir = mkdtempSync(join(tmpdir(), 'da-prometheus-'));
   writeFileSync(join(ctx.dir, 'wrong.token'), 'not-the-token\n', { mode: 0o600 });
   const target = `['127.0.0.1:${ctx.agent.port}']`;
-  writeFileSync(join(ctx.dir, 'prometheus.yml'), [
-    'global: { scrape_interval: 1s, evaluation_interval: 1s }',
-    'scrape_configs:',
-    '  - job_name: device-agent',
-    `    authorization: { type: Bearer, credentials_file: ${join(ctx.agent.dir, 'metrics.token')} }`,
-    `    static_configs: [{ targets: ${target} }]`,
-    '  - job_name: wrong-token',
-    `    authorization: { type: Bearer, credentials_file: ${join(ctx.dir, 'wrong.token')} }`,
-    `    static_configs: [{ targets: ${target} }]`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(ctx.dir, 'prometheus.yml'),
+    [
+      'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+      'scrape_configs:',
+      '  - job_name: device-agent',
+      `    authorization: { type: Bearer, credentials_file: ${join(ctx.agent.dir, 'metrics.token')} }`,
+      `    static_configs: [{ targets: ${target} }]`,
+      '  - job_name: wrong-token',
+      `    authorization: { type: Bearer, credentials_file: ${join(ctx.dir, 'wrong.token')} }`,
+      `    static_configs: [{ targets: ${target} }]`,
+      '',
+    ].join('\n'),
+  );
   const port = await freePort();
   ctx.promUrl = `http://127.0.0.1:${port}`;
-  ctx.prom = spawn(PROMETHEUS, [
-    `--config.file=${join(ctx.dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(ctx.dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  ctx.prom = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${join(ctx.dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(ctx.dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let log = '';
-  ctx.prom.stdout!.on('data', (d) => { log += d; });
-  ctx.prom.stderr!.on('data', (d) => { log += d; });
+  ctx.prom.stdout!.on('data', (d) => {
+    log += d;
+  });
+  ctx.prom.stderr!.on('data', (d) => {
+    log += d;
+  });
   ctx.promLog = () => log;
 });
 
@@ -88,7 +103,11 @@ prom('up is 1 for the metrics token and 0 for a wrong one', async (ctx) => {
   const wrong = await until(ctx, 'up{job="wrong-token"}', (r) => r.length === 1);
   assert.is(value(wrong), 0);
   // Each refused scrape is a 401 the agent counted: the token opened nothing.
-  const refused = await until(ctx, 'device_agent_http_requests_total{job="device-agent",route="/metrics",status="401"}', (r) => value(r) > 0);
+  const refused = await until(
+    ctx,
+    'device_agent_http_requests_total{job="device-agent",route="/metrics",status="401"}',
+    (r) => value(r) > 0,
+  );
   assert.ok(value(refused) > 0);
 });
 
@@ -109,7 +128,11 @@ prom('the counters Prometheus stores match the requests made', async (ctx) => {
     const got = await until(ctx, query, (r) => value(r) === expected);
     assert.is(value(got), expected, query);
   }
-  const latency = await until(ctx, 'histogram_quantile(0.5, device_agent_http_request_duration_seconds_bucket{job="device-agent",route="/api/v1/health"})', (r) => r.length === 1);
+  const latency = await until(
+    ctx,
+    'histogram_quantile(0.5, device_agent_http_request_duration_seconds_bucket{job="device-agent",route="/api/v1/health"})',
+    (r) => r.length === 1,
+  );
   assert.ok(value(latency) > 0 && value(latency) < 1, `median health latency ${value(latency)} s`);
   const rss = await until(ctx, 'process_resident_memory_bytes{job="device-agent"}', (r) => r.length === 1);
   assert.ok(value(rss) > 10e6);

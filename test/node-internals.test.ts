@@ -7,7 +7,15 @@ import { writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
-import { answerHalfClosedClients, bytesSent, currentResponse, replaceDestroySoon, serverFd, setInternalsLog, socketFd } from '../src/http/node-internals.ts';
+import {
+  answerHalfClosedClients,
+  bytesSent,
+  currentResponse,
+  replaceDestroySoon,
+  serverFd,
+  setInternalsLog,
+  socketFd,
+} from '../src/http/node-internals.ts';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { collectLog } from './helpers/log.ts';
@@ -20,7 +28,15 @@ async function socketPair(): Promise<{ client: Socket; server: Socket; close: ()
   const accepted = new Promise<Socket>((r) => srv.once('connection', r));
   const client = connect((srv.address() as { port: number }).port, '127.0.0.1');
   const server = await accepted;
-  return { client, server, close: () => { client.destroy(); server.destroy(); srv.close(); } };
+  return {
+    client,
+    server,
+    close: () => {
+      client.destroy();
+      server.destroy();
+      srv.close();
+    },
+  };
 }
 
 unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to replace', async () => {
@@ -35,17 +51,23 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
     assert.is(bytesSent(server), 5);
     assert.is(bytesSent(server), server.bytesWritten);
     let replaced = false;
-    replaceDestroySoon(server, () => { replaced = true; });
+    replaceDestroySoon(server, () => {
+      replaced = true;
+    });
     (server as Socket & { destroySoon(): void }).destroySoon();
     assert.ok(replaced);
     const http = createHttpServer();
-    assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, false, 'Node\'s own default, read by socketOnEnd');
+    assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, false, "Node's own default, read by socketOnEnd");
     answerHalfClosedClients(http);
     assert.is((http as unknown as { httpAllowHalfOpen?: unknown }).httpAllowHalfOpen, true);
     // The answer under way on a socket: the response object during a request, none after it.
     let during: unknown = 'not read';
     let socketOf: Socket | undefined;
-    http.on('request', (req, res) => { during = currentResponse(req.socket) === res; socketOf = req.socket; res.end('ok'); });
+    http.on('request', (req, res) => {
+      during = currentResponse(req.socket) === res;
+      socketOf = req.socket;
+      res.end('ok');
+    });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
     const listening = serverFd(http);
     const answered = await fetch(`http://127.0.0.1:${(http.address() as { port: number }).port}/`);
@@ -93,7 +115,9 @@ e2e('a download by sendfile, status answers and a lingering close take no fallba
     for (let i = 0; i < 3; i++) assert.is((await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) })).status, 200);
     // A body refused before it is read: the answer closes the connection lingering.
     const refused = await fetch(`${agent.url}/api/v1/agentusers/loginusertoagent`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(64 * 1024),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: 'x'.repeat(64 * 1024),
     });
     assert.is(refused.status, 413);
     await new Promise((r) => setTimeout(r, 200));

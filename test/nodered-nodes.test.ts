@@ -21,8 +21,9 @@ const NODES = join(ROOT, 'integrations/node-red');
 const helper = require('node-red-node-test-helper');
 helper.init(require.resolve('node-red'));
 
-const nodes = ['device-agent-config', 'device-agent-status', 'device-agent-record', 'device-agent-file', 'device-agent-events']
-  .map((name) => require(join(NODES, `${name}.js`)));
+const nodes = ['device-agent-config', 'device-agent-status', 'device-agent-record', 'device-agent-file', 'device-agent-events'].map(
+  (name) => require(join(NODES, `${name}.js`)),
+);
 
 type Ctx = { agent: ClientAgent; token: string };
 const test = suite<Ctx>('Node-RED nodes');
@@ -67,43 +68,63 @@ function quiet<T>(p: Promise<T>): Promise<T> {
 /** The next message a helper node receives. */
 function nextMessage(id: string): Promise<any> {
   const node = helper.getNode(id);
-  return quiet(new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no message reached ${id}`)), WAIT_MS);
-    node.once('input', (msg: unknown) => { clearTimeout(timer); resolve(msg); });
-  }));
+  return quiet(
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no message reached ${id}`)), WAIT_MS);
+      node.once('input', (msg: unknown) => {
+        clearTimeout(timer);
+        resolve(msg);
+      });
+    }),
+  );
 }
 
 /** Messages a helper node receives until `until` says enough. */
 function messages(id: string, until: (got: any[]) => boolean): Promise<any[]> {
   const node = helper.getNode(id);
   const got: any[] = [];
-  return quiet(new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${id} received only ${JSON.stringify(got.map((m) => m.topic))}`)), WAIT_MS);
-    const on = (msg: unknown) => {
-      got.push(msg);
-      if (until(got)) { clearTimeout(timer); node.removeListener('input', on); resolve(got); }
-    };
-    node.on('input', on);
-  }));
+  return quiet(
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${id} received only ${JSON.stringify(got.map((m) => m.topic))}`)), WAIT_MS);
+      const on = (msg: unknown) => {
+        got.push(msg);
+        if (until(got)) {
+          clearTimeout(timer);
+          node.removeListener('input', on);
+          resolve(got);
+        }
+      };
+      node.on('input', on);
+    }),
+  );
 }
 
 /** The first status a node shows that `match` accepts (the helper emits call:status for each). */
 function statusOf(id: string, match: (s: any) => boolean): Promise<any> {
   const node = helper.getNode(id);
   const seen: unknown[] = [];
-  return quiet(new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${id} showed only ${JSON.stringify(seen)}`)), WAIT_MS);
-    const on = (call: { args: [any] }) => {
-      seen.push(call.args[0]);
-      if (match(call.args[0])) { clearTimeout(timer); node.removeListener('call:status', on); resolve(call.args[0]); }
-    };
-    node.on('call:status', on);
-  }));
+  return quiet(
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${id} showed only ${JSON.stringify(seen)}`)), WAIT_MS);
+      const on = (call: { args: [any] }) => {
+        seen.push(call.args[0]);
+        if (match(call.args[0])) {
+          clearTimeout(timer);
+          node.removeListener('call:status', on);
+          resolve(call.args[0]);
+        }
+      };
+      node.on('call:status', on);
+    }),
+  );
 }
 
 /** Every status a node has shown since the flow was loaded (the helper spies on Node.prototype.status). */
 function shownBy(id: string): any[] {
-  return helper._NodePrototype.status.getCalls().filter((c: any) => c.thisValue.id === id).map((c: any) => c.args[0]);
+  return helper._NodePrototype.status
+    .getCalls()
+    .filter((c: any) => c.thisValue.id === id)
+    .map((c: any) => c.args[0]);
 }
 
 test.before(async (ctx) => {
@@ -128,14 +149,26 @@ test('status: the device status record in msg.payload, the rest of the message k
   const msg = await got;
   assert.is(msg.topic, 'poll');
   const res = await fetch(`${ctx.agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${ctx.token}` } });
-  const theirs = await res.json() as any;
+  const theirs = (await res.json()) as any;
   assert.is(msg.payload.hostname, theirs.hostname);
   assert.is(msg.payload.agent.version, theirs.agent.version);
   assert.is(msg.payload.recording.state, 'idle');
 });
 
 test('record: a 1 s recording, waited for, its file in msg.payload as a Buffer, byte for byte', async (ctx) => {
-  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '1', format: 'wav', device: '', wait: true, output: 'buffer', saveTo: '', wires: [['out']] }]);
+  await load(ctx, [
+    {
+      id: 'n',
+      type: 'device-agent record',
+      duration: '1',
+      format: 'wav',
+      device: '',
+      wait: true,
+      output: 'buffer',
+      saveTo: '',
+      wires: [['out']],
+    },
+  ]);
   const got = nextMessage('out');
   const shown = statusOf('n', (s) => s.fill === 'green');
   helper.getNode('n').receive({ payload: 'go' });
@@ -154,7 +187,9 @@ test('record: a 1 s recording, waited for, its file in msg.payload as a Buffer, 
 test('record saved to a local directory: the file there under its name on the device, msg.payload its path', async (ctx) => {
   const dir = makeDir('da-nodered-');
   try {
-    await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '', format: '', wait: true, output: 'file', saveTo: '', wires: [['out']] }]);
+    await load(ctx, [
+      { id: 'n', type: 'device-agent record', duration: '', format: '', wait: true, output: 'file', saveTo: '', wires: [['out']] },
+    ]);
     const got = nextMessage('out');
     helper.getNode('n').receive({ duration: 1, format: 'flac', saveTo: `${dir}/` });
     const msg = await got;
@@ -169,8 +204,10 @@ test('record saved to a local directory: the file there under its name on the de
   }
 });
 
-test('record without waiting: the started record at once; a second start meanwhile is the agent\'s 409 in a catch node', async (ctx) => {
-  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '2', format: 'flac', wait: false, output: 'record', wires: [['out']] }]);
+test("record without waiting: the started record at once; a second start meanwhile is the agent's 409 in a catch node", async (ctx) => {
+  await load(ctx, [
+    { id: 'n', type: 'device-agent record', duration: '2', format: 'flac', wait: false, output: 'record', wires: [['out']] },
+  ]);
   const got = nextMessage('out');
   helper.getNode('n').receive({ payload: 'go' });
   const msg = await got;
@@ -191,7 +228,7 @@ test('record without waiting: the started record at once; a second start meanwhi
   }
 });
 
-test('file: put msg.payload, list it, get it back byte for byte; a missing file is the agent\'s 404', async (ctx) => {
+test("file: put msg.payload, list it, get it back byte for byte; a missing file is the agent's 404", async (ctx) => {
   const bytes = randomBytes(300_000);
   await load(ctx, [
     { id: 'file-put', type: 'device-agent file', operation: 'put', path: 'node-red.bin', wires: [['out']] },
@@ -230,7 +267,9 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
 
 (hasRoute('/api/v1/files') ? test : test.skip)('file delete: the file is gone from the device; msg.payload says so', async (ctx) => {
   writeFileSync(join(ctx.agent.baseDir, 'to-delete.txt'), 'bye');
-  await load(ctx, [{ id: 'file-delete', type: 'device-agent file', operation: 'delete', path: 'to-delete.txt', recursive: false, wires: [['out']] }]);
+  await load(ctx, [
+    { id: 'file-delete', type: 'device-agent file', operation: 'delete', path: 'to-delete.txt', recursive: false, wires: [['out']] },
+  ]);
   const got = nextMessage('out');
   helper.getNode('file-delete').receive({});
   const msg = await got;
@@ -238,20 +277,23 @@ test('file: put msg.payload, list it, get it back byte for byte; a missing file 
   assert.not.ok(existsSync(join(ctx.agent.baseDir, 'to-delete.txt')));
 });
 
-(hasRoute('/api/v1/files') ? test : test.skip)('file delete of a directory that is not empty: 409 without recursive, gone with msg.recursive', async (ctx) => {
-  mkdirSync(join(ctx.agent.baseDir, 'full/sub'), { recursive: true });
-  writeFileSync(join(ctx.agent.baseDir, 'full/sub/a.txt'), 'a');
-  await load(ctx, [{ id: 'file-delete', type: 'device-agent file', operation: 'delete', path: '', recursive: false, wires: [['out']] }]);
-  const caught = nextMessage('caught');
-  helper.getNode('file-delete').receive({ path: 'full' });
-  const error = await caught;
-  assert.is(error.error.message, 'device-agent answered 409: directory is not empty');
-  assert.ok(existsSync(join(ctx.agent.baseDir, 'full/sub/a.txt')));
-  const got = nextMessage('out');
-  helper.getNode('file-delete').receive({ path: 'full', recursive: true });
-  assert.equal((await got).payload, { path: 'full', deleted: true });
-  assert.not.ok(existsSync(join(ctx.agent.baseDir, 'full')));
-});
+(hasRoute('/api/v1/files') ? test : test.skip)(
+  'file delete of a directory that is not empty: 409 without recursive, gone with msg.recursive',
+  async (ctx) => {
+    mkdirSync(join(ctx.agent.baseDir, 'full/sub'), { recursive: true });
+    writeFileSync(join(ctx.agent.baseDir, 'full/sub/a.txt'), 'a');
+    await load(ctx, [{ id: 'file-delete', type: 'device-agent file', operation: 'delete', path: '', recursive: false, wires: [['out']] }]);
+    const caught = nextMessage('caught');
+    helper.getNode('file-delete').receive({ path: 'full' });
+    const error = await caught;
+    assert.is(error.error.message, 'device-agent answered 409: directory is not empty');
+    assert.ok(existsSync(join(ctx.agent.baseDir, 'full/sub/a.txt')));
+    const got = nextMessage('out');
+    helper.getNode('file-delete').receive({ path: 'full', recursive: true });
+    assert.equal((await got).payload, { path: 'full', deleted: true });
+    assert.not.ok(existsSync(join(ctx.agent.baseDir, 'full')));
+  },
+);
 
 test('events: one message per event, the recording record and the status at once; the node shows connected', async (ctx) => {
   await load(ctx, [{ id: 'n', type: 'device-agent events', status: true, recording: true, level: true, other: false, wires: [['out']] }]);
@@ -263,7 +305,10 @@ test('events: one message per event, the recording record and the status at once
   const res = await fetch(`${ctx.agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${ctx.token}` } });
   assert.is(status.payload.hostname, ((await res.json()) as { hostname: string }).hostname);
   for (const m of got) assert.equal(Object.keys(m).sort(), ['_msgid', 'payload', 'topic']);
-  assert.equal(shownBy('n'), [{ fill: 'yellow', shape: 'dot', text: 'connecting' }, { fill: 'green', shape: 'dot', text: 'connected' }]);
+  assert.equal(shownBy('n'), [
+    { fill: 'yellow', shape: 'dot', text: 'connecting' },
+    { fill: 'green', shape: 'dot', text: 'connected' },
+  ]);
 });
 
 test('the example flow loads without an error or a warning and runs: status on its inject, events connected', async (ctx) => {
@@ -295,7 +340,15 @@ test('events: the agent stops, the node retries 1 s then 2 s later showing why, 
   let restarted: ChildProcess | null = null;
   try {
     const token = await apiToken(agent, 'node-red');
-    await helper.load(nodes, flow({ ...ctx, agent }, [{ id: 'n', type: 'device-agent events', status: false, recording: true, level: false, other: false, wires: [['out']] }], null), { dev: { token } });
+    await helper.load(
+      nodes,
+      flow(
+        { ...ctx, agent },
+        [{ id: 'n', type: 'device-agent events', status: false, recording: true, level: false, other: false, wires: [['out']] }],
+        null,
+      ),
+      { dev: { token } },
+    );
     const first = await nextMessage('out');
     assert.is(first.topic, 'recording');
     const refused = statusOf('n', (s) => /^no connection; again in \d+ s$/.test(s.text));
@@ -308,9 +361,20 @@ test('events: the agent stops, the node retries 1 s then 2 s later showing why, 
     assert.equal(shown.slice(0, 2), ['connecting', 'connected']);
     const since = shown.slice(2);
     const delays = since.filter((_: string, i: number) => i % 2 === 0).map((t: string) => Number(/; again in (\d+) s$/.exec(t)?.[1]));
-    assert.equal(delays, delays.map((_: number, i: number) => 2 ** i), JSON.stringify(since));
-    assert.ok(since.filter((_: string, i: number) => i % 2 === 1).every((t: string) => t === 'connecting'), JSON.stringify(since));
-    const logged = helper.log().args.map((a: any[]) => a[0]).filter((m: any) => m.id === 'n' && m.level === helper.log().ERROR).map((m: any) => m.msg);
+    assert.equal(
+      delays,
+      delays.map((_: number, i: number) => 2 ** i),
+      JSON.stringify(since),
+    );
+    assert.ok(
+      since.filter((_: string, i: number) => i % 2 === 1).every((t: string) => t === 'connecting'),
+      JSON.stringify(since),
+    );
+    const logged = helper
+      .log()
+      .args.map((a: any[]) => a[0])
+      .filter((m: any) => m.id === 'n' && m.level === helper.log().ERROR)
+      .map((m: any) => m.msg);
     assert.is(logged.at(-1), `could not connect to 127.0.0.1:${agent.port}: connection refused`, JSON.stringify(logged));
 
     // Back on the same port, with the same tokens file: the node connects again by itself.
@@ -329,12 +393,16 @@ test('events: the agent stops, the node retries 1 s then 2 s later showing why, 
 
 test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the catch node gets both pins', async (ctx) => {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const wrong = `sha256//${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+  const wrong = `sha256//${createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')}`;
   // An agent of its own, whose access log holds this test's requests alone.
   const agent = await startClientAgent(true);
   try {
     const token = await apiToken(agent, 'node-red');
-    await helper.load(nodes, flow({ ...ctx, agent }, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], wrong), { dev: { token } });
+    await helper.load(nodes, flow({ ...ctx, agent }, [{ id: 'n', type: 'device-agent status', wires: [['out']] }], wrong), {
+      dev: { token },
+    });
     const caught = nextMessage('caught');
     const shown = statusOf('n', (s) => s.fill === 'red');
     helper.getNode('n').receive({ payload: 'go' });
@@ -343,7 +411,11 @@ test('a wrong pin: no request reaches the agent, the node shows "wrong pin", the
     assert.is(error.statusCode, undefined);
     assert.equal(await shown, { fill: 'red', shape: 'ring', text: 'wrong pin' });
     // One status request of the test's own, once logged, is the only one the agent served.
-    const served = () => agent.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get ')).length;
+    const served = () =>
+      agent
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('GET /api/v1/devicestatus/get ')).length;
     assert.is((await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: { Authorization: `Bearer ${token}` } })).status, 200);
     const end = Date.now() + WAIT_MS;
     while (served() === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
@@ -387,9 +459,13 @@ test('a token the agent does not know: 401 in the status and the catch node', as
   assert.equal(await shown, { fill: 'red', shape: 'ring', text: '401 invalid token' });
 });
 
-test('a token without the audio scope: the record node fails with the agent\'s 403, nothing records', async (ctx) => {
+test("a token without the audio scope: the record node fails with the agent's 403, nothing records", async (ctx) => {
   const token = await apiToken(ctx.agent, 'node-red-viewer', ['status', 'files:read']);
-  await load(ctx, [{ id: 'n', type: 'device-agent record', duration: '1', format: 'wav', wait: true, output: 'record', wires: [['out']] }], { token });
+  await load(
+    ctx,
+    [{ id: 'n', type: 'device-agent record', duration: '1', format: 'wav', wait: true, output: 'record', wires: [['out']] }],
+    { token },
+  );
   const caught = nextMessage('caught');
   const shown = statusOf('n', (s) => s.fill === 'red');
   helper.getNode('n').receive({});

@@ -47,16 +47,34 @@ test.before(async (ctx) => {
   // The README's install: both tarballs into the user directory (the client's dist/ is built by helpers/dagent.ts).
   ctx.userDir = makeDir('da-nodered-user-');
   const tarballs = [CLIENT, PACKAGE].map((dir) =>
-    join(ctx.userDir, execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', ctx.userDir], { cwd: dir, encoding: 'utf8' }).trim().split('\n').at(-1)!));
+    join(
+      ctx.userDir,
+      execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', ctx.userDir], { cwd: dir, encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .at(-1)!,
+    ),
+  );
   writeFileSync(join(ctx.userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true }));
   execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: ctx.userDir, stdio: 'ignore' });
-  writeFileSync(join(ctx.userDir, 'settings.js'), `module.exports = ${JSON.stringify({
-    uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'a secret of this test', telemetry: { enabled: false }, logging: { console: { level: 'info' } },
-  })};\n`);
+  writeFileSync(
+    join(ctx.userDir, 'settings.js'),
+    `module.exports = ${JSON.stringify({
+      uiHost: '127.0.0.1',
+      flowFile: 'flows.json',
+      credentialSecret: 'a secret of this test',
+      telemetry: { enabled: false },
+      logging: { console: { level: 'info' } },
+    })};\n`,
+  );
   ctx.red = spawn(process.execPath, [RED, '--userDir', ctx.userDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  ctx.red.stdout!.on('data', (d) => { out += d; });
-  ctx.red.stderr!.on('data', (d) => { out += d; });
+  ctx.red.stdout!.on('data', (d) => {
+    out += d;
+  });
+  ctx.red.stderr!.on('data', (d) => {
+    out += d;
+  });
   ctx.log = () => out;
   await until('Node-RED to listen', () => /Server now running at http:\/\/127\.0\.0\.1:\d+\//.test(out));
   ctx.url = /Server now running at (http:\/\/127\.0\.0\.1:\d+)\//.exec(out)![1]!;
@@ -87,7 +105,7 @@ test('Node-RED loads the five node types of the package, each enabled, none with
   assert.not.match(ctx.log(), /\[(error|warn)\].*device-agent/);
 });
 
-test('the editor gets each node\'s template and help (Inputs, Outputs, Details) from its .html', async (ctx) => {
+test("the editor gets each node's template and help (Inputs, Outputs, Details) from its .html", async (ctx) => {
   const res = await fetch(`${ctx.url}/nodes`, { headers: { Accept: 'text/html' } });
   assert.is(res.status, 200);
   const html = await res.text();

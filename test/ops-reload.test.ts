@@ -20,7 +20,9 @@ reload.before.each(async (ctx) => {
   mkdirSync(join(ctx.agent.dir, 'config.d'));
   ctx.dropIn = join(ctx.agent.dir, 'config.d/50-site.json');
 });
-reload.after.each(async (ctx) => { await ctx.agent.cleanup(); });
+reload.after.each(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 /** Sends SIGHUP and waits for the reload's outcome line (applied or refused); returns it. */
 async function hup(agent: TestAgent): Promise<{ priority: number; text: string }> {
@@ -37,17 +39,20 @@ const ttlOf = (token: string) => {
   return c.exp - c.iat;
 };
 
-reload('a drop-in\'s tokenTtlSeconds and maxFileBytes apply to new requests; tokens issued before keep theirs', async ({ agent, dropIn }) => {
-  const old = await agent.login();
-  assert.is(ttlOf(old), 3600);
-  writeFileSync(join(agent.baseDir, 'six.bin'), 'x'.repeat(6));
-  writeFileSync(dropIn, JSON.stringify({ tokenTtlSeconds: 90, maxFileBytes: 5 }));
-  assert.equal(await hup(agent), { priority: 6, text: 'config reloaded: tokenTtlSeconds, maxFileBytes changed' });
-  assert.is(ttlOf(await agent.login()), 90);
-  const res = await fetch(`${agent.url}/api/download?filepath=six.bin`, { headers: bearer(old) });
-  assert.is(res.status, 413, 'the old token still works, and the new limit holds');
-  assert.equal(await res.json(), { error: 'file too large, max size is 5 bytes' });
-});
+reload(
+  "a drop-in's tokenTtlSeconds and maxFileBytes apply to new requests; tokens issued before keep theirs",
+  async ({ agent, dropIn }) => {
+    const old = await agent.login();
+    assert.is(ttlOf(old), 3600);
+    writeFileSync(join(agent.baseDir, 'six.bin'), 'x'.repeat(6));
+    writeFileSync(dropIn, JSON.stringify({ tokenTtlSeconds: 90, maxFileBytes: 5 }));
+    assert.equal(await hup(agent), { priority: 6, text: 'config reloaded: tokenTtlSeconds, maxFileBytes changed' });
+    assert.is(ttlOf(await agent.login()), 90);
+    const res = await fetch(`${agent.url}/api/download?filepath=six.bin`, { headers: bearer(old) });
+    assert.is(res.status, 413, 'the old token still works, and the new limit holds');
+    assert.equal(await res.json(), { error: 'file too large, max size is 5 bytes' });
+  },
+);
 
 reload('audio.maxDurationSeconds applies to the next start', async ({ agent, dropIn }) => {
   const token = await agent.login();
@@ -62,7 +67,9 @@ reload('host, port and directories keep their running value, each with a warning
   mkdirSync(join(agent.dir, 'other'));
   writeFileSync(dropIn, JSON.stringify({ port: 1, host: '127.0.0.2', baseDir: 'other', tokenTtlSeconds: 60 }));
   assert.equal(await hup(agent), { priority: 6, text: 'config reloaded: tokenTtlSeconds changed' });
-  const warnings = logLines(agent.output()).filter((l) => l.priority === 4).map((l) => l.text);
+  const warnings = logLines(agent.output())
+    .filter((l) => l.priority === 4)
+    .map((l) => l.text);
   assert.equal(warnings, [
     'reload: host 127.0.0.1 -> 127.0.0.2 needs a restart; keeping the running value',
     'reload: port 0 -> 1 needs a restart; keeping the running value',
@@ -88,22 +95,25 @@ reload('a bad drop-in is refused whole, naming file and key; the agent serves on
   assert.is(ttlOf(await agent.login()), 60);
 });
 
-reload('a new usersFile applies (read per use); one that does not load is refused naming the file that set it', async ({ agent, dropIn }) => {
-  const other = join(agent.dir, 'other-users.json');
-  writeUsers(other, [newUser('carol', await hashOnce('carol-password'))]);
-  writeFileSync(dropIn, JSON.stringify({ usersFile: 'other-users.json' }));
-  assert.is((await hup(agent)).text, 'config reloaded: usersFile changed');
-  assert.is((await agent.login('carol', 'carol-password')).split('.').length, 3);
-  assert.is((await jsonPost(agent.url + LOGIN, ADMIN)).status, 401, 'the old file\'s users are gone');
+reload(
+  'a new usersFile applies (read per use); one that does not load is refused naming the file that set it',
+  async ({ agent, dropIn }) => {
+    const other = join(agent.dir, 'other-users.json');
+    writeUsers(other, [newUser('carol', await hashOnce('carol-password'))]);
+    writeFileSync(dropIn, JSON.stringify({ usersFile: 'other-users.json' }));
+    assert.is((await hup(agent)).text, 'config reloaded: usersFile changed');
+    assert.is((await agent.login('carol', 'carol-password')).split('.').length, 3);
+    assert.is((await jsonPost(agent.url + LOGIN, ADMIN)).status, 401, "the old file's users are gone");
 
-  writeFileSync(join(agent.dir, 'broken.json'), '{"users": [');
-  writeFileSync(dropIn, JSON.stringify({ usersFile: 'broken.json' }));
-  const refused = await hup(agent);
-  assert.is(refused.priority, 3);
-  assert.match(refused.text, `reload refused, the running config stays: ${dropIn}: usersFile: `);
-  assert.match(refused.text, join(agent.dir, 'broken.json'));
-  assert.is((await agent.login('carol', 'carol-password')).split('.').length, 3, 'the running users stay');
-});
+    writeFileSync(join(agent.dir, 'broken.json'), '{"users": [');
+    writeFileSync(dropIn, JSON.stringify({ usersFile: 'broken.json' }));
+    const refused = await hup(agent);
+    assert.is(refused.priority, 3);
+    assert.match(refused.text, `reload refused, the running config stays: ${dropIn}: usersFile: `);
+    assert.match(refused.text, join(agent.dir, 'broken.json'));
+    assert.is((await agent.login('carol', 'carol-password')).split('.').length, 3, 'the running users stay');
+  },
+);
 
 reload('SIGHUP with nothing changed says so and serves on', async ({ agent }) => {
   assert.equal(await hup(agent), { priority: 6, text: 'config reloaded: no change' });

@@ -17,7 +17,9 @@ const STATUS = /^READY=1\nSTATUS=serving http:\/\/127\.0\.0\.1:(\d+); recording:
 
 type Ctx = { dir: string; sd: FakeSystemd };
 const notify = suite<Ctx>('sd_notify');
-notify.before.each(async (ctx) => { ctx.dir = (await prepareDir()).dir; });
+notify.before.each(async (ctx) => {
+  ctx.dir = (await prepareDir()).dir;
+});
 notify.after.each(async (ctx) => {
   await ctx.sd?.quit();
   rmSync(ctx.dir, { recursive: true, force: true });
@@ -90,7 +92,11 @@ notify('SIGHUP: RELOADING=1 with MONOTONIC_USEC= (CLOCK_MONOTONIC), then READY=1
   assert.ok(m, reloading.text);
   assert.ok(Number(m![1]) >= before && Number(m![1]) <= after, `${m![1]} not within [${before}, ${after}]`);
   await ctx.sd.waitFor((msg) => msg.text.startsWith('READY=1'), from);
-  const texts = ctx.sd.messages().slice(from).map((msg) => msg.text).filter((t) => t !== 'WATCHDOG=1');
+  const texts = ctx.sd
+    .messages()
+    .slice(from)
+    .map((msg) => msg.text)
+    .filter((t) => t !== 'WATCHDOG=1');
   assert.is(texts.length, 2, texts.join(' | '));
   assert.is(texts[0], reloading.text);
   assert.match(texts[1]!, STATUS);
@@ -100,13 +106,19 @@ notify('SIGHUP: RELOADING=1 with MONOTONIC_USEC= (CLOCK_MONOTONIC), then READY=1
 const monotonicUsec = () => Number(process.hrtime.bigint() / 1000n);
 
 notify('STATUS= follows the recording state; STOPPING=1 on SIGTERM, exit 0', async (ctx) => {
-  writeFileSync(join(ctx.dir, 'config.json'), JSON.stringify({
-    ...JSON.parse(readFileSync(join(ctx.dir, 'config.json'), 'utf8')), audio: { device: 'null' },
-  }));
+  writeFileSync(
+    join(ctx.dir, 'config.json'),
+    JSON.stringify({
+      ...JSON.parse(readFileSync(join(ctx.dir, 'config.json'), 'utf8')),
+      audio: { device: 'null' },
+    }),
+  );
   ctx.sd = underFakeSystemd(join(ctx.dir, 'notify.sock'), join(ctx.dir, 'config.json'));
   const ready = await ctx.sd.waitFor((m) => m.text.startsWith('READY=1'));
   const url = `http://127.0.0.1:${portOf(ready)}`;
-  const { token } = (await (await jsonPost(url + LOGIN, { username: 'admin', password: 'correct horse battery' })).json()) as { token: string };
+  const { token } = (await (await jsonPost(url + LOGIN, { username: 'admin', password: 'correct horse battery' })).json()) as {
+    token: string;
+  };
   const res = await jsonPost(`${url}/api/v1/audiofiles/audiorecordstart`, { duration: 1, fileExtension: 'wav' }, bearer(token));
   assert.is(res.status, 202, await res.text());
   await ctx.sd.waitFor((m) => m.text === `STATUS=serving ${url}; recording: recording`);
@@ -118,7 +130,9 @@ notify('STATUS= follows the recording state; STOPPING=1 on SIGTERM, exit 0', asy
 });
 
 const store = suite<Ctx>('the listening socket across restarts (file-descriptor store)');
-store.before.each(async (ctx) => { ctx.dir = (await prepareDir()).dir; });
+store.before.each(async (ctx) => {
+  ctx.dir = (await prepareDir()).dir;
+});
 store.after.each(async (ctx) => {
   await ctx.sd?.quit();
   rmSync(ctx.dir, { recursive: true, force: true });
@@ -128,19 +142,32 @@ store.after.each(async (ctx) => {
 function hammer(port: number, clients = 4) {
   let running = true;
   const tally = { ok: 0, failed: [] as string[] };
-  const one = () => new Promise<void>((resolve) => {
-    const req = get({ host: '127.0.0.1', port, path: '/api/v1/health', agent: false, headers: { Connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        if (res.statusCode === 200) tally.ok++;
-        else tally.failed.push(String(res.statusCode));
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const req = get({ host: '127.0.0.1', port, path: '/api/v1/health', agent: false, headers: { Connection: 'close' } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 200) tally.ok++;
+          else tally.failed.push(String(res.statusCode));
+          resolve();
+        });
+      });
+      req.on('error', (err) => {
+        tally.failed.push((err as NodeJS.ErrnoException).code ?? err.message);
         resolve();
       });
     });
-    req.on('error', (err) => { tally.failed.push((err as NodeJS.ErrnoException).code ?? err.message); resolve(); });
+  const loops = Array.from({ length: clients }, async () => {
+    while (running) await one();
   });
-  const loops = Array.from({ length: clients }, async () => { while (running) await one(); });
-  return { tally, stop: async () => { running = false; await Promise.all(loops); return tally; } };
+  return {
+    tally,
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      return tally;
+    },
+  };
 }
 
 store('a restart hands the socket to the next agent: zero refused connections, zero failed requests', async (ctx) => {
@@ -159,8 +186,17 @@ store('a restart hands the socket to the next agent: zero refused connections, z
   assert.equal(tally.failed, [], `${tally.failed.length} failed of ${tally.ok + tally.failed.length}`);
   assert.ok(tally.ok > 50, `only ${tally.ok} requests`);
   // The second agent took the socket over and stored nothing new.
-  assert.ok(logLines(ctx.sd.output()).some((l) => l.text === `listening socket 127.0.0.1:${port} taken over from systemd`), ctx.sd.output());
-  assert.equal(ctx.sd.messages().slice(from).filter((m) => m.text.startsWith('FDSTORE')), []);
+  assert.ok(
+    logLines(ctx.sd.output()).some((l) => l.text === `listening socket 127.0.0.1:${port} taken over from systemd`),
+    ctx.sd.output(),
+  );
+  assert.equal(
+    ctx.sd
+      .messages()
+      .slice(from)
+      .filter((m) => m.text.startsWith('FDSTORE')),
+    [],
+  );
 });
 
 store('a stored socket for another port is closed and dropped from the store; the configured port is bound and stored', async (ctx) => {
@@ -174,23 +210,35 @@ store('a stored socket for another port is closed and dropped from the store; th
   ctx.sd.command('restart');
   const ready = await ctx.sd.waitFor((m) => m.text.startsWith('READY=1'), from);
   assert.is(portOf(ready), free);
-  assert.equal(ctx.sd.messages().slice(from).filter((m) => m.text.startsWith('FDSTORE')).map((m) => [m.text, m.fd]), [
-    ['FDSTOREREMOVE=1\nFDNAME=http', undefined],
-    ['FDSTORE=1\nFDNAME=http', `127.0.0.1 ${free}`],
-  ]);
+  assert.equal(
+    ctx.sd
+      .messages()
+      .slice(from)
+      .filter((m) => m.text.startsWith('FDSTORE'))
+      .map((m) => [m.text, m.fd]),
+    [
+      ['FDSTOREREMOVE=1\nFDNAME=http', undefined],
+      ['FDSTORE=1\nFDNAME=http', `127.0.0.1 ${free}`],
+    ],
+  );
   const refused = await new Promise<string>((resolve) => {
-    get({ host: '127.0.0.1', port: first, path: '/', agent: false }, () => resolve('answered')).on('error', (err) => resolve((err as NodeJS.ErrnoException).code!));
+    get({ host: '127.0.0.1', port: first, path: '/', agent: false }, () => resolve('answered')).on('error', (err) =>
+      resolve((err as NodeJS.ErrnoException).code!),
+    );
   });
   assert.is(refused, 'ECONNREFUSED', 'the old port is closed, not held');
 });
 
 function freePort(): Promise<number> {
-  return import('node:net').then(({ createServer }) => new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  }));
+  return import('node:net').then(
+    ({ createServer }) =>
+      new Promise((resolve) => {
+        const s = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = s.address() as { port: number };
+          s.close(() => resolve(port));
+        });
+      }),
+  );
 }
 
 notify.run();

@@ -30,7 +30,8 @@ for (const arch of DEB_ARCHES) {
     assert.is(await field(deb, 'Version'), VERSION);
     assert.is(await field(deb, 'Architecture'), arch);
     const depends = (await field(deb, 'Depends')).split(/,\s*/);
-    for (const dep of ['adduser', 'libc6 (>= 2.28)', 'libstdc++6 (>= 7)', 'sox']) assert.ok(depends.includes(dep), `Depends lacks ${dep}: ${depends}`);
+    for (const dep of ['adduser', 'libc6 (>= 2.28)', 'libstdc++6 (>= 7)', 'sox'])
+      assert.ok(depends.includes(dep), `Depends lacks ${dep}: ${depends}`);
     const recommends = (await field(deb, 'Recommends')).split(/,\s*/);
     assert.equal(recommends.sort(), ['alsa-utils', 'libsox-fmt-mp3']);
     assert.is(await field(deb, 'Suggests'), 'avahi-daemon');
@@ -76,7 +77,10 @@ debs('the packaged config listens on 0.0.0.0:5050 and keeps state under /var/lib
     // Avahi announces the agent on the config's port, as itself and as HTTPS (one port serves both).
     const avahi = readFileSync(join(dir, 'etc/avahi/services/device-agent.service'), 'utf8');
     const services = [...avahi.matchAll(/<service>\s*<type>([^<]+)<\/type>\s*<port>(\d+)<\/port>/g)].map((m) => [m[1], Number(m[2])]);
-    assert.equal(services, [['_device-agent._tcp', config.port], ['_https._tcp', config.port]]);
+    assert.equal(services, [
+      ['_device-agent._tcp', config.port],
+      ['_https._tcp', config.port],
+    ]);
     await run('xmllint', ['--noout', join(dir, 'etc/avahi/services/device-agent.service')]).catch((err) => {
       throw new Error(`avahi service file: not well-formed XML (xmllint, libxml2-utils): ${err.stderr ?? err.message}`);
     });
@@ -87,9 +91,11 @@ debs('the packaged config listens on 0.0.0.0:5050 and keeps state under /var/lib
 
 debs('lintian finds no error and no unexplained warning in either package', async () => {
   // Exit status 0 with --fail-on=error,warning: overrides in the package carry the reasons.
-  const { stdout } = await run('lintian', ['--fail-on=error,warning', debPath('amd64'), debPath('arm64')], { maxBuffer: 16 << 20 }).catch((err) => {
-    throw new Error(`lintian failed:\n${err.stdout}${err.stderr}`);
-  });
+  const { stdout } = await run('lintian', ['--fail-on=error,warning', debPath('amd64'), debPath('arm64')], { maxBuffer: 16 << 20 }).catch(
+    (err) => {
+      throw new Error(`lintian failed:\n${err.stdout}${err.stderr}`);
+    },
+  );
   assert.not.match(stdout, /^[EW]: /m, stdout);
 });
 
@@ -101,20 +107,27 @@ debs('the arm64 executable runs under qemu-aarch64-static and prints the version
 
 debs('the arm64 executable serves a download by its own sendfile addon under qemu, byte for byte', async () => {
   const { dir } = await prepareDir();
-  const child = spawn('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', ARM64_BIN, 'serve', '--config', join(dir, 'config.json')],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', ARM64_BIN, 'serve', '--config', join(dir, 'config.json')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
   try {
     const data = randomBytes(3 * 1024 * 1024 + 5);
     writeFileSync(join(dir, 'files/a.bin'), data);
     assert.ok(await eventually(() => /listening on http/.test(out), 30_000), out);
     const url = `http://127.0.0.1:${/listening on http:\/\/[^:]+:(\d+)/.exec(out)![1]}`;
     const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(ADMIN),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(ADMIN),
     });
-    const { token } = await login.json() as { token: string };
+    const { token } = (await login.json()) as { token: string };
     const res = await fetch(`${url}/api/download?filepath=a.bin`, { headers: { Authorization: `Bearer ${token}` } });
     assert.is(res.status, 200);
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(data));
@@ -142,8 +155,11 @@ unit('systemd-analyze verify finds nothing to complain about', async () => {
     // ExecReload= runs /bin/sh, which every Debian has (Essential: yes).
     await run('mkdir', ['-p', join(dir, 'bin')]);
     await run('cp', ['-L', '/bin/sh', join(dir, 'bin/sh')]);
-    const { stdout, stderr } = await run('systemd-analyze', ['verify', `--root=${dir}`,
-      join(dir, 'lib/systemd/system/device-agent.service')], { env: { ...process.env, MANPATH: join(dir, 'usr/share/man') } });
+    const { stdout, stderr } = await run(
+      'systemd-analyze',
+      ['verify', `--root=${dir}`, join(dir, 'lib/systemd/system/device-agent.service')],
+      { env: { ...process.env, MANPATH: join(dir, 'usr/share/man') } },
+    );
     assert.is(stdout + stderr, '');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -160,14 +176,27 @@ unit('systemd-analyze security rates the exposure at 1.3 or less', async () => {
 
 unit('the unit keeps what the agent needs and says why for what it leaves out', async () => {
   const text = readFileSync(UNIT, 'utf8');
-  for (const line of ['User=device-agent', 'SupplementaryGroups=audio', 'StateDirectory=device-agent', 'Restart=on-failure',
-    'RestartPreventExitStatus=78', 'DevicePolicy=closed', 'DeviceAllow=char-alsa rw', 'ProtectProc=invisible', 'PrivateUsers=yes',
+  for (const line of [
+    'User=device-agent',
+    'SupplementaryGroups=audio',
+    'StateDirectory=device-agent',
+    'Restart=on-failure',
+    'RestartPreventExitStatus=78',
+    'DevicePolicy=closed',
+    'DeviceAllow=char-alsa rw',
+    'ProtectProc=invisible',
+    'PrivateUsers=yes',
     // docs/api.md#systemd: readiness, watchdog, reload, and the listening socket kept across restarts.
-    'Type=notify', 'NotifyAccess=main', 'WatchdogSec=30s', "ExecReload=/bin/sh -c 'kill -HUP $MAINPID'", 'FileDescriptorStoreMax=1']) {
+    'Type=notify',
+    'NotifyAccess=main',
+    'WatchdogSec=30s',
+    "ExecReload=/bin/sh -c 'kill -HUP $MAINPID'",
+    'FileDescriptorStoreMax=1',
+  ]) {
     assert.ok(text.split('\n').includes(line), `missing ${line}`);
   }
   const stop = Number(/^TimeoutStopSec=(\d+)s?$/m.exec(text)?.[1]);
-  assert.ok(stop > 10, 'the stop timeout exceeds the agent\'s 10 s drain');
+  assert.ok(stop > 10, "the stop timeout exceeds the agent's 10 s drain");
   for (const left of ['MemoryDenyWriteExecute', 'PrivateDevices', 'ProcSubset']) {
     assert.not.match(text, new RegExp(`^${left}=`, 'm'));
     assert.match(text, new RegExp(`^# ${left}=yes|^# ${left}=pid`, 'm'), `no comment for ${left}`);

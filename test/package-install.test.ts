@@ -40,8 +40,13 @@ async function login(url: string, password: string): Promise<string> {
 }
 
 const inside = (path: string) => root.file(path);
-const uidOf = (name: string) => Number(readFileSync(inside('/etc/passwd'), 'utf8').split('\n')
-  .find((l) => l.startsWith(`${name}:`))?.split(':')[2]);
+const uidOf = (name: string) =>
+  Number(
+    readFileSync(inside('/etc/passwd'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${name}:`))
+      ?.split(':')[2],
+  );
 
 install.before(async () => {
   if (why) return;
@@ -144,7 +149,11 @@ it('an upgrade over itself keeps users, secret, conffile edits and data', async 
   assert.is(readFileSync(inside(`${STATE}/initial-admin-password`), 'utf8').trim(), kept.password);
   assert.is(readFileSync(inside(`${STATE}/files/kept.txt`), 'utf8'), 'kept across upgrades\n');
   assert.is(JSON.parse(readFileSync(inside(CONFIG), 'utf8')).port, 0, 'the edited conffile stays');
-  assert.match((await root.exec(['device-agent', 'tls', 'show'])).stdout, `sha256 fingerprint: ${kept.fingerprint}`, 'the certificate stays');
+  assert.match(
+    (await root.exec(['device-agent', 'tls', 'show'])).stdout,
+    `sha256 fingerprint: ${kept.fingerprint}`,
+    'the certificate stays',
+  );
   agent = await startInstalled(root, CONFIG);
   // A token from before the upgrade still verifies: same secret, same user.
   const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(kept.token!) });

@@ -29,8 +29,10 @@ let root: DebianRoot;
 
 /** npm run repo -- DIR [DEB...], with the test's key in the test's GNUPGHOME. */
 function makeRepo(...debs: string[]) {
-  return run(process.execPath, [join(ROOT, 'packaging/apt-repo.mjs'), dir, ...debs],
-    { cwd: ROOT, env: { ...process.env, GNUPGHOME: gnupg, DEVICE_AGENT_REPO_KEY: keyId } });
+  return run(process.execPath, [join(ROOT, 'packaging/apt-repo.mjs'), dir, ...debs], {
+    cwd: ROOT,
+    env: { ...process.env, GNUPGHOME: gnupg, DEVICE_AGENT_REPO_KEY: keyId },
+  });
 }
 
 /** The repository as the device sees it: a copy at /srv/repo inside the root, served as file:. */
@@ -39,8 +41,18 @@ function publish() {
   cpSync(dir, root.file('/srv/repo'), { recursive: true });
 }
 
-const stanzas = (text: string) => text.trim().split(/\n\n+/).map((s) => Object.fromEntries(
-  s.split('\n').filter((l) => /^\S/.test(l)).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()])));
+const stanzas = (text: string) =>
+  text
+    .trim()
+    .split(/\n\n+/)
+    .map((s) =>
+      Object.fromEntries(
+        s
+          .split('\n')
+          .filter((l) => /^\S/.test(l))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+      ),
+    );
 
 const candidate = async () => /Candidate: (\S+)/.exec((await root.exec(['apt-cache', 'policy', 'device-agent'])).stdout)?.[1];
 
@@ -50,7 +62,9 @@ repo.before(async () => {
   gnupg = join(tmp, 'gnupg');
   mkdirSync(gnupg, { mode: 0o700 });
   dir = join(tmp, 'repo');
-  await run('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', KEY_UID, 'ed25519', 'sign', 'never'], { env: { ...process.env, GNUPGHOME: gnupg } });
+  await run('gpg', ['--batch', '--passphrase', '', '--quick-gen-key', KEY_UID, 'ed25519', 'sign', 'never'], {
+    env: { ...process.env, GNUPGHOME: gnupg },
+  });
   const { stdout } = await run('gpg', ['--batch', '--with-colons', '--list-keys', KEY_UID], { env: { ...process.env, GNUPGHOME: gnupg } });
   keyId = /^fpr:+([0-9A-F]{40}):/m.exec(stdout)![1]!;
   await buildPackages();
@@ -63,8 +77,13 @@ repo.after(async () => {
 });
 
 it('refuses to run without a signing key, naming the option and the variable', async () => {
-  const err = await run(process.execPath, [join(ROOT, 'packaging/apt-repo.mjs'), join(tmp, 'nokey')],
-    { cwd: ROOT, env: { ...process.env, GNUPGHOME: gnupg, DEVICE_AGENT_REPO_KEY: '' } }).then(() => undefined, (e) => e);
+  const err = await run(process.execPath, [join(ROOT, 'packaging/apt-repo.mjs'), join(tmp, 'nokey')], {
+    cwd: ROOT,
+    env: { ...process.env, GNUPGHOME: gnupg, DEVICE_AGENT_REPO_KEY: '' },
+  }).then(
+    () => undefined,
+    (e) => e,
+  );
   assert.is(err?.code, 2);
   assert.match(err.stderr, 'apt-repo: no signing key: pass --key ID or set DEVICE_AGENT_REPO_KEY');
   assert.not.ok(existsSync(join(tmp, 'nokey')));
@@ -84,8 +103,10 @@ it('indexes both architectures, each entry naming a pool file with its SHA-256',
     assert.ok(pooled.equals(readFileSync(debPath(arch))), `${arch}: the pool holds the built package`);
   }
   const release = stanzas(readFileSync(join(dir, 'dists/stable/Release'), 'utf8'))[0]!;
-  assert.equal([release.Origin, release.Label, release.Suite, release.Codename, release.Architectures, release.Components],
-    ['device-agent', 'device-agent', 'stable', 'stable', 'amd64 arm64', 'main']);
+  assert.equal(
+    [release.Origin, release.Label, release.Suite, release.Codename, release.Architectures, release.Components],
+    ['device-agent', 'device-agent', 'stable', 'stable', 'amd64 arm64', 'main'],
+  );
   const verify = await run('gpgv', ['--keyring', join(dir, 'device-agent-archive-keyring.gpg'), join(dir, 'dists/stable/InRelease')]);
   assert.match(verify.stderr, `Good signature from "${KEY_UID}"`);
 });
@@ -97,8 +118,10 @@ it('apt-get update && apt-get install device-agent, trusting only the repository
   mkdirSync(root.file('/etc/apt/trusted.gpg.d'));
   mkdirSync(root.file('/etc/apt/keyrings'), { recursive: true });
   cpSync(join(dir, 'device-agent-archive-keyring.gpg'), root.file('/etc/apt/keyrings/device-agent-archive-keyring.gpg'));
-  writeFileSync(root.file('/etc/apt/sources.list'),
-    'deb [signed-by=/etc/apt/keyrings/device-agent-archive-keyring.gpg] file:/srv/repo stable main\n');
+  writeFileSync(
+    root.file('/etc/apt/sources.list'),
+    'deb [signed-by=/etc/apt/keyrings/device-agent-archive-keyring.gpg] file:/srv/repo stable main\n',
+  );
   const update = await root.exec(['apt-get', 'update', '--error-on=any']);
   assert.not.match(update.stdout + update.stderr, /^[WE]:/m);
   await root.exec(['apt-get', 'install', '-y', '--no-install-recommends', 'device-agent']);
@@ -126,7 +149,10 @@ it('a tampered Release is refused: BADSIG, the newer version it offers is never 
     const file = root.file(`/srv/repo/dists/stable/${name}`);
     writeFileSync(file, readFileSync(file, 'utf8').replace('Description: device-agent,', 'Description: tampered,'));
   }
-  const refused = await root.exec(['apt-get', 'update', '--error-on=any']).then(() => undefined, (e: Error) => e.message);
+  const refused = await root.exec(['apt-get', 'update', '--error-on=any']).then(
+    () => undefined,
+    (e: Error) => e.message,
+  );
   assert.ok(refused, 'apt-get update must fail');
   assert.match(refused!, `The following signatures were invalid: BADSIG ${keyId.slice(-16)} ${KEY_UID}`);
   assert.is(await candidate(), VERSION, 'the index of the tampered Release is not used');
@@ -140,8 +166,11 @@ it('the untouched repository upgrades the installed agent (apt-get upgrade)', as
   // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
   const { stdout } = await root.exec(['dpkg-query', '-W', '-f=${Version}', 'device-agent']);
   assert.is(stdout, NEXT);
-  assert.equal(readdirSync(join(dir, 'pool/main/d/device-agent')).sort(),
-    [`device-agent_${NEXT}_amd64.deb`, `device-agent_${VERSION}_arm64.deb`], 'the older amd64 package left the pool');
+  assert.equal(
+    readdirSync(join(dir, 'pool/main/d/device-agent')).sort(),
+    [`device-agent_${NEXT}_amd64.deb`, `device-agent_${VERSION}_arm64.deb`],
+    'the older amd64 package left the pool',
+  );
 });
 
 repo.run();

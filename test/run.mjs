@@ -33,7 +33,8 @@ for (let i = 0; i < argv.length; i++) {
 /** Left out of the inner loop: they build packages, boot a VM or run the bench. */
 const SLOW = /^(package-|system-vm|bench-|fleet-role)/;
 const files = readdirSync(join(root, 'test'))
-  .filter((f) => f.endsWith('.test.ts') && pattern.test(f) && !(quick && SLOW.test(f))).sort();
+  .filter((f) => f.endsWith('.test.ts') && pattern.test(f) && !(quick && SLOW.test(f)))
+  .sort();
 
 const strip = (s) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
@@ -43,15 +44,25 @@ function runFile(file, env) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [uvu, '-r', 'tsx', 'test', `^${file.replace(/\./g, '\\.')}$`], {
-      cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
     });
     let out = '';
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, limit);
-    child.stdout.on('data', (d) => { out += d; if (jobs === 1) process.stdout.write(d); });
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (jobs === 1) process.stdout.write(d);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
       const plain = strip(out);
@@ -82,7 +93,11 @@ function failureTail(plain) {
 /** Seconds each file took when it last ran, by pass and file. */
 const timesFile = join(root, 'test-artifacts/test-times.json');
 let times = {};
-try { times = JSON.parse(readFileSync(timesFile, 'utf8')); } catch { /* first run: no times yet */ }
+try {
+  times = JSON.parse(readFileSync(timesFile, 'utf8'));
+} catch {
+  /* first run: no times yet */
+}
 
 /** Runs the files `jobs` at a time, the longest first when several run at once; results in file order. */
 async function runAll(pass, list, env) {
@@ -123,7 +138,9 @@ for (const pass of passes) {
     continue;
   }
   for (const r of await runAll(pass.name, files.filter(pass.includes), pass.env)) {
-    sum.passed += r.passed; sum.failed += r.failed; sum.skipped += r.skipped;
+    sum.passed += r.passed;
+    sum.failed += r.failed;
+    sum.skipped += r.skipped;
     if (r.failed > 0) failures.push(`${pass.name} ${r.line}\n${r.tail}`);
     if (r.flaky) flaky.push(`${pass.name} ${r.flaky.line} (passed when run again)\n${r.flaky.tail}`);
   }
@@ -132,6 +149,8 @@ mkdirSync(dirname(timesFile), { recursive: true });
 writeFileSync(timesFile, `${JSON.stringify(times, null, 1)}\n`);
 if (flaky.length > 0) console.log(`\n=== flaky ===\n${flaky.join('\n\n')}`);
 if (failures.length > 0) console.log(`\n=== failed ===\n${failures.join('\n\n')}`);
-console.log(`\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped` +
-  (flaky.length > 0 ? ` (${flaky.length} file(s) flaky: passed when run again)` : ''));
+console.log(
+  `\ntests: ${sum.passed} passed, ${sum.failed} failed, ${sum.skipped} skipped` +
+    (flaky.length > 0 ? ` (${flaky.length} file(s) flaky: passed when run again)` : ''),
+);
 process.exit(sum.failed > 0 ? 1 : 0);

@@ -86,7 +86,10 @@ firstRun('creates user admin with a random password, printed once', async () => 
     assert.is(lines.length, 1);
     const password = /password (\S+)/.exec(lines[0]!)![1]!;
     assert.ok(password.length >= 12);
-    assert.equal(readUsers(config.usersFile).map((u) => u.username), ['admin']);
+    assert.equal(
+      readUsers(config.usersFile).map((u) => u.username),
+      ['admin'],
+    );
     const res = await jsonPost(`http://127.0.0.1:${agent.port}/api/v1/agentusers/loginusertoagent`, { username: 'admin', password });
     assert.is(res.status, 200);
   } finally {

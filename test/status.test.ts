@@ -23,15 +23,20 @@ probes('parses /proc/meminfo: used = total - available', () => {
 });
 
 probes('reads distro and release from os-release', () => {
-  assert.equal(parseOsRelease('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n'),
-    { distro: 'Debian GNU/Linux', release: '12' });
+  assert.equal(parseOsRelease('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\n'), {
+    distro: 'Debian GNU/Linux',
+    release: '12',
+  });
   assert.equal(parseOsRelease('NAME=Arch\nBUILD_ID=rolling\n'), { distro: 'Arch', release: 'rolling' });
   assert.equal(parseOsRelease(''), { distro: 'unknown', release: 'unknown' });
 });
 
 probes('reads the CPU model from x86 and Raspberry Pi cpuinfo', () => {
   assert.is(parseCpuModel('processor\t: 0\nmodel name\t: AMD EPYC 7B13\n'), 'AMD EPYC 7B13');
-  assert.is(parseCpuModel('processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n'), 'BCM2835');
+  assert.is(
+    parseCpuModel('processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n'),
+    'BCM2835',
+  );
   assert.is(parseCpuModel('processor\t: 0\nModel\t\t: Raspberry Pi 5 Model B Rev 1.0\n'), 'Raspberry Pi 5 Model B Rev 1.0');
   assert.is(parseCpuModel('nothing'), undefined);
 });
@@ -41,7 +46,9 @@ status.before(async (ctx) => {
   ctx.agent = await startAgent();
   ctx.token = await ctx.agent.login();
 });
-status.after(async (ctx) => { await ctx.agent.cleanup(); });
+status.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
 
 type Rec = Record<string, any>;
 const get = async (ctx: { agent: TestAgent; token: string }): Promise<Rec> => {
@@ -55,8 +62,25 @@ const numOrNull = (v: unknown) => v === null || num(v);
 
 status('answers every field of the contract with the right types', async (ctx) => {
   const s = await get(ctx);
-  assert.equal(Object.keys(s).sort(), ['agent', 'arch', 'cpu', 'disk', 'distro', 'hostname', 'kernel', 'memory',
-    'network', 'platform', 'recording', 'release', 'time', 'uptimeSeconds'].sort());
+  assert.equal(
+    Object.keys(s).sort(),
+    [
+      'agent',
+      'arch',
+      'cpu',
+      'disk',
+      'distro',
+      'hostname',
+      'kernel',
+      'memory',
+      'network',
+      'platform',
+      'recording',
+      'release',
+      'time',
+      'uptimeSeconds',
+    ].sort(),
+  );
   for (const k of ['hostname', 'platform', 'distro', 'release', 'kernel', 'arch']) assert.type(s[k], 'string', k);
   assert.is(s.platform, 'linux');
   assert.ok(num(s.uptimeSeconds) && s.uptimeSeconds > 0);

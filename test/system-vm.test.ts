@@ -36,7 +36,10 @@ const log = (s: string) => console.log(`  (vm: ${s})`);
 /** One observation of a phase, with what the phase printed when it is missing. */
 function seen(b: Boot, key: string): string {
   const value = b.results.get(key);
-  if (value === undefined) assert.unreachable(`the VM did not report ${key}${b.timedOut ? ' (timed out)' : ''}:\n${b.output.slice(-3000)}\n--- console:\n${b.console.slice(-3000)}`);
+  if (value === undefined)
+    assert.unreachable(
+      `the VM did not report ${key}${b.timedOut ? ' (timed out)' : ''}:\n${b.output.slice(-3000)}\n--- console:\n${b.console.slice(-3000)}`,
+    );
   return value!;
 }
 const num = (b: Boot, key: string) => {
@@ -61,7 +64,10 @@ function recorded2s(b: Boot, key: string): void {
 vm.before(async () => {
   if (why) return;
   // uvu reports a failed hook as failed cases without the reason: say it here.
-  await prepare().catch((err) => { console.error(err); throw err; });
+  await prepare().catch((err) => {
+    console.error(err);
+    throw err;
+  });
 });
 
 async function prepare(): Promise<void> {
@@ -78,7 +84,9 @@ async function prepare(): Promise<void> {
   await previousDeb(debPath('amd64'), join(payload, 'old.deb'), dir);
   const overlay = join(dir, 'disk.qcow2');
   await overlayOf(built.image, overlay);
-  const show = (line: string) => { if (process.env.VM_VERBOSE) console.log(`  vm| ${line}`); };
+  const show = (line: string) => {
+    if (process.env.VM_VERBOSE) console.log(`  vm| ${line}`);
+  };
   one = await boot({ overlay, payload, accel, append: 'vmtest.phase=1', timeoutMs: 30 * 60_000, onLine: show });
   log(`phase 1 (${accel}): ${one.seconds.toFixed(0)} s`);
   two = await boot({ overlay, payload, accel, append: 'vmtest.phase=2', timeoutMs: 15 * 60_000, onLine: show });
@@ -203,11 +211,19 @@ it('upgrade from the previous package keeps users, secret and files, and restart
 
 it('journalctl -t device-agent-audit -o cat: the audit events of the agent and the CLI, one JSON object a line, nothing else, no secret', () => {
   assert.is(seen(one, 'audit.token_lengths'), '47 47');
-  const why = ['audit.text', 'audit.identifiers', 'audit.unit_lines', 'audit.stream_errors'].map((k) => `${k}: ${one.results.get(k)}`).join('\n');
+  const why = ['audit.text', 'audit.identifiers', 'audit.unit_lines', 'audit.stream_errors']
+    .map((k) => `${k}: ${one.results.get(k)}`)
+    .join('\n');
   assert.ok(num(one, 'audit.lines') >= 9, `${seen(one, 'audit.lines')} lines\n${why}`);
   assert.is(seen(one, 'audit.other_lines'), '0');
   assert.equal(seen(one, 'audit.events').trim().split(' '), [
-    'config.reload:ok', 'denied:denied', 'download:ok', 'login:failed', 'login:ok', 'token.create:ok', 'token.revoke:ok',
+    'config.reload:ok',
+    'denied:denied',
+    'download:ok',
+    'login:failed',
+    'login:ok',
+    'token.create:ok',
+    'token.revoke:ok',
   ]);
   assert.is(seen(one, 'audit.cli'), '2');
   assert.is(seen(one, 'audit.secrets'), '0');

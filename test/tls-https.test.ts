@@ -10,7 +10,9 @@ import { bearer, rawRequest } from './helpers/http.ts';
 import { assertDocumented, loadDocument } from './helpers/openapi.ts';
 import { httpsGet, peerCert, run, sClient, spkiPinOf } from './helpers/tls.ts';
 
-const https = suite<{ agent: TestAgent; cert: Buffer; certFile: string; keyFile: string; pin: string; token: string }>('https, self-signed');
+const https = suite<{ agent: TestAgent; cert: Buffer; certFile: string; keyFile: string; pin: string; token: string }>(
+  'https, self-signed',
+);
 
 https.before(async (ctx) => {
   ctx.agent = await startAgent({ config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
@@ -20,22 +22,27 @@ https.before(async (ctx) => {
   ctx.pin = /^spki pin: +(\S+)$/m.exec((await runCli(['tls', 'show', '--config', ctx.agent.configFile])).stdout)![1]!;
   ctx.token = await ctx.agent.login();
 });
-https.after(async (ctx) => { await ctx.agent?.cleanup(); });
-
-https('makes an ECDSA P-256 pair on first start: key 0600 in a 0700 directory, the names of the contract', async ({ agent, certFile, keyFile }) => {
-  assert.is(statSync(keyFile).mode & 0o777, 0o600);
-  assert.is(statSync(join(agent.dir, 'tls')).mode & 0o777, 0o700);
-  const text = (await run('openssl', ['x509', '-in', certFile, '-noout', '-text'])).stdout;
-  assert.match(text, /Public Key Algorithm: id-ecPublicKey/);
-  assert.match(text, /NIST CURVE: P-256/);
-  assert.match(text, /Signature Algorithm: ecdsa-with-SHA256/);
-  const short = hostname().split('.')[0]!.toLowerCase();
-  for (const name of [`DNS:${short}`, `DNS:${short}.local`, 'DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']) {
-    assert.ok(text.includes(name), `${name} in the SANs`);
-  }
-  assert.not.match(text, /IP Address:FE80/i, 'no link-local address');
-  assert.match(agent.output(), /tls: created a self-signed certificate/);
+https.after(async (ctx) => {
+  await ctx.agent?.cleanup();
 });
+
+https(
+  'makes an ECDSA P-256 pair on first start: key 0600 in a 0700 directory, the names of the contract',
+  async ({ agent, certFile, keyFile }) => {
+    assert.is(statSync(keyFile).mode & 0o777, 0o600);
+    assert.is(statSync(join(agent.dir, 'tls')).mode & 0o777, 0o700);
+    const text = (await run('openssl', ['x509', '-in', certFile, '-noout', '-text'])).stdout;
+    assert.match(text, /Public Key Algorithm: id-ecPublicKey/);
+    assert.match(text, /NIST CURVE: P-256/);
+    assert.match(text, /Signature Algorithm: ecdsa-with-SHA256/);
+    const short = hostname().split('.')[0]!.toLowerCase();
+    for (const name of [`DNS:${short}`, `DNS:${short}.local`, 'DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']) {
+      assert.ok(text.includes(name), `${name} in the SANs`);
+    }
+    assert.not.match(text, /IP Address:FE80/i, 'no link-local address');
+    assert.match(agent.output(), /tls: created a self-signed certificate/);
+  },
+);
 
 https('curl --cacert and --pinnedpubkey reach the API over HTTPS; a wrong pin is refused', async ({ agent, certFile, pin }) => {
   const url = `https://localhost:${agent.port}/api/v1/health`;
@@ -57,12 +64,21 @@ https('plain HTTP and HTTPS on the same port; the access log line ends with how 
   assert.is(secure.status, 200);
   assert.type(JSON.parse(secure.body).hostname, 'string');
   await new Promise((r) => setTimeout(r, 100));
-  const lines = agent.output().split('\n').filter((l) => l.includes('GET /api/v1/devicestatus/get 200'));
-  assert.ok(lines.some((l) => / \d+ [\d.]+ms admin http$/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => / \d+ [\d.]+ms admin https$/.test(l)), lines.join('\n'));
+  const lines = agent
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('GET /api/v1/devicestatus/get 200'));
+  assert.ok(
+    lines.some((l) => / \d+ [\d.]+ms admin http$/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => / \d+ [\d.]+ms admin https$/.test(l)),
+    lines.join('\n'),
+  );
 });
 
-https('Node\'s https client logs in and is refused a wrong token the same as over HTTP', async ({ agent, cert }) => {
+https("Node's https client logs in and is refused a wrong token the same as over HTTP", async ({ agent, cert }) => {
   const bad = await httpsGet(`https://localhost:${agent.port}/api/v1/devicestatus/get`, cert, bearer('nope'));
   const plainBad = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer('nope') });
   assert.is(bad.status, plainBad.status);
@@ -85,7 +101,13 @@ https('TLS 1.0 and 1.1 are refused; 1.2 and 1.3 served', async ({ agent }) => {
 });
 
 https('only forward-secret AEAD suites: CBC, SHA-1 MACs and static key exchange are refused', async ({ agent }) => {
-  for (const cipher of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES128-SHA256', 'ECDHE-ECDSA-AES256-SHA384', 'AES128-GCM-SHA256', 'AES256-SHA']) {
+  for (const cipher of [
+    'ECDHE-ECDSA-AES128-SHA',
+    'ECDHE-ECDSA-AES128-SHA256',
+    'ECDHE-ECDSA-AES256-SHA384',
+    'AES128-GCM-SHA256',
+    'AES256-SHA',
+  ]) {
     const r = await sClient(agent.port, ['-tls1_2', '-cipher', cipher]);
     assert.not.match(r.stdout, /Cipher is (?!\(NONE\))/, `${cipher} refused`);
   }
@@ -118,7 +140,7 @@ https('tls show prints subject, names, validity, fingerprint and pin of the serv
 https('GET /api/v1/tls without a token, as documented; /docs/openapi.json names the fingerprint', async ({ agent, pin }) => {
   const served = await peerCert(agent.port);
   const res = await fetch(`${agent.url}/api/v1/tls`);
-  const body = await res.clone().json() as Record<string, unknown>;
+  const body = (await res.clone().json()) as Record<string, unknown>;
   assert.is(body.enabled, true);
   assert.is(body.fingerprint, served.fingerprint256);
   assert.is(body.spkiPin, pin);
@@ -140,15 +162,22 @@ https('a raw HTTP/1.1 request and one without a Host still work on the TLS port'
 https.run();
 
 const off = suite<{ agent: TestAgent }>('tls off');
-off.before(async (ctx) => { ctx.agent = await startAgent(); });
-off.after(async (ctx) => { await ctx.agent?.cleanup(); });
+off.before(async (ctx) => {
+  ctx.agent = await startAgent();
+});
+off.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 off('without tls: plain HTTP only, GET /api/v1/tls says so, tls show says how to turn it on', async ({ agent }) => {
   const res = await fetch(`${agent.url}/api/v1/tls`);
   assert.equal(await res.clone().json(), { enabled: false });
   await assertDocumented(await loadDocument(agent.url), 'get', '/api/v1/tls', res);
   assert.not.match(agent.output(), /https:/);
-  const lines = agent.output().split('\n').filter((l) => l.includes('GET /api/v1/tls 200'));
+  const lines = agent
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('GET /api/v1/tls 200'));
   assert.ok(lines.length > 0 && lines.every((l) => / -$/.test(l)), 'no scheme field without TLS');
   const show = await runCli(['tls', 'show', '--config', agent.configFile]);
   assert.is(show.code, 78);

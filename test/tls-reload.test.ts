@@ -18,14 +18,22 @@ const DAY = 24 * 3600 * 1000;
 
 const cfg = suite('tls config');
 
-cfg('tls: absent or null is plain HTTP; {} fills the contract\'s defaults; paths resolve against the config', () => {
+cfg("tls: absent or null is plain HTTP; {} fills the contract's defaults; paths resolve against the config", () => {
   assert.is(parseConfig({}, '/etc/device-agent').tls, null);
   assert.is(parseConfig({ tls: null }, '/etc/device-agent').tls, null);
   assert.equal(parseConfig({ tls: {} }, '/etc/device-agent').tls, {
-    certFile: '/var/lib/device-agent/tls/cert.pem', keyFile: '/var/lib/device-agent/tls/key.pem', selfSigned: true, clientCaFile: null, plainHttp: 'allow',
+    certFile: '/var/lib/device-agent/tls/cert.pem',
+    keyFile: '/var/lib/device-agent/tls/key.pem',
+    selfSigned: true,
+    clientCaFile: null,
+    plainHttp: 'allow',
   });
   assert.equal(parseConfig({ tls: { certFile: 'c.pem', keyFile: '../k.pem', selfSigned: false, plainHttp: 'redirect' } }, '/srv/a').tls, {
-    certFile: '/srv/a/c.pem', keyFile: '/srv/k.pem', selfSigned: false, clientCaFile: null, plainHttp: 'redirect',
+    certFile: '/srv/a/c.pem',
+    keyFile: '/srv/k.pem',
+    selfSigned: false,
+    clientCaFile: null,
+    plainHttp: 'redirect',
   });
 });
 
@@ -39,7 +47,11 @@ cfg('a bad tls key is named', () => {
     [{ selfSigned: 'yes' }, /^tls\.selfSigned: must be true or false$/],
     [{ plainHttp: 'deny' }, /^tls\.plainHttp: must be "allow" or "redirect", got "deny"$/],
   ] as const) {
-    assert.throws(() => parseConfig({ tls }, '/etc'), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(tls));
+    assert.throws(
+      () => parseConfig({ tls }, '/etc'),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      JSON.stringify(tls),
+    );
   }
 });
 
@@ -81,7 +93,11 @@ start('a certificate the agent made, 10 days from its end, is renewed at start w
   const { dir } = await prepareDir();
   mkdirSync(join(dir, 'tls'));
   const certFile = join(dir, 'tls/cert.pem');
-  makePair(certFile, join(dir, 'tls/key.pem'), { subject: '/O=device-agent/CN=olddevice', days: 10, names: 'DNS:olddevice,DNS:localhost,IP:127.0.0.1' });
+  makePair(certFile, join(dir, 'tls/key.pem'), {
+    subject: '/O=device-agent/CN=olddevice',
+    days: 10,
+    names: 'DNS:olddevice,DNS:localhost,IP:127.0.0.1',
+  });
   const before = new (await import('node:crypto')).X509Certificate(readFileSync(certFile));
   const agent = await startAgent({ dir, config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   try {
@@ -109,7 +125,7 @@ start('a certificate the operator brought is never rewritten, even 10 days from 
   try {
     assert.equal(readFileSync(certFile), bytes);
     assert.not.match(agent.output(), /renewed/);
-    const info = await (await fetch(`${agent.url}/api/v1/tls`)).json() as { selfSigned: boolean };
+    const info = (await (await fetch(`${agent.url}/api/v1/tls`)).json()) as { selfSigned: boolean };
     assert.is(info.selfSigned, false);
   } finally {
     await agent.cleanup();
@@ -133,7 +149,9 @@ reload.before(async (ctx) => {
   ctx.agent = await startAgent({ dir, config: { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } });
   ctx.token = await ctx.agent.login();
 });
-reload.after(async (ctx) => { await ctx.agent?.cleanup(); });
+reload.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 /** A new pair beside the served one, renamed over it (as an ACME client does). */
 function replaceByRename(certFile: string, keyFile: string, subject: string): void {
@@ -142,60 +160,105 @@ function replaceByRename(certFile: string, keyFile: string, subject: string): vo
   renameSync(`${certFile}.new`, certFile);
 }
 
-reload('file replacement and SIGHUP while a 50 MB download runs: it completes; new connections get each new pair', async ({ agent, token, certFile, keyFile }) => {
-  const first = await peerCert(agent.port);
-  const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    get(`https://127.0.0.1:${agent.port}/api/download?filepath=big.bin`, { rejectUnauthorized: false, headers: bearer(token) }, resolve).on('error', reject);
-  });
-  assert.is(res.statusCode, 200);
-  let received = 0;
-  res.on('data', (d: Buffer) => { received += d.length; });
-  res.pause(); // held open while the pair changes under it
-  const done = new Promise<void>((resolve, reject) => { res.on('end', resolve); res.on('error', reject); });
+reload(
+  'file replacement and SIGHUP while a 50 MB download runs: it completes; new connections get each new pair',
+  async ({ agent, token, certFile, keyFile }) => {
+    const first = await peerCert(agent.port);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      get(
+        `https://127.0.0.1:${agent.port}/api/download?filepath=big.bin`,
+        { rejectUnauthorized: false, headers: bearer(token) },
+        resolve,
+      ).on('error', reject);
+    });
+    assert.is(res.statusCode, 200);
+    let received = 0;
+    res.on('data', (d: Buffer) => {
+      received += d.length;
+    });
+    res.pause(); // held open while the pair changes under it
+    const done = new Promise<void>((resolve, reject) => {
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
 
-  const t0 = Date.now();
-  replaceByRename(certFile, keyFile, '/CN=second');
-  assert.ok(await eventually(() => /tls: files changed: now serving/.test(agent.output()), 5000), `reloaded within 5 s:\n${agent.output()}`);
-  const second = await peerCert(agent.port);
-  assert.is(second.subject, 'CN=second', `new connection after ${Date.now() - t0} ms`);
-  assert.is.not(second.fingerprint256, first.fingerprint256);
+    const t0 = Date.now();
+    replaceByRename(certFile, keyFile, '/CN=second');
+    assert.ok(
+      await eventually(() => /tls: files changed: now serving/.test(agent.output()), 5000),
+      `reloaded within 5 s:\n${agent.output()}`,
+    );
+    const second = await peerCert(agent.port);
+    assert.is(second.subject, 'CN=second', `new connection after ${Date.now() - t0} ms`);
+    assert.is.not(second.fingerprint256, first.fingerprint256);
 
-  // In place (no rename), then SIGHUP: loaded at once, before any poll sees it.
-  makePair(`${certFile}.third`, `${keyFile}.third`, { subject: '/CN=third' });
-  writeFileSync(keyFile, readFileSync(`${keyFile}.third`));
-  writeFileSync(certFile, readFileSync(`${certFile}.third`));
-  agent.child.kill('SIGHUP');
-  assert.ok(await eventually(() => /tls: reload requested: now serving/.test(agent.output()), 3000), agent.output());
-  assert.is((await peerCert(agent.port)).subject, 'CN=third');
+    // In place (no rename), then SIGHUP: loaded at once, before any poll sees it.
+    makePair(`${certFile}.third`, `${keyFile}.third`, { subject: '/CN=third' });
+    writeFileSync(keyFile, readFileSync(`${keyFile}.third`));
+    writeFileSync(certFile, readFileSync(`${certFile}.third`));
+    agent.child.kill('SIGHUP');
+    assert.ok(await eventually(() => /tls: reload requested: now serving/.test(agent.output()), 3000), agent.output());
+    assert.is((await peerCert(agent.port)).subject, 'CN=third');
 
-  res.resume();
-  await done;
-  assert.is(received, SIZE, 'the download that started on the first pair completed');
-  assert.ok(agent.child.exitCode === null, 'still running');
-});
+    res.resume();
+    await done;
+    assert.is(received, SIZE, 'the download that started on the first pair completed');
+    assert.ok(agent.child.exitCode === null, 'still running');
+  },
+);
 
-reload('a broken or mismatched replacement keeps the served pair and logs an error naming the file', async ({ agent, certFile, keyFile }) => {
-  const served = (await peerCert(agent.port)).fingerprint256;
-  writeFileSync(certFile, '-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n');
-  const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  assert.ok(await eventually(() => new RegExp(`<3>\\S+ tls: files changed: ${escaped(certFile)}: not a PEM certificate .*; keeping the certificate in service \\(${served}\\)`).test(agent.output()), 5000), agent.output());
-  assert.is((await peerCert(agent.port)).fingerprint256, served);
+reload(
+  'a broken or mismatched replacement keeps the served pair and logs an error naming the file',
+  async ({ agent, certFile, keyFile }) => {
+    const served = (await peerCert(agent.port)).fingerprint256;
+    writeFileSync(certFile, '-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n');
+    const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    assert.ok(
+      await eventually(
+        () =>
+          new RegExp(
+            `<3>\\S+ tls: files changed: ${escaped(certFile)}: not a PEM certificate .*; keeping the certificate in service \\(${served}\\)`,
+          ).test(agent.output()),
+        5000,
+      ),
+      agent.output(),
+    );
+    assert.is((await peerCert(agent.port)).fingerprint256, served);
 
-  // A valid certificate whose key is another's.
-  makePair(`${certFile}.other`, `${keyFile}.other`);
-  certFor(certFile, `${keyFile}.other`, { subject: '/CN=mismatch' });
-  assert.ok(await eventually(() => new RegExp(`<3>\\S+ tls: files changed: ${escaped(keyFile)}: is not the key of the certificate in ${escaped(certFile)}`).test(agent.output()), 5000), agent.output());
-  assert.is((await peerCert(agent.port)).fingerprint256, served);
-  const health = await fetch(`${agent.url}/api/v1/health`);
-  assert.is(health.status, 200);
-  assert.not.match(agent.output(), /\n\s+at /, 'no stack trace');
-});
+    // A valid certificate whose key is another's.
+    makePair(`${certFile}.other`, `${keyFile}.other`);
+    certFor(certFile, `${keyFile}.other`, { subject: '/CN=mismatch' });
+    assert.ok(
+      await eventually(
+        () =>
+          new RegExp(`<3>\\S+ tls: files changed: ${escaped(keyFile)}: is not the key of the certificate in ${escaped(certFile)}`).test(
+            agent.output(),
+          ),
+        5000,
+      ),
+      agent.output(),
+    );
+    assert.is((await peerCert(agent.port)).fingerprint256, served);
+    const health = await fetch(`${agent.url}/api/v1/health`);
+    assert.is(health.status, 200);
+    assert.not.match(agent.output(), /\n\s+at /, 'no stack trace');
+  },
+);
 
 reload('a config reload that changes tls keeps the running TLS set-up and says a restart is needed', async ({ agent }) => {
   const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
   writeFileSync(agent.configFile, JSON.stringify({ ...config, tls: { ...config.tls, plainHttp: 'redirect' } }));
   agent.child.kill('SIGHUP');
-  assert.ok(await eventually(() => /<4>\S+ reload: tls \{.*"plainHttp":"allow"\} -> \{.*"plainHttp":"redirect"\} needs a restart; keeping the running value/.test(agent.output()), 3000), agent.output());
+  assert.ok(
+    await eventually(
+      () =>
+        /<4>\S+ reload: tls \{.*"plainHttp":"allow"\} -> \{.*"plainHttp":"redirect"\} needs a restart; keeping the running value/.test(
+          agent.output(),
+        ),
+      3000,
+    ),
+    agent.output(),
+  );
   const res = await fetch(`${agent.url}/api/v1/health`, { redirect: 'manual' });
   assert.is(res.status, 200, 'plain HTTP still allowed until a restart');
   writeFileSync(agent.configFile, JSON.stringify(config));
@@ -221,12 +284,21 @@ stop('SIGTERM during an HTTPS download: it completes, an idle TLS connection clo
     });
     const idleClosed = new Promise<number>((resolve) => idle.on('close', () => resolve(Date.now())));
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      get(`https://127.0.0.1:${agent.port}/api/download?filepath=big.bin`, { rejectUnauthorized: false, headers: bearer(token) }, resolve).on('error', reject);
+      get(
+        `https://127.0.0.1:${agent.port}/api/download?filepath=big.bin`,
+        { rejectUnauthorized: false, headers: bearer(token) },
+        resolve,
+      ).on('error', reject);
     });
     let received = 0;
-    res.on('data', (d: Buffer) => { received += d.length; });
+    res.on('data', (d: Buffer) => {
+      received += d.length;
+    });
     res.pause();
-    const done = new Promise<void>((resolve, reject) => { res.on('end', resolve); res.on('error', reject); });
+    const done = new Promise<void>((resolve, reject) => {
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
     const t0 = Date.now();
     const exited = agent.stop('SIGTERM');
     assert.ok((await idleClosed) - t0 < 1000, 'the idle TLS connection closed at once');

@@ -9,8 +9,12 @@ import { replaceFile } from '../src/util/atomic.ts';
 import { saveRecord, type RecordingRecord } from '../src/audio/record.ts';
 
 const test = suite<{ dir: string }>('atomic replace');
-test.before.each((ctx) => { ctx.dir = mkdtempSync(join(tmpdir(), 'atomic-')); });
-test.after.each((ctx) => { rmSync(ctx.dir, { recursive: true, force: true }); });
+test.before.each((ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'atomic-'));
+});
+test.after.each((ctx) => {
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
 
 test('replaces the content and sets the mode whatever the umask; no temp file stays', ({ dir }) => {
   const file = join(dir, 'f.json');
@@ -29,7 +33,10 @@ test('replaces the content and sets the mode whatever the umask; no temp file st
 test('create: refuses an existing target with EEXIST and leaves it as it was', ({ dir }) => {
   const file = join(dir, 'secret');
   writeFileSync(file, 'kept');
-  assert.throws(() => replaceFile(file, 'other', { mode: 0o600, create: true }), (e: NodeJS.ErrnoException) => e.code === 'EEXIST');
+  assert.throws(
+    () => replaceFile(file, 'other', { mode: 0o600, create: true }),
+    (e: NodeJS.ErrnoException) => e.code === 'EEXIST',
+  );
   assert.is(readFileSync(file, 'utf8'), 'kept');
   assert.equal(readdirSync(dir), ['secret']);
   replaceFile(join(dir, 'fresh'), 'x', { mode: 0o600, create: true });
@@ -50,8 +57,19 @@ test('the recording record is not written through a link planted at a temp name'
   writeFileSync(outside, 'secret');
   symlinkSync(outside, `${file}.${process.pid}.tmp`);
   const record: RecordingRecord = {
-    state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-    file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
+    state: 'idle',
+    fileExtension: null,
+    durationSeconds: null,
+    startedAt: null,
+    finishedAt: null,
+    file: null,
+    sizeBytes: null,
+    error: null,
+    device: null,
+    sampleRate: null,
+    channels: null,
+    peakDbfs: null,
+    stoppedBy: null,
   };
   saveRecord(file, record);
   assert.is(readFileSync(outside, 'utf8'), 'secret');

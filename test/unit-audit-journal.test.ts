@@ -19,7 +19,9 @@ journal('sends the stream header and the event, and the process carries on after
   let received = '';
   const server = createServer((s) => {
     s.setEncoding('utf8');
-    s.on('data', (d) => { received += d; });
+    s.on('data', (d) => {
+      received += d;
+    });
     s.on('end', () => s.end());
   });
   await new Promise<void>((r) => server.listen(path, r));
@@ -30,10 +32,17 @@ journal('sends the stream header and the event, and the process carries on after
       audit.record({ event: 'token.create', outcome: 'ok', user: 'ada', credential: 'cli', client: 'local', name: 'x' });
       await audit.close();
       console.log('after close');`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     const code = await new Promise((r) => child.on('close', r));
     assert.is(code, 0, out);
     assert.is(out, 'after close\n');

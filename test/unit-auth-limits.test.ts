@@ -42,12 +42,16 @@ gate('runs one task at a time, in order, and refuses past the waiting limit', as
   let peak = 0;
   const order: number[] = [];
   const releases: Array<() => void> = [];
-  const task = (n: number) => () => new Promise<number>((resolve) => {
-    running++;
-    peak = Math.max(peak, running);
-    order.push(n);
-    releases.push(() => { running--; resolve(n); });
-  });
+  const task = (n: number) => () =>
+    new Promise<number>((resolve) => {
+      running++;
+      peak = Math.max(peak, running);
+      order.push(n);
+      releases.push(() => {
+        running--;
+        resolve(n);
+      });
+    });
   const a = g.run(task(1));
   const b = g.run(task(2));
   const c = g.run(task(3));

@@ -17,7 +17,8 @@ const require = createRequire(import.meta.url);
 /** The build's own esbuild plugins (untyped .mjs modules, hence the dynamic imports). */
 async function plugins(): Promise<{ compactMimeDb: () => Plugin; embedSwaggerUi: () => Plugin }> {
   const [{ compactMimeDb }, { embedSwaggerUi }] = await Promise.all([
-    import(join(root, 'build.mjs')), import(join(root, 'build/embed-plugin.mjs')),
+    import(join(root, 'build.mjs')),
+    import(join(root, 'build/embed-plugin.mjs')),
   ]);
   return { compactMimeDb, embedSwaggerUi };
 }
@@ -29,7 +30,12 @@ async function bundledMimeTypes(): Promise<Mime> {
   const { compactMimeDb } = await plugins();
   const out = await build({
     stdin: { contents: "module.exports = require('mime-types');", resolveDir: root, loader: 'js' },
-    bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', plugins: [compactMimeDb()],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'silent',
+    plugins: [compactMimeDb()],
   });
   const mod = { exports: {} as Mime };
   new Function('module', 'exports', 'require', out.outputFiles[0]!.text)(mod, mod.exports, require);
@@ -59,8 +65,13 @@ t('mime-types with the compacted database answers every lookup, extension and ch
 t('the agent bundle never requires node:fs/promises, nor copies node:fs into a namespace object', async () => {
   const { compactMimeDb, embedSwaggerUi } = await plugins();
   const out = await build({
-    entryPoints: [join(root, 'src/main.ts')], bundle: true, platform: 'node', format: 'cjs', write: false,
-    logLevel: 'silent', plugins: [embedSwaggerUi(), compactMimeDb()],
+    entryPoints: [join(root, 'src/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'silent',
+    plugins: [embedSwaggerUi(), compactMimeDb()],
   });
   const code = out.outputFiles[0]!.text;
   assert.ok(code.includes('require("node:fs")'));
@@ -71,7 +82,19 @@ t('the agent bundle never requires node:fs/promises, nor copies node:fs into a n
 });
 
 /** Every name given to lazy() in src/. */
-const LAZY = ['node:crypto', 'lru-cache', 'jsonwebtoken', 'mime-types', 'native addon', 'sendfile', 'docs page', 'openapi document', 'swagger ui assets', 'openssl command', 'web interface assets'];
+const LAZY = [
+  'node:crypto',
+  'lru-cache',
+  'jsonwebtoken',
+  'mime-types',
+  'native addon',
+  'sendfile',
+  'docs page',
+  'openapi document',
+  'swagger ui assets',
+  'openssl command',
+  'web interface assets',
+];
 
 /**
  * A start of the bundle by the embedded Node, run as build/sea/main.cjs runs it, in a
@@ -100,8 +123,11 @@ async function startAndAnswer(whenAnswered: string, nodeArgs: string[] = []): Pr
     process.argv = [process.execPath, process.execPath, 'serve', '--config', process.argv[3]];
     run(compile(source), process.execPath, '/');`;
   try {
-    return spawnSync(node, [...nodeArgs, '-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], timeout: 20_000 });
+    return spawnSync(
+      node,
+      [...nodeArgs, '-e', script, join(root, 'build/sea/main.cjs'), join(root, 'dist/device-agent.cjs'), join(dir, 'config.json')],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], timeout: 20_000 },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -121,13 +147,25 @@ t('a start to its first answer loads neither node:perf_hooks nor the fs watchers
   assert.ok(loaded.includes('NativeModule http'), 'the list is of this process');
   // What perf_hooks and fs.watchFile bring; Node's own start loads internal/perf/utils,
   // performance_entry and observe either way.
-  const avoidable = ['NativeModule perf_hooks', 'NativeModule internal/perf/performance', 'NativeModule internal/perf/usertiming',
-    'NativeModule internal/histogram', 'NativeModule internal/fs/watchers', 'Internal Binding fs_event_wrap'];
-  assert.equal(loaded.filter((m) => avoidable.includes(m)), []);
+  const avoidable = [
+    'NativeModule perf_hooks',
+    'NativeModule internal/perf/performance',
+    'NativeModule internal/perf/usertiming',
+    'NativeModule internal/histogram',
+    'NativeModule internal/fs/watchers',
+    'Internal Binding fs_event_wrap',
+  ];
+  assert.equal(
+    loaded.filter((m) => avoidable.includes(m)),
+    [],
+  );
   // Every lazily made thing (src/util/lazy.ts) is known here and none was made by a start.
   // A new lazy module joins this list, so that the check covers it.
   assert.equal(lazy.map(([name]) => name).sort(), LAZY.slice().sort());
-  assert.equal(lazy.filter(([, made]) => made).map(([name]) => name), []);
+  assert.equal(
+    lazy.filter(([, made]) => made).map(([name]) => name),
+    [],
+  );
   assert.not.ok(loaded.includes('NativeModule crypto'), 'node:crypto loaded at start');
   assert.not.ok(loaded.includes('NativeModule tls'), 'node:tls loaded by a start without TLS');
 });
@@ -138,10 +176,15 @@ t('an idle agent gets none of its functions optimized by V8 (no Maglev or TurboF
   // functions Maglev-compiled, 52.6 MB idle against 49.7 MB without). --trace-opt prints a
   // line per function V8 starts to optimize; an idle agent, 2 s after its first answer,
   // has printed none.
-  const r = await startAndAnswer(`setTimeout(() => { console.log('idle-done ' + res.statusCode); process.exit(0); }, 2000);`, ['--trace-opt']);
+  const r = await startAndAnswer(`setTimeout(() => { console.log('idle-done ' + res.statusCode); process.exit(0); }, 2000);`, [
+    '--trace-opt',
+  ]);
   const out = String(r.stdout);
   assert.match(out, /^idle-done 200$/m, `exit ${r.status}: ${r.stderr}`);
-  assert.equal(out.split('\n').filter((l) => l.includes('compiling method')), []);
+  assert.equal(
+    out.split('\n').filter((l) => l.includes('compiling method')),
+    [],
+  );
 });
 
 t('the executable carries a code cache of a start, which its V8 accepts, and says nothing about it', () => {
@@ -149,12 +192,24 @@ t('the executable carries a code cache of a start, which its V8 accepts, and say
   const assets = join(root, 'dist/sea-assets');
   // The embedded Node compiles the bundle as build/sea/main.cjs does: with the trained cache
   // (does V8 take it?), and, in a process of its own (V8 would reuse the first compile), without.
-  const compile = (withCache: boolean) => JSON.parse(execFileSync(node, ['-e', `
+  const compile = (withCache: boolean) =>
+    JSON.parse(
+      execFileSync(
+        node,
+        [
+          '-e',
+          `
     const { codeCache, compile } = require(process.argv[3]); const { readFileSync } = require('node:fs');
     const source = readFileSync(process.argv[1], 'utf8');
     const fn = compile(source, ${withCache} ? readFileSync(process.argv[2]) : undefined);
     console.log(JSON.stringify({ rejected: fn.cachedDataRejected, size: codeCache(source).length }));`,
-  join(root, 'dist/device-agent.cjs'), join(assets, 'code-cache.bin'), join(root, 'build/sea/main.cjs')], { encoding: 'utf8' })) as { rejected?: boolean; size: number };
+          join(root, 'dist/device-agent.cjs'),
+          join(assets, 'code-cache.bin'),
+          join(root, 'build/sea/main.cjs'),
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as { rejected?: boolean; size: number };
   const cache = readFileSync(join(assets, 'code-cache.bin'));
   const out = { rejected: compile(true).rejected, cold: compile(false).size };
   assert.is(out.rejected, false);

@@ -32,7 +32,10 @@ const errors = suite<Ctx>('unexpected failures');
 
 errors.before(async (ctx) => {
   ctx.dir = (await prepareDir()).dir;
-  const config = parseConfig({ host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret', audio: { device: 'null' } }, ctx.dir);
+  const config = parseConfig(
+    { host: '127.0.0.1', port: 0, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret', audio: { device: 'null' } },
+    ctx.dir,
+  );
   prepare(config);
   ctx.logged = [];
   const log = collectLog(ctx.logged);
@@ -40,15 +43,38 @@ errors.before(async (ctx) => {
   users.load();
   const tokens = new Tokens(loadSecret(config.jwtSecretFile).secret, config.tokenTtlSeconds, users);
   const captures = new Captures(config.audio.recorder);
-  const recorder = new Recorder({ ...config.audio, baseDir: config.baseDir, recordingsDir: config.recordingsDir,
-    stateFile: join(ctx.dir, 'last-recording.json'), log, captures, maxFileBytes: config.maxFileBytes });
+  const recorder = new Recorder({
+    ...config.audio,
+    baseDir: config.baseDir,
+    recordingsDir: config.recordingsDir,
+    stateFile: join(ctx.dir, 'last-recording.json'),
+    log,
+    captures,
+    maxFileBytes: config.maxFileBytes,
+  });
   const sampler = new StatusSampler({
     baseDir: config.baseDir,
-    recordingState: () => { throw new Error('recorder state exploded'); },
+    recordingState: () => {
+      throw new Error('recorder state exploded');
+    },
   });
   const apiTokens = new ApiTokenStore(config.tokensFile, users, log);
-  const app = createApp(config, { users, tokens, apiTokens, audit: NO_AUDIT, limiter: new LoginLimiter(), gate: new Gate(1, 64), sampler, recorder,
-    captures, live: new LiveStreams(captures), events: new EventHub(eventSources(sampler, recorder)), log, metrics: new AgentMetrics(), metricsToken: undefined });
+  const app = createApp(config, {
+    users,
+    tokens,
+    apiTokens,
+    audit: NO_AUDIT,
+    limiter: new LoginLimiter(),
+    gate: new Gate(1, 64),
+    sampler,
+    recorder,
+    captures,
+    live: new LiveStreams(captures),
+    events: new EventHub(eventSources(sampler, recorder)),
+    log,
+    metrics: new AgentMetrics(),
+    metricsToken: undefined,
+  });
   ctx.server = await listen(app.handler, '127.0.0.1', 0);
   ctx.url = `http://127.0.0.1:${ctx.server.port}`;
 });

@@ -10,7 +10,9 @@ import { withFileLock, withFileLockSync } from '../src/auth/file-lock.ts';
 import { makeDir } from './helpers/agent.ts';
 
 const lock = suite<{ dir: string }>('lock file');
-lock.before((ctx) => { ctx.dir = makeDir('da-lock-'); });
+lock.before((ctx) => {
+  ctx.dir = makeDir('da-lock-');
+});
 lock.after((ctx) => rmSync(ctx.dir, { recursive: true, force: true }));
 
 /** A pid that belonged to a process now gone. */
@@ -19,7 +21,10 @@ const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 lock('takes over a lock whose owner is gone, and removes it after the work', ({ dir }) => {
   const file = join(dir, 'a.json');
   writeFileSync(`${file}.lock`, String(deadPid()));
-  assert.is(withFileLockSync(file, () => 'done'), 'done');
+  assert.is(
+    withFileLockSync(file, () => 'done'),
+    'done',
+  );
   assert.not.ok(existsSync(`${file}.lock`));
 });
 
@@ -27,7 +32,9 @@ lock('waits for a lock being written this instant (empty and new)', async ({ dir
   const file = join(dir, 'b.json');
   writeFileSync(`${file}.lock`, '');
   let ran = false;
-  const pending = withFileLock(file, () => { ran = true; });
+  const pending = withFileLock(file, () => {
+    ran = true;
+  });
   await new Promise((r) => setTimeout(r, 200));
   assert.not.ok(ran, 'not taken while its writer may still write its pid');
   rmSync(`${file}.lock`);
@@ -40,7 +47,10 @@ lock('takes over a lock left empty for seconds (its writer died before writing i
   writeFileSync(`${file}.lock`, '');
   const old = new Date(Date.now() - 60_000);
   utimesSync(`${file}.lock`, old, old);
-  assert.is(withFileLockSync(file, () => 'done'), 'done');
+  assert.is(
+    withFileLockSync(file, () => 'done'),
+    'done',
+  );
 });
 
 lock.run();

@@ -59,8 +59,12 @@ t('each line starts with its priority: <3> error, <4> warning, <6> info; a multi
   const lines = writes.join('').split('\n').slice(0, -1);
   const stamp = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
   const expected = [
-    `^<3>${stamp} broken$`, `^<4>${stamp} degraded$`, `^<6>${stamp} fine$`,
-    `^<3>${stamp} Error: boom$`, '^<3>        at f \\(x\\.ts:1:2\\)$', '^<3>        at g \\(y\\.ts:3:4\\)$',
+    `^<3>${stamp} broken$`,
+    `^<4>${stamp} degraded$`,
+    `^<6>${stamp} fine$`,
+    `^<3>${stamp} Error: boom$`,
+    '^<3>        at f \\(x\\.ts:1:2\\)$',
+    '^<3>        at g \\(y\\.ts:3:4\\)$',
   ];
   assert.is(lines.length, expected.length, lines.join('\n'));
   for (const [i, re] of expected.entries()) assert.match(lines[i]!, new RegExp(re));
@@ -74,7 +78,14 @@ t('a log path never carries spaces, quotes, control characters or the query', ()
 });
 
 t('milliseconds are logged rounded to one decimal', () => {
-  for (const [ms, text] of [[0, '0.0'], [0.04, '0.0'], [0.05, '0.1'], [12.34, '12.3'], [9.96, '10.0'], [123456.78, '123456.8']] as const) {
+  for (const [ms, text] of [
+    [0, '0.0'],
+    [0.04, '0.0'],
+    [0.05, '0.1'],
+    [12.34, '12.3'],
+    [9.96, '10.0'],
+    [123456.78, '123456.8'],
+  ] as const) {
     assert.is(tenths(ms), text, String(ms));
   }
   for (let i = 0; i < 1000; i++) {

@@ -37,16 +37,19 @@ text('a histogram is cumulative, bounds inclusive, with +Inf, _sum and _count', 
   const h = r.add(new Histogram('d_seconds', 'Durations', ['route'], [0.1, 1]));
   const cell = h.cell('/r');
   for (const v of [0.05, 0.1, 0.5, 2, 3]) cell.observe(v);
-  assert.is(r.render(), [
-    '# HELP d_seconds Durations',
-    '# TYPE d_seconds histogram',
-    'd_seconds_bucket{route="/r",le="0.1"} 2',
-    'd_seconds_bucket{route="/r",le="1"} 3',
-    'd_seconds_bucket{route="/r",le="+Inf"} 5',
-    'd_seconds_sum{route="/r"} 5.65',
-    'd_seconds_count{route="/r"} 5',
-    '',
-  ].join('\n'));
+  assert.is(
+    r.render(),
+    [
+      '# HELP d_seconds Durations',
+      '# TYPE d_seconds histogram',
+      'd_seconds_bucket{route="/r",le="0.1"} 2',
+      'd_seconds_bucket{route="/r",le="1"} 3',
+      'd_seconds_bucket{route="/r",le="+Inf"} 5',
+      'd_seconds_sum{route="/r"} 5.65',
+      'd_seconds_count{route="/r"} 5',
+      '',
+    ].join('\n'),
+  );
 });
 
 text('promtool reads escaped label values and HELP texts back', () => {

@@ -7,14 +7,22 @@ import { MultipartParser } from '../src/files/multipart.ts';
 const BOUNDARY = 'XyZ-boundary-42';
 const LIMITS = { headerBytes: 8 * 1024, parts: 100 };
 
-interface Parsed { name: string; filename: string | undefined; data: string }
+interface Parsed {
+  name: string;
+  filename: string | undefined;
+  data: string;
+}
 
 function parse(chunks: Buffer[]): Parsed[] {
   const parts: Parsed[] = [];
   let current: { name: string; filename: string | undefined; bufs: Buffer[] } | undefined;
   const parser = new MultipartParser(BOUNDARY, LIMITS, {
-    start: (info) => { current = { ...info, bufs: [] }; },
-    data: (chunk) => { current!.bufs.push(Buffer.from(chunk)); },
+    start: (info) => {
+      current = { ...info, bufs: [] };
+    },
+    data: (chunk) => {
+      current!.bufs.push(Buffer.from(chunk));
+    },
     end: () => {
       parts.push({ name: current!.name, filename: current!.filename, data: Buffer.concat(current!.bufs).toString('latin1') });
       current = undefined;
@@ -37,13 +45,16 @@ const TRICKY = [
 ].join('payload');
 
 function body(file: string): Buffer {
-  return Buffer.from([
-    'preamble to ignore',
-    `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nsub/dir`,
-    `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="a b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${file}`,
-    `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="empty"\r\n\r\n`,
-    `\r\n--${BOUNDARY}--\r\nepilogue`,
-  ].join(''), 'latin1');
+  return Buffer.from(
+    [
+      'preamble to ignore',
+      `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\nsub/dir`,
+      `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="a b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n${file}`,
+      `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="empty"\r\n\r\n`,
+      `\r\n--${BOUNDARY}--\r\nepilogue`,
+    ].join(''),
+    'latin1',
+  );
 }
 
 const expected: Parsed[] = [

@@ -19,11 +19,17 @@ const names = (list: Recording[]) => list.map((r) => r.name);
 
 const pick = suite('retention: which recordings go');
 
-pick('reads the start time from the recorder\'s names only', () => {
+pick("reads the start time from the recorder's names only", () => {
   assert.is(startedAt('recording-2026-11-26T07-48-03.123Z.flac'), Date.parse('2026-11-26T07:48:03.123Z'));
   assert.is(startedAt('recording-2026-11-26T07-48-03Z.wav'), Date.parse('2026-11-26T07:48:03Z'));
-  for (const n of ['recording-2026-11-26T07-48-03.123Z.ogg', '.recording-2026-11-26T07-48-03.123Z.flac.part', 'notes.txt',
-    'recording-2026-13-45T99-99-99Z.mp3', 'my-recording-2026-11-26T07-48-03Z.mp3']) assert.is(startedAt(n), undefined, n);
+  for (const n of [
+    'recording-2026-11-26T07-48-03.123Z.ogg',
+    '.recording-2026-11-26T07-48-03.123Z.flac.part',
+    'notes.txt',
+    'recording-2026-13-45T99-99-99Z.mp3',
+    'my-recording-2026-11-26T07-48-03Z.mp3',
+  ])
+    assert.is(startedAt(n), undefined, n);
 });
 
 pick('no limit deletes nothing', () => {
@@ -49,10 +55,14 @@ pick('maxAgeDays deletes what is older; every limit must hold at once', () => {
 });
 
 const disk = suite<{ dir: string }>('retention: a real directory');
-disk.before.each((ctx) => { ctx.dir = makeDir('da-retention-'); });
-disk.after.each((ctx) => { rmSync(ctx.dir, { recursive: true, force: true }); });
+disk.before.each((ctx) => {
+  ctx.dir = makeDir('da-retention-');
+});
+disk.after.each((ctx) => {
+  rmSync(ctx.dir, { recursive: true, force: true });
+});
 
-disk('deletes only the agent\'s oldest recordings; other files, links and directories stay', async ({ dir }) => {
+disk("deletes only the agent's oldest recordings; other files, links and directories stay", async ({ dir }) => {
   const made = [5, 4, 3, 2, 1].map((d) => rec(d));
   for (const r of made) writeFileSync(join(dir, r.name), 'x'.repeat(r.bytes));
   writeFileSync(join(dir, 'notes.txt'), 'mine');
@@ -63,10 +73,18 @@ disk('deletes only the agent\'s oldest recordings; other files, links and direct
   symlinkSync('outside/target.flac', join(dir, 'recording-2018-01-01T00-00-00Z.flac'));
   const deleted = await applyRetention(dir, { ...NONE, maxCount: 2 }, NOW);
   assert.equal(names(deleted), names(made.slice(0, 3)));
-  assert.equal(readdirSync(dir).sort(), [
-    '.recording-2020-01-01T00-00-00Z.flac.part', 'notes.txt', 'outside', 'recording-2018-01-01T00-00-00Z.flac',
-    'recording-2019-01-01T00-00-00Z.wav', made[3]!.name, made[4]!.name,
-  ].sort());
+  assert.equal(
+    readdirSync(dir).sort(),
+    [
+      '.recording-2020-01-01T00-00-00Z.flac.part',
+      'notes.txt',
+      'outside',
+      'recording-2018-01-01T00-00-00Z.flac',
+      'recording-2019-01-01T00-00-00Z.wav',
+      made[3]!.name,
+      made[4]!.name,
+    ].sort(),
+  );
   assert.equal(await applyRetention(dir, { ...NONE, maxCount: 2 }, NOW), [], 'a second pass finds nothing more');
   assert.equal(await applyRetention(dir, NONE, NOW), []);
 });
@@ -78,8 +96,11 @@ config('defaults: no limits, 100 MiB free', () => {
   assert.equal(parse({}).audio.retention, NONE);
   assert.is(parse({}).audio.minFreeBytes, 104857600);
   assert.equal(parse({ retention: null }).audio.retention, NONE);
-  assert.equal(parse({ retention: { maxCount: 5, maxAgeDays: 0.5 }, minFreeBytes: 0 }).audio,
-    { ...parse({}).audio, retention: { maxCount: 5, maxBytes: null, maxAgeDays: 0.5 }, minFreeBytes: 0 });
+  assert.equal(parse({ retention: { maxCount: 5, maxAgeDays: 0.5 }, minFreeBytes: 0 }).audio, {
+    ...parse({}).audio,
+    retention: { maxCount: 5, maxBytes: null, maxAgeDays: 0.5 },
+    minFreeBytes: 0,
+  });
 });
 
 config('bad values name their key', () => {
@@ -92,7 +113,12 @@ config('bad values name their key', () => {
     [{ retention: { maxFiles: 1 } }, 'audio.retention.maxFiles: unknown key'],
     [{ minFreeBytes: -1 }, `audio.minFreeBytes: must be between 0 and ${Number.MAX_SAFE_INTEGER}, got -1`],
   ];
-  for (const [audio, message] of bad) assert.throws(() => parse(audio), (e: Error) => e instanceof ConfigError && e.message === message, message);
+  for (const [audio, message] of bad)
+    assert.throws(
+      () => parse(audio),
+      (e: Error) => e instanceof ConfigError && e.message === message,
+      message,
+    );
 });
 
 pick.run();

@@ -20,10 +20,15 @@ const test = suite('router');
 
 test('finds each route as registered, in any ASCII case, with one trailing slash', () => {
   for (const [method, path, name] of [
-    ['GET', '/api/v1/health', 'health'], ['GET', '/API/V1/Health', 'health'], ['GET', '/api/v1/health/', 'health'],
-    ['POST', '/api/v1/agentusers/LoginUserToAgent/', 'login'], ['GET', '/docs/a.css', 'asset'],
-    ['GET', '/DOCS/a.css/', 'asset'], ['POST', '/api/upload', 'upload'],
-  ] as const) assert.is(label(method, path), name, `${method} ${path}`);
+    ['GET', '/api/v1/health', 'health'],
+    ['GET', '/API/V1/Health', 'health'],
+    ['GET', '/api/v1/health/', 'health'],
+    ['POST', '/api/v1/agentusers/LoginUserToAgent/', 'login'],
+    ['GET', '/docs/a.css', 'asset'],
+    ['GET', '/DOCS/a.css/', 'asset'],
+    ['POST', '/api/upload', 'upload'],
+  ] as const)
+    assert.is(label(method, path), name, `${method} ${path}`);
 });
 
 test('HEAD runs the GET handler, for exact and parameter routes', () => {
@@ -34,9 +39,15 @@ test('HEAD runs the GET handler, for exact and parameter routes', () => {
 
 test('misses: two trailing slashes, a longer path, non-ASCII look-alikes, another method', () => {
   for (const [method, path] of [
-    ['GET', '/api/v1/health//'], ['GET', '/api/v1/health/x'], ['GET', '/api/v1/heaLth\u0130'],
-    ['GET', '/api/v1/he\u212Alth'], ['POST', '/api/v1/health'], ['GET', '/docs/'], ['GET', '/docs/a/b'],
-  ] as const) assert.is(router.find(method, path), undefined, `${method} ${path}`);
+    ['GET', '/api/v1/health//'],
+    ['GET', '/api/v1/health/x'],
+    ['GET', '/api/v1/heaLth\u0130'],
+    ['GET', '/api/v1/he\u212Alth'],
+    ['POST', '/api/v1/health'],
+    ['GET', '/docs/'],
+    ['GET', '/docs/a/b'],
+  ] as const)
+    assert.is(router.find(method, path), undefined, `${method} ${path}`);
 });
 
 test('parameters are %-decoded once; a malformed escape stays as sent', () => {

@@ -52,18 +52,28 @@ t('the pollers of one interval share one timer: both look in the same turn; each
   const stampsB: string[] = [];
   let aThisTurn = false;
   let together = 0;
-  const pa = pollStamp(() => a, 40, (stamp) => {
-    stampsA.push(stamp);
-    aThisTurn = true;
-    // Node runs the microtasks between two timers' callbacks: this stays true only for a poll
-    // that runs in the same callback as this one.
-    queueMicrotask(() => { aThisTurn = false; });
-  });
+  const pa = pollStamp(
+    () => a,
+    40,
+    (stamp) => {
+      stampsA.push(stamp);
+      aThisTurn = true;
+      // Node runs the microtasks between two timers' callbacks: this stays true only for a poll
+      // that runs in the same callback as this one.
+      queueMicrotask(() => {
+        aThisTurn = false;
+      });
+    },
+  );
   await sleep(15);
-  const pb = pollStamp(() => b, 40, (stamp) => {
-    stampsB.push(stamp);
-    if (aThisTurn) together++;
-  });
+  const pb = pollStamp(
+    () => b,
+    40,
+    (stamp) => {
+      stampsB.push(stamp);
+      if (aThisTurn) together++;
+    },
+  );
   try {
     assert.ok(await eventually(() => stampsB.length >= 3, 2000), 'b was not polled');
     assert.is(together, stampsB.length, 'b was polled on a timer of its own');
@@ -93,10 +103,16 @@ t('while the agent is woken often anyway, the pollers look then (from half their
   writeUsers(file, []);
   let awake = false;
   const looks: boolean[] = [];
-  const poller = pollStamp(() => file, 2000, () => { looks.push(awake); });
+  const poller = pollStamp(
+    () => file,
+    2000,
+    () => {
+      looks.push(awake);
+    },
+  );
   try {
     // Woken every 50 ms (a capture's chunks come every 125-200 ms) for 3.2 s.
-    for (const until = Date.now() + 3200; Date.now() < until;) {
+    for (const until = Date.now() + 3200; Date.now() < until; ) {
       awake = true;
       pollersAwake();
       awake = false;
@@ -104,7 +120,11 @@ t('while the agent is woken often anyway, the pollers look then (from half their
     }
     // From 1 s after the last look: about 3 looks, all of them on a wakeup, none on the timer.
     assert.ok(looks.length >= 2 && looks.length <= 4, String(looks.length));
-    assert.equal(looks, looks.map(() => true), 'the timer fired');
+    assert.equal(
+      looks,
+      looks.map(() => true),
+      'the timer fired',
+    );
   } finally {
     poller.stop();
     rmSync(dir, { recursive: true, force: true });

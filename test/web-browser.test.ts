@@ -75,10 +75,16 @@ async function logIn(page: Page, password = ADMIN.password): Promise<void> {
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
+    const r = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }
 
 /** The recording state line's text once it matches. */
@@ -88,17 +94,20 @@ async function stateMatching(page: Page, re: RegExp, timeout = 15_000): Promise<
   return state.innerText();
 }
 
-web('the page loads without a token under its CSP and shows the login form; a refused login shows the API text', async ({ page, agent }) => {
-  const res = await page.goto(`${agent.url}/`);
-  assert.is(res?.status(), 200);
-  assert.match((await res!.allHeaders())['content-security-policy'] ?? '', "script-src 'self'");
-  const c = byName(page);
-  await c.username.waitFor();
-  assert.ok(await c.username.evaluate((el) => el === document.activeElement), 'the username box has the focus');
-  await logIn(page, 'not the password');
-  await page.getByRole('alert').filter({ hasText: 'invalid username or password' }).waitFor();
-  assert.is(await page.evaluate((k) => sessionStorage.getItem(k), TOKEN_KEY), null);
-});
+web(
+  'the page loads without a token under its CSP and shows the login form; a refused login shows the API text',
+  async ({ page, agent }) => {
+    const res = await page.goto(`${agent.url}/`);
+    assert.is(res?.status(), 200);
+    assert.match((await res!.allHeaders())['content-security-policy'] ?? '', "script-src 'self'");
+    const c = byName(page);
+    await c.username.waitFor();
+    assert.ok(await c.username.evaluate((el) => el === document.activeElement), 'the username box has the focus');
+    await logIn(page, 'not the password');
+    await page.getByRole('alert').filter({ hasText: 'invalid username or password' }).waitFor();
+    assert.is(await page.evaluate((k) => sessionStorage.getItem(k), TOKEN_KEY), null);
+  },
+);
 
 web('the login form is in the page itself: painted before (and without) the script', async ({ browser, agent }) => {
   const context = await fencedContext(browser, agent.url, [], {});
@@ -114,7 +123,10 @@ web('logs in: the three panels, the token in sessionStorage only, the status wit
   await logIn(page);
   for (const name of ['Device status', 'Recording', 'Files']) await page.getByRole('heading', { name, level: 2 }).waitFor();
   await byName(page).logout.waitFor();
-  const stored = await page.evaluate((k) => ({ session: sessionStorage.getItem(k), local: localStorage.length, cookie: document.cookie }), TOKEN_KEY);
+  const stored = await page.evaluate(
+    (k) => ({ session: sessionStorage.getItem(k), local: localStorage.length, cookie: document.cookie }),
+    TOKEN_KEY,
+  );
   assert.match(stored.session ?? '', /^[\w-]+\.[\w-]+\.[\w-]+$/, 'a JWT in sessionStorage');
   assert.is(stored.local, 0);
   assert.is(stored.cookie, '');
@@ -125,7 +137,10 @@ web('logs in: the three panels, the token in sessionStorage only, the status wit
   assert.match(text, /Memory\s+[\d.]+ (MiB|GiB) used of [\d.]+ (MiB|GiB)/);
   assert.match(text, /Disk\s+[\d.]+ (KiB|MiB|GiB|TiB) free of/);
   assert.match(text, /Hostname\s+\S+/);
-  await page.getByRole('img', { name: /CPU load and memory/ }).locator('canvas').waitFor();
+  await page
+    .getByRole('img', { name: /CPU load and memory/ })
+    .locator('canvas')
+    .waitFor();
   // Refreshed at least every 2 s: the "Updated" line changes.
   const updated = status.getByText(/^Updated /);
   const first = await updated.innerText();
@@ -140,12 +155,15 @@ web('records 1 s with the null device and plays it from a blob: URL', async ({ p
   await stateMatching(page, /Finished: recordings\/\S+\.wav/);
   const audio = page.locator('audio');
   await audio.waitFor();
-  assert.match(await audio.getAttribute('src') ?? '', /^blob:/);
-  const duration = await audio.evaluate((a: HTMLAudioElement) => new Promise<number>((resolve, reject) => {
-    if (Number.isFinite(a.duration) && a.duration > 0) return resolve(a.duration);
-    a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
-    a.addEventListener('error', () => reject(new Error(`audio error ${a.error?.code}`)), { once: true });
-  }));
+  assert.match((await audio.getAttribute('src')) ?? '', /^blob:/);
+  const duration = await audio.evaluate(
+    (a: HTMLAudioElement) =>
+      new Promise<number>((resolve, reject) => {
+        if (Number.isFinite(a.duration) && a.duration > 0) return resolve(a.duration);
+        a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
+        a.addEventListener('error', () => reject(new Error(`audio error ${a.error?.code}`)), { once: true });
+      }),
+  );
   assert.ok(Math.abs(duration - 1) <= 0.25, `audio.duration ${duration}`);
   await audio.evaluate((a: HTMLAudioElement) => a.play());
   await page.waitForFunction(() => (document.querySelector('audio')?.currentTime ?? 0) > 0, undefined, { timeout: 5000 });
@@ -196,10 +214,13 @@ web('stops a longer recording: the file has the length actually recorded', async
     // once the program runs, and PulseAudio's first samples can come ~0.6 s later on a busy
     // host (1.4 s recorded in a full run); the audio element's length is checked below.
     assert.ok(seconds >= 0.5 && seconds < 10, `stopped after ${seconds} s: ${finished}`);
-    const duration = await page.locator('audio').evaluate((a: HTMLAudioElement) => new Promise<number>((resolve) => {
-      if (Number.isFinite(a.duration) && a.duration > 0) resolve(a.duration);
-      else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
-    }));
+    const duration = await page.locator('audio').evaluate(
+      (a: HTMLAudioElement) =>
+        new Promise<number>((resolve) => {
+          if (Number.isFinite(a.duration) && a.duration > 0) resolve(a.duration);
+          else a.addEventListener('loadedmetadata', () => resolve(a.duration), { once: true });
+        }),
+    );
     assert.ok(Math.abs(duration - seconds) <= 0.25, `audio ${duration} s, record ${seconds} s`);
     assert.ok(await c.stop.isDisabled());
     assert.ok(await c.start.isEnabled());
@@ -254,7 +275,10 @@ web('uploads 20 MB with a progress bar, and shows the API refusal of a larger up
   assert.ok(await bar.isHidden(), 'the bar goes once the upload is done');
   const seen = await page.evaluate(() => (window as unknown as { progressSeen: (string | null)[] }).progressSeen);
   const values = seen.filter((v): v is string => v !== null).map(Number);
-  assert.ok(values.some((v) => v > 0 && v < 1), `progress between 0 and 1 was shown: ${seen.join(' ')}`);
+  assert.ok(
+    values.some((v) => v > 0 && v < 1),
+    `progress between 0 and 1 was shown: ${seen.join(' ')}`,
+  );
   assert.ok(readFileSync(join(agent.baseDir, 'big.bin')).equals(big), 'the 20 MB arrived whole');
 
   await c.upload.setInputFiles([
@@ -347,28 +371,36 @@ web('logs in and out by keyboard alone', async ({ browser, agent, problems }) =>
   await context.close();
 });
 
-web('works at 360 px wide in dark mode, with no horizontal scroll and no accessibility violation', async ({ browser, agent, problems, shots }) => {
-  const context = await fencedContext(browser, agent.url, problems,
-    { viewport: { width: 360, height: 740 }, colorScheme: 'dark', isMobile: true, hasTouch: true }, PROVOKED);
-  const page = await context.newPage();
-  await page.goto(`${agent.url}/`);
-  await page.screenshot({ path: join(shots, 'mobile-login.png') });
-  await logIn(page);
-  await page.getByRole('table').getByRole('link', { name: 'logs' }).waitFor();
-  await page.locator('.chart canvas').waitFor();
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(width <= 360, `page width ${width} px at a 360 px viewport`);
-  const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  const [r = 255, g = 255, b = 255] = (background.match(/\d+/g) ?? []).map(Number);
-  assert.ok(r + g + b < 150, `a dark background: ${background}`);
-  for (const name of ['Start recording', 'Stop recording', 'Log out']) {
-    const box = await page.getByRole('button', { name }).boundingBox();
-    assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `${name} fits: ${JSON.stringify(box)}`);
-  }
-  assert.equal(await axeViolations(page), []);
-  await page.screenshot({ path: join(shots, 'mobile-dark.png'), fullPage: true });
-  await context.close();
-});
+web(
+  'works at 360 px wide in dark mode, with no horizontal scroll and no accessibility violation',
+  async ({ browser, agent, problems, shots }) => {
+    const context = await fencedContext(
+      browser,
+      agent.url,
+      problems,
+      { viewport: { width: 360, height: 740 }, colorScheme: 'dark', isMobile: true, hasTouch: true },
+      PROVOKED,
+    );
+    const page = await context.newPage();
+    await page.goto(`${agent.url}/`);
+    await page.screenshot({ path: join(shots, 'mobile-login.png') });
+    await logIn(page);
+    await page.getByRole('table').getByRole('link', { name: 'logs' }).waitFor();
+    await page.locator('.chart canvas').waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 360, `page width ${width} px at a 360 px viewport`);
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const [r = 255, g = 255, b = 255] = (background.match(/\d+/g) ?? []).map(Number);
+    assert.ok(r + g + b < 150, `a dark background: ${background}`);
+    for (const name of ['Start recording', 'Stop recording', 'Log out']) {
+      const box = await page.getByRole('button', { name }).boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `${name} fits: ${JSON.stringify(box)}`);
+    }
+    assert.equal(await axeViolations(page), []);
+    await page.screenshot({ path: join(shots, 'mobile-dark.png'), fullPage: true });
+    await context.close();
+  },
+);
 
 // docs/api.md#https: an agent with HTTPS on tells its certificate; the page shows the fingerprint.
 web('shows the HTTPS certificate fingerprint of an agent with TLS on', async ({ browser, problems }) => {
@@ -414,7 +446,10 @@ web('made no request to another host, no page or console error, no CSP violation
     assert.not.match(url, /token=|eyJ/, `no token in ${url}`);
     if (token) assert.not.ok(url.includes(token));
   }
-  assert.ok(urls.some((u) => u.includes('/api/download?filepath=')), 'downloads went through the API');
+  assert.ok(
+    urls.some((u) => u.includes('/api/download?filepath=')),
+    'downloads went through the API',
+  );
 });
 
 web.run();

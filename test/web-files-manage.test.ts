@@ -18,7 +18,11 @@ const USERS = [
   { username: 'view', password: 'viewer pass', role: 'viewer' as const },
 ];
 
-interface Ctx { agent: TestAgent; browser: Browser; problems: string[] }
+interface Ctx {
+  agent: TestAgent;
+  browser: Browser;
+  problems: string[];
+}
 const web = suite<Ctx>('web interface: managing files');
 
 web.before(async (ctx) => {
@@ -48,10 +52,16 @@ const base = (ctx: Ctx, ...p: string[]) => join(ctx.agent.baseDir, ...p);
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
+    const r = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }
 
 web('an operator makes a folder, renames, and deletes after a confirmation naming the entry', async (ctx) => {
@@ -98,7 +108,10 @@ web('an operator makes a folder, renames, and deletes after a confirmation namin
   assert.is(existsSync(base(ctx, 'b.txt')), false);
 
   await page.getByRole('button', { name: 'Delete docs' }).click();
-  await page.getByRole('dialog', { name: 'Delete the folder “docs” and everything in it?' }).getByRole('button', { name: 'Delete' }).click();
+  await page
+    .getByRole('dialog', { name: 'Delete the folder “docs” and everything in it?' })
+    .getByRole('button', { name: 'Delete' })
+    .click();
   await table(page).getByRole('link', { name: 'docs' }).waitFor({ state: 'detached' });
   assert.is(existsSync(base(ctx, 'docs')), false);
 
@@ -154,7 +167,11 @@ web('at 360 px the buttons fit and nothing scrolls sideways', async (ctx) => {
   await table(page).getByRole('link', { name: 'a-rather-long-file-name-for-a-small-screen.txt' }).waitFor();
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 360, `page width ${width} px at a 360 px viewport`);
-  for (const name of ['New folder', 'Rename a-rather-long-file-name-for-a-small-screen.txt', 'Delete a-rather-long-file-name-for-a-small-screen.txt']) {
+  for (const name of [
+    'New folder',
+    'Rename a-rather-long-file-name-for-a-small-screen.txt',
+    'Delete a-rather-long-file-name-for-a-small-screen.txt',
+  ]) {
     const box = await page.getByRole('button', { name }).boundingBox();
     assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `${name} fits: ${JSON.stringify(box)}`);
   }

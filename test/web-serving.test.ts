@@ -9,8 +9,12 @@ import { getRaw } from './helpers/http.ts';
 
 const web = suite<{ agent: TestAgent }>('web interface files');
 
-web.before(async (ctx) => { ctx.agent = await startAgent(); });
-web.after(async (ctx) => { await ctx.agent?.cleanup(); });
+web.before(async (ctx) => {
+  ctx.agent = await startAgent();
+});
+web.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
 
 const FILES = [
   { path: '/', type: 'text/html; charset=utf-8', holds: '<label for="login-username">Username</label>' },
@@ -23,7 +27,14 @@ web('serves the page without a token, under a strict policy, naming no other hos
   const res = await getRaw(`${agent.url}/`);
   assert.is(res.status, 200);
   const csp = String(res.headers['content-security-policy']);
-  for (const rule of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "media-src 'self' blob:", "frame-ancestors 'none'"]) {
+  for (const rule of [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "media-src 'self' blob:",
+    "frame-ancestors 'none'",
+  ]) {
     assert.ok(csp.split('; ').includes(rule), `${rule} in ${csp}`);
   }
   assert.not.match(csp, 'unsafe-', 'neither unsafe-inline nor unsafe-eval');

@@ -18,7 +18,12 @@ const PASSWORD = 'a password for the page';
 const PROVOKED = /^Failed to load resource: the server responded with a status of (401|403|409) /;
 const TOKEN = /^dat_[A-Za-z0-9_-]{43}$/;
 
-interface Ctx { agent: TestAgent; browser: Browser; problems: string[]; shots: string }
+interface Ctx {
+  agent: TestAgent;
+  browser: Browser;
+  problems: string[];
+  shots: string;
+}
 const ui = suite<Ctx>('web interface by role, and its tokens panel');
 
 ui.before(async (ctx) => {
@@ -53,7 +58,10 @@ async function openAs(ctx: Ctx, username: string): Promise<Page> {
 }
 
 const status = (agent: TestAgent, path: string, token: string, method = 'GET') =>
-  fetch(`${agent.url}${path}`, { method, headers: { Authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.status, body: await r.text() }));
+  fetch(`${agent.url}${path}`, { method, headers: { Authorization: `Bearer ${token}` } }).then(async (r) => ({
+    status: r.status,
+    body: await r.text(),
+  }));
 
 /** Waits until the agent refuses a token (revocation takes effect within 2 s). */
 async function refusedWithin(agent: TestAgent, token: string, ms: number): Promise<boolean> {
@@ -68,10 +76,16 @@ async function refusedWithin(agent: TestAgent, token: string, ms: number): Promi
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run();
+    const r = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
   });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }
 
 ui('a viewer sees their role, the status and the files, and no upload, no recording, no delete', async (ctx) => {
@@ -131,10 +145,12 @@ ui('a viewer makes a token: shown once with a copy button and the note, it works
   await page.context().close();
 });
 
-ui('an admin sees everyone\'s tokens, makes one for another user within that user\'s rights, and revokes it', async (ctx) => {
+ui("an admin sees everyone's tokens, makes one for another user within that user's rights, and revokes it", async (ctx) => {
   const vera = await ctx.agent.login('vera', PASSWORD);
   const res = await fetch(`${ctx.agent.url}/api/v1/tokens`, {
-    method: 'POST', headers: { Authorization: `Bearer ${vera}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'dashboard' }),
+    method: 'POST',
+    headers: { Authorization: `Bearer ${vera}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'dashboard' }),
   });
   assert.is(res.status, 201);
   const veras = ((await res.json()) as { token: string }).token;
@@ -151,7 +167,9 @@ ui('an admin sees everyone\'s tokens, makes one for another user within that use
   assert.is((await veraRow.getByRole('cell').allInnerTexts())[1], 'vera');
   // A token for vera: only her scopes are offered.
   await page.getByRole('combobox', { name: 'For user' }).selectOption('vera');
-  const enabled = await page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox')
+  const enabled = await page
+    .getByRole('group', { name: 'Scopes' })
+    .getByRole('checkbox')
     .evaluateAll((els) => els.filter((e) => !(e as HTMLInputElement).disabled).map((e) => (e as HTMLInputElement).value));
   assert.equal(enabled, ['status', 'files:read', 'metrics']);
   await page.getByRole('textbox', { name: 'Token name' }).fill('wallboard');
@@ -173,9 +191,18 @@ ui('an admin sees everyone\'s tokens, makes one for another user within that use
   await page.setViewportSize({ width: 360, height: 800 });
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   // The widest elements that stick out, named in the failure: what to fix.
-  const wide = width <= 360 ? [] : await page.evaluate(() => [...document.querySelectorAll('body *')]
-    .filter((e) => e.getBoundingClientRect().right > 362 && !e.closest('.table-wrap'))
-    .slice(0, 8).map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${String(e.className).replace(/ /g, '.')} ${Math.round(e.getBoundingClientRect().width)}px`));
+  const wide =
+    width <= 360
+      ? []
+      : await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > 362 && !e.closest('.table-wrap'))
+            .slice(0, 8)
+            .map(
+              (e) =>
+                `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}.${String(e.className).replace(/ /g, '.')} ${Math.round(e.getBoundingClientRect().width)}px`,
+            ),
+        );
   assert.ok(width <= 360, `page width ${width} px at a 360 px viewport: ${wide.join(', ')}`);
   await page.screenshot({ path: join(ctx.shots, 'admin-360.png'), fullPage: true });
   // Revokes vera's own token.

@@ -25,20 +25,27 @@ const probe = createServer().listen(0, '127.0.0.1', () => {
   const { port } = probe.address();
   probe.close(() => {
     mkdirSync(join(dir, 'files'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ host: '127.0.0.1', port, baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }),
+    );
     writeFileSync(join(dir, 'users.json'), '{"users":[]}\n');
     writeFileSync(join(dir, 'jwt.secret'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
     const source = readFileSync(bundleFile, 'utf8');
     const fn = compile(source);
     process.argv = [process.execPath, process.execPath, 'serve', '--config', join(dir, 'config.json')];
     run(fn, process.execPath, dirname(process.execPath));
-    const poll = () => fetch(`http://127.0.0.1:${port}/api/v1/health`).then(async (res) => {
-      await res.arrayBuffer();
-      if (res.status !== 200) fail(`GET /api/v1/health answered ${res.status}`);
-      writeFileSync(outFile, codeCache(source));
-      rmSync(dir, { recursive: true, force: true });
-      process.exit(0);
-    }, () => setTimeout(poll, 5));
+    const poll = () =>
+      fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+        async (res) => {
+          await res.arrayBuffer();
+          if (res.status !== 200) fail(`GET /api/v1/health answered ${res.status}`);
+          writeFileSync(outFile, codeCache(source));
+          rmSync(dir, { recursive: true, force: true });
+          process.exit(0);
+        },
+        () => setTimeout(poll, 5),
+      );
     poll();
   });
 });

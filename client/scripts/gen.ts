@@ -14,9 +14,17 @@ async function servedDocument(url: string | undefined): Promise<unknown> {
   const quiet = { error: () => {}, warn: () => {}, info: () => {} };
   try {
     writeFileSync(join(dir, 'users.json'), '{"users": []}');
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({
-      host: '127.0.0.1', port: 0, baseDir: dir, usersFile: 'users.json', jwtSecretFile: 'jwt.secret', audio: { device: 'null' },
-    }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        host: '127.0.0.1',
+        port: 0,
+        baseDir: dir,
+        usersFile: 'users.json',
+        jwtSecretFile: 'jwt.secret',
+        audio: { device: 'null' },
+      }),
+    );
     const agent = await startAgent(loadConfig(join(dir, 'config.json')), { firstRunAdmin: false, log: quiet, announce: () => {} });
     try {
       return await (await fetch(`http://127.0.0.1:${agent.port}/docs/openapi.json`)).json();

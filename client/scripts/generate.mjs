@@ -2,7 +2,8 @@
 // TypeScript module. Shared by `npm run gen` and the drift test, so both write the same text.
 import openapiTS, { astToString } from 'openapi-typescript';
 
-const HEADER = '// Generated from the agent\'s /docs/openapi.json by `npm run gen -w client`: do not edit.\n' +
+const HEADER =
+  "// Generated from the agent's /docs/openapi.json by `npm run gen -w client`: do not edit.\n" +
   '// test/client-types.test.ts fails when the document an agent serves and this file differ.\n';
 
 /** The module text for an OpenAPI document (an object, as served). */

@@ -3,14 +3,35 @@
 import { statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { basename } from 'node:path';
-import { downloadHead, downloadRequest, downloadToFile, type DownloadHead, type DownloadToFileOptions, type SavedFile } from './download.ts';
+import {
+  downloadHead,
+  downloadRequest,
+  downloadToFile,
+  type DownloadHead,
+  type DownloadToFileOptions,
+  type SavedFile,
+} from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
 import { rawPost } from './raw-http.ts';
 import { readEvents } from './sse.ts';
 import { Transport, readText } from './transport.ts';
 import type {
-  AgentEvent, AudioDevices, AudioFormat, AudioLevel, CreatedToken, DeviceStatus, FileList, Health, LoginResponse,
-  RecordingStatus, RecordStart, TlsInfo, TokenCreate, TokenRecord, UploadResult, UserRecord,
+  AgentEvent,
+  AudioDevices,
+  AudioFormat,
+  AudioLevel,
+  CreatedToken,
+  DeviceStatus,
+  FileList,
+  Health,
+  LoginResponse,
+  RecordingStatus,
+  RecordStart,
+  TlsInfo,
+  TokenCreate,
+  TokenRecord,
+  UploadResult,
+  UserRecord,
 } from './types.ts';
 
 export interface DeviceAgentOptions {
@@ -56,7 +77,9 @@ export interface UploadOptions {
 const enc = encodeURIComponent;
 
 function query(params: Record<string, string | number | boolean | undefined | null>): string {
-  const parts = Object.entries(params).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => `${enc(k)}=${enc(String(v))}`);
+  const parts = Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `${enc(k)}=${enc(String(v))}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
@@ -82,7 +105,12 @@ export class DeviceAgent {
 
   /** POST /api/v1/agentusers/loginusertoagent; the token it returns is used from now on. */
   async login(username: string, password: string): Promise<LoginResponse> {
-    const answer = await this.transport.json<LoginResponse>('POST', '/api/v1/agentusers/loginusertoagent', { username, password }, { anonymous: true });
+    const answer = await this.transport.json<LoginResponse>(
+      'POST',
+      '/api/v1/agentusers/loginusertoagent',
+      { username, password },
+      { anonymous: true },
+    );
     this.transport.token = answer.token;
     return answer;
   }
@@ -128,7 +156,14 @@ export class DeviceAgent {
       const wait = Number.isFinite(end) ? Math.min(5000, Math.max(interval, end - Date.now())) : interval;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, wait);
-        opts.signal?.addEventListener('abort', () => { clearTimeout(timer); reject(opts.signal!.reason); }, { once: true });
+        opts.signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            reject(opts.signal!.reason);
+          },
+          { once: true },
+        );
       });
     }
   }
@@ -152,11 +187,19 @@ export class DeviceAgent {
   }
 
   /** HEAD /api/download: the file's size and validators without its bytes. */
-  async fileInfo(filepath: string, opts: { fstype?: string } = {}): Promise<{ sizeBytes: number; etag: string | null; lastModified: string | null; contentType: string | null }> {
+  async fileInfo(
+    filepath: string,
+    opts: { fstype?: string } = {},
+  ): Promise<{ sizeBytes: number; etag: string | null; lastModified: string | null; contentType: string | null }> {
     const res = await this.transport.ok({ method: 'HEAD', path: `/api/download${query({ filepath, fstype: opts.fstype })}` });
     res.resume();
     const h = (name: string) => (res.headers[name] as string | undefined) ?? null;
-    return { sizeBytes: Number(res.headers['content-length']), etag: h('etag'), lastModified: h('last-modified'), contentType: h('content-type') };
+    return {
+      sizeBytes: Number(res.headers['content-length']),
+      etag: h('etag'),
+      lastModified: h('last-modified'),
+      contentType: h('content-type'),
+    };
   }
 
   /**
@@ -173,12 +216,14 @@ export class DeviceAgent {
    * directory (ending in `/`, or existing on the device) where each file keeps its name.
    */
   async upload(files: UploadSource[], saveToPath: string, opts: UploadOptions = {}): Promise<UploadResult> {
-    const parts: UploadPart[] = await Promise.all(files.map(async (f) => {
-      if (typeof f !== 'string') return f;
-      const info = statSync(f); // no thread-pool round trip before the request can leave
-      if (!info.isFile()) throw new Error(`${f} is not a file`);
-      return { name: basename(f), size: info.size, path: f };
-    }));
+    const parts: UploadPart[] = await Promise.all(
+      files.map(async (f) => {
+        if (typeof f !== 'string') return f;
+        const info = statSync(f); // no thread-pool round trip before the request can leave
+        if (!info.isFile()) throw new Error(`${f} is not a file`);
+        return { name: basename(f), size: info.size, path: f };
+      }),
+    );
     const total = parts.reduce((s, p) => s + p.size, 0);
     let done = 0;
     opts.onProgress?.({ bytes: 0, total });
@@ -190,7 +235,10 @@ export class DeviceAgent {
     });
     // Its own connection, the body written straight onto the socket (raw-http.ts).
     const text = await rawPost({
-      transport: this.transport, path: '/api/upload', write, signal: opts.signal,
+      transport: this.transport,
+      path: '/api/upload',
+      write,
+      signal: opts.signal,
       headers: { 'Content-Type': contentType, 'Content-Length': length, Accept: 'application/json' },
     });
     return JSON.parse(text) as UploadResult;
@@ -198,7 +246,10 @@ export class DeviceAgent {
 
   /** DELETE /api/v1/files: a file, a link, an empty directory, or with `recursive` any directory. */
   async remove(path: string, opts: { recursive?: boolean; fstype?: string } = {}): Promise<void> {
-    await this.transport.json('DELETE', `/api/v1/files${query({ path, recursive: opts.recursive ? 'true' : undefined, fstype: opts.fstype })}`);
+    await this.transport.json(
+      'DELETE',
+      `/api/v1/files${query({ path, recursive: opts.recursive ? 'true' : undefined, fstype: opts.fstype })}`,
+    );
   }
 
   /** POST /api/v1/files/mkdir: parents made as needed. */
@@ -224,15 +275,21 @@ export class DeviceAgent {
   /** GET /api/v1/audio/live: the device's input as it is captured, for as long as the stream is read. */
   async live(opts: { format?: AudioFormat; device?: string; signal?: AbortSignal } = {}): Promise<IncomingMessage> {
     return this.transport.ok({
-      method: 'GET', path: `/api/v1/audio/live${query({ format: opts.format ?? 'wav', device: opts.device })}`,
-      signal: opts.signal, timeoutMs: 0,
+      method: 'GET',
+      path: `/api/v1/audio/live${query({ format: opts.format ?? 'wav', device: opts.device })}`,
+      signal: opts.signal,
+      timeoutMs: 0,
     });
   }
 
   /** GET /api/v1/events: status, recording and level events until the signal aborts or the stream ends. */
   async *events(opts: { signal?: AbortSignal } = {}): AsyncGenerator<AgentEvent> {
     const res = await this.transport.ok({
-      method: 'GET', path: '/api/v1/events', headers: { Accept: 'text/event-stream' }, signal: opts.signal, timeoutMs: 0,
+      method: 'GET',
+      path: '/api/v1/events',
+      headers: { Accept: 'text/event-stream' },
+      signal: opts.signal,
+      timeoutMs: 0,
     });
     try {
       for await (const e of readEvents(res)) yield { event: e.event, data: JSON.parse(e.data) } as AgentEvent;

@@ -68,8 +68,10 @@ function sizeOf(file: string): number | null {
 }
 
 /** Path and headers of GET /api/download for a file, a range of it, an If-Range validator. */
-export function downloadRequest(filepath: string, opts: { fstype?: string; range?: { start: number; end?: number }; ifRange?: string }):
-  { path: string; headers: Record<string, string> } {
+export function downloadRequest(
+  filepath: string,
+  opts: { fstype?: string; range?: { start: number; end?: number }; ifRange?: string },
+): { path: string; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   if (opts.range) headers.Range = `bytes=${opts.range.start}-${opts.range.end ?? ''}`;
   if (opts.range && opts.ifRange) headers['If-Range'] = opts.ifRange;
@@ -112,14 +114,19 @@ class Target {
   received = 0;
 
   /** `total` null: the answer gave no length (chunked, or a body that ends with the connection). */
-  constructor(readonly dest: string, readonly from: number, readonly total: number | null, private readonly onProgress?: Progress) {
+  constructor(
+    readonly dest: string,
+    readonly from: number,
+    readonly total: number | null,
+    private readonly onProgress?: Progress,
+  ) {
     this.fd = openSync(dest, from > 0 ? 'r+' : 'w');
     this.position = from;
     onProgress?.({ bytes: from, total });
   }
 
   write(buf: Buffer, start: number, end: number): void {
-    for (let at = start; at < end;) {
+    for (let at = start; at < end; ) {
       const n = writeSync(this.fd, buf, at, end - at, this.position);
       at += n;
       this.position += n;
@@ -166,12 +173,19 @@ async function cut(err: unknown, filepath: string, dest: string, total: number |
 
 async function cutError(filepath: string, dest: string, total: number | null, code: string, cause: unknown): Promise<ConnectionError> {
   const saved = sizeOf(dest) ?? 0;
-  const text = total === null ? `${saved} bytes; run the same command again to start over`
-    : `${saved} of ${total} bytes; run the same command again to resume`;
+  const text =
+    total === null
+      ? `${saved} bytes; run the same command again to start over`
+      : `${saved} of ${total} bytes; run the same command again to resume`;
   return new ConnectionError(`the download of ${filepath} was cut after ${text}`, code, { cause });
 }
 
-export async function downloadToFile(agent: DeviceAgent, filepath: string, dest: string, opts: DownloadToFileOptions = {}): Promise<SavedFile> {
+export async function downloadToFile(
+  agent: DeviceAgent,
+  filepath: string,
+  dest: string,
+  opts: DownloadToFileOptions = {},
+): Promise<SavedFile> {
   const control = controlFile(dest);
   let offset = 0;
   let etag: string | undefined;
@@ -188,7 +202,10 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   try {
     const { path, headers } = downloadRequest(filepath, { fstype: opts.fstype, ...ranged });
     const fast = await rawGet({
-      transport: agent.transport, path, headers, signal: opts.signal,
+      transport: agent.transport,
+      path,
+      headers,
+      signal: opts.signal,
       onHead: (head) => {
         if (head.status !== 200 && head.status !== 206) return null;
         target = begin(filepath, dest, offset, head.status, downloadHead(head.status, head.headers), opts.onProgress);
@@ -199,16 +216,19 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
       const dl = await agent.download(filepath, { fstype: opts.fstype, signal: opts.signal, ...ranged });
       target = begin(filepath, dest, offset, dl.status, dl, opts.onProgress);
       const into = target;
-      await streams().pipeline(dl.body, new Writable({
-        write(chunk: Buffer, _enc, done) {
-          try {
-            into.write(chunk, 0, chunk.length);
-            done();
-          } catch (err) {
-            done(err as Error);
-          }
-        },
-      }));
+      await streams().pipeline(
+        dl.body,
+        new Writable({
+          write(chunk: Buffer, _enc, done) {
+            try {
+              into.write(chunk, 0, chunk.length);
+              done();
+            } catch (err) {
+              done(err as Error);
+            }
+          },
+        }),
+      );
     }
   } catch (err) {
     const t = target;
@@ -220,7 +240,10 @@ export async function downloadToFile(agent: DeviceAgent, filepath: string, dest:
   done.close();
   const size = sizeOf(dest);
   if (done.total !== null && size !== done.total) {
-    throw new ConnectionError(`${dest} has ${size} bytes, the file on the device ${done.total}; run the same command again to resume`, 'ESHORT');
+    throw new ConnectionError(
+      `${dest} has ${size} bytes, the file on the device ${done.total}; run the same command again to resume`,
+      'ESHORT',
+    );
   }
   try {
     unlinkSync(control);

@@ -32,7 +32,11 @@ export class ApiError extends Error {
 /** No answer: the connection was refused, timed out, or was cut before the answer was whole. */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
-  constructor(message: string, readonly code?: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly code?: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -73,20 +73,32 @@ async function sendStream(out: Writable, part: UploadPart, onBytes: (n: number) 
 }
 
 /** The body's length and type, and a function that writes it to the request. */
-export function multipartBody(fields: Record<string, string>, parts: UploadPart[], onBytes: (n: number) => void):
-  { write: (out: Writable) => Promise<void>; length: number; contentType: string } {
+export function multipartBody(
+  fields: Record<string, string>,
+  parts: UploadPart[],
+  onBytes: (n: number) => void,
+): { write: (out: Writable) => Promise<void>; length: number; contentType: string } {
   // 128 random bits from Math.random, not node:crypto, whose loading costs some 3 ms of
   // every upload under Node 24: the boundary must not occur in the files, which nobody
   // can aim at without seeing this process's numbers; a collision would fail the form.
-  const boundary = `dagent-${Array.from({ length: 4 }, () => Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')).join('')}`;
-  const fieldBytes = Buffer.concat(Object.entries(fields).map(([name, value]) =>
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)));
-  const partHeads = parts.map((p) => Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="myFile"; filename="${quoted(p.name)}"\r\n` +
-    'Content-Type: application/octet-stream\r\n\r\n'));
+  const boundary = `dagent-${Array.from({ length: 4 }, () =>
+    Math.floor(Math.random() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0'),
+  ).join('')}`;
+  const fieldBytes = Buffer.concat(
+    Object.entries(fields).map(([name, value]) =>
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+    ),
+  );
+  const partHeads = parts.map((p) =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="myFile"; filename="${quoted(p.name)}"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+  );
   const tail = Buffer.from(`--${boundary}--\r\n`);
-  const length = fieldBytes.length + tail.length +
-    parts.reduce((sum, p, i) => sum + partHeads[i]!.length + p.size + 2, 0);
+  const length = fieldBytes.length + tail.length + parts.reduce((sum, p, i) => sum + partHeads[i]!.length + p.size + 2, 0);
   const write = async (out: Writable) => {
     // The small pieces are never reused: written without waiting for the socket to take them
     // (the first waits for the connection), so the file's first chunk is read meanwhile.

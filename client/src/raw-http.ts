@@ -45,7 +45,10 @@ export interface RawGetOptions {
 
 /** The connection failed after the body began (its cause says how); the sink had what came. */
 export class BodyCut extends Error {
-  constructor(readonly received: number, cause: NodeJS.ErrnoException) {
+  constructor(
+    readonly received: number,
+    cause: NodeJS.ErrnoException,
+  ) {
     super(`cut after ${received} bytes: ${cause.message}`, { cause });
   }
 
@@ -91,7 +94,11 @@ function dial(t: Transport, url: URL, onread: unknown, ready: (socket: Socket) =
     });
     socket = tls;
   } else {
-    socket = netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), ...(onread ? { onread } : {}) } as NetConnectOpts);
+    socket = netConnect({
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 80),
+      ...(onread ? { onread } : {}),
+    } as NetConnectOpts);
     ready(socket);
   }
   socket.setNoDelay(true); // no Nagle wait for an ACK before the last small piece (as node:http's sockets)
@@ -394,15 +401,18 @@ export function rawPost(o: RawPostOptions): Promise<string> {
 
     const socket = dial(t, url, undefined, (s) => {
       s.write(request);
-      o.write(s).then(() => {
-        sent = true;
-        settle();
-      }, (err: NodeJS.ErrnoException) => {
-        // A write that failed because the agent answered and closed: the answer says why.
-        if (answer || settled) return;
-        if (err.code && /^(EPIPE|ECONNRESET|ERR_STREAM_DESTROYED)$/.test(err.code)) return; // the close says it
-        finish(err);
-      });
+      o.write(s).then(
+        () => {
+          sent = true;
+          settle();
+        },
+        (err: NodeJS.ErrnoException) => {
+          // A write that failed because the agent answered and closed: the answer says why.
+          if (answer || settled) return;
+          if (err.code && /^(EPIPE|ECONNRESET|ERR_STREAM_DESTROYED)$/.test(err.code)) return; // the close says it
+          finish(err);
+        },
+      );
     });
     o.signal?.addEventListener('abort', onAbort, { once: true });
     socket.on('data', (chunk: Buffer) => {

@@ -23,7 +23,8 @@ export async function* readEvents(stream: Readable): AsyncGenerator<RawEvent> {
         if (data.length > 0) yield { event, data: data.join('\n') };
         event = 'message';
         data = [];
-      } else if (!line.startsWith(':')) { // a line starting with ':' is a comment
+      } else if (!line.startsWith(':')) {
+        // a line starting with ':' is a comment
         const colon = line.indexOf(':');
         const field = colon === -1 ? line : line.slice(0, colon);
         const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');

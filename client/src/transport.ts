@@ -31,7 +31,12 @@ export class Transport {
   readonly base: URL;
   private pooled?: HttpTypes.Agent;
 
-  constructor(url: string | URL, readonly trust: Trust = {}, public token?: string, readonly timeoutMs = 60_000) {
+  constructor(
+    url: string | URL,
+    readonly trust: Trust = {},
+    public token?: string,
+    readonly timeoutMs = 60_000,
+  ) {
     this.base = new URL(url);
     if (this.base.protocol !== 'http:' && this.base.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url}`);
     checkTrust(this.base, trust);
@@ -53,8 +58,11 @@ export class Transport {
     try {
       return await this.sendOnce(ex);
     } catch (err) {
-      const retry = onReusedSocket.has(err as Error) && (ex.method === 'GET' || ex.method === 'HEAD') &&
-        err instanceof ConnectionError && !ex.signal?.aborted;
+      const retry =
+        onReusedSocket.has(err as Error) &&
+        (ex.method === 'GET' || ex.method === 'HEAD') &&
+        err instanceof ConnectionError &&
+        !ex.signal?.aborted;
       if (!retry) throw err;
       return this.sendOnce(ex);
     }
@@ -83,7 +91,11 @@ export class Transport {
       });
       if (ex.body === undefined) req.end();
       else if (typeof ex.body === 'string' || Buffer.isBuffer(ex.body)) req.end(ex.body);
-      else if (typeof ex.body === 'function') ex.body(req).then(() => req.end(), (err: Error) => req.destroy(err));
+      else if (typeof ex.body === 'function')
+        ex.body(req).then(
+          () => req.end(),
+          (err: Error) => req.destroy(err),
+        );
       else {
         ex.body.once('error', (err) => req.destroy(err));
         ex.body.pipe(req);
@@ -102,7 +114,9 @@ export class Transport {
   /** A JSON exchange: the body sent as JSON, the answer parsed (undefined for 204). */
   async json<T>(method: string, path: string, body?: unknown, opts: { anonymous?: boolean } = {}): Promise<T> {
     const res = await this.ok({
-      method, path, anonymous: opts.anonymous,
+      method,
+      path,
+      anonymous: opts.anonymous,
       headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -118,8 +132,10 @@ export class Transport {
     const code = err.code ?? '';
     // Certificate failures of a CA-trusting connection (expired, unknown issuer, wrong name).
     if (/CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS_CERT|HOSTNAME/.test(code)) {
-      return new TrustError(`${this.base.host}: the certificate is not trusted (${code}: ${err.message}). ` +
-        'Log in with --pin (a self-signed device) or --ca FILE.');
+      return new TrustError(
+        `${this.base.host}: the certificate is not trusted (${code}: ${err.message}). ` +
+          'Log in with --pin (a self-signed device) or --ca FILE.',
+      );
     }
     return connectionError(this.base, err);
   }

@@ -52,8 +52,11 @@ export function peerCertificate(url: string | URL, opts: { ca?: string; timeoutM
   return new Promise((resolve, reject) => {
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const socket = tls().connect({
-      host, port: Number(u.port || 443), servername: isIp(host) ? undefined : host,
-      rejectUnauthorized: false, ...(opts.ca ? { ca: opts.ca } : {}),
+      host,
+      port: Number(u.port || 443),
+      servername: isIp(host) ? undefined : host,
+      rejectUnauthorized: false,
+      ...(opts.ca ? { ca: opts.ca } : {}),
     });
     socket.setTimeout(opts.timeoutMs ?? 15_000, () => socket.destroy(new ConnectionError(`${u.host}: timed out`, 'ETIMEDOUT')));
     socket.once('secureConnect', () => {
@@ -63,8 +66,13 @@ export function peerCertificate(url: string | URL, opts: { ca?: string; timeoutM
       socket.destroy();
       if (!cert) return reject(new TrustError(`${u.host} presented no certificate`));
       resolve({
-        authorized, authorizationError, pin: spkiPin(cert), fingerprint: cert.fingerprint256,
-        subject: cert.subject.replace(/\n/g, ', '), names: cert.subjectAltName ?? '', validTo: cert.validTo,
+        authorized,
+        authorizationError,
+        pin: spkiPin(cert),
+        fingerprint: cert.fingerprint256,
+        subject: cert.subject.replace(/\n/g, ', '),
+        names: cert.subjectAltName ?? '',
+        validTo: cert.validTo,
       });
     });
     socket.once('error', (err: NodeJS.ErrnoException) => reject(err instanceof ConnectionError ? err : connectionError(u, err)));
@@ -77,11 +85,16 @@ function isIp(host: string): boolean {
 
 /** A network failure in the words a user reads: which host, what happened. */
 export function connectionError(u: URL, err: NodeJS.ErrnoException): ConnectionError {
-  const why = err.code === 'ECONNREFUSED' ? 'connection refused'
-    : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' ? 'host not found'
-    : err.code === 'ECONNRESET' ? 'connection reset'
-    : err.code === 'ETIMEDOUT' ? 'timed out'
-    : err.message;
+  const why =
+    err.code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+        ? 'host not found'
+        : err.code === 'ECONNRESET'
+          ? 'connection reset'
+          : err.code === 'ETIMEDOUT'
+            ? 'timed out'
+            : err.message;
   return new ConnectionError(`could not connect to ${u.host}: ${why}`, err.code, { cause: err });
 }
 
@@ -115,8 +128,10 @@ export function checkPin(socket: TLSSocket, pin: string): TrustError | null {
   if (presented === pin) return null;
   return new TrustError(
     `the device's key has changed: trusted ${pin}, presented ${presented}. ` +
-    'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
-    pin, presented);
+      'If the device was reinstalled or its key replaced on purpose, log in again with --pin <new pin> after checking it on the device (device-agent tls show).',
+    pin,
+    presented,
+  );
 }
 
 /**

@@ -25,7 +25,9 @@ module.exports = (RED) => {
         return new DeviceAgent({ url: this.url, token, pin: this.pin || undefined, ca });
       })();
       // A failure (no token, an unreadable CA file, a malformed pin) is tried afresh next time.
-      made.catch(() => { if (agent === made) agent = null; });
+      made.catch(() => {
+        if (agent === made) agent = null;
+      });
       agent = made;
       return made;
     };

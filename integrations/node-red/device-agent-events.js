@@ -26,7 +26,10 @@ module.exports = (RED) => {
       if (closed) return;
       const seconds = Math.round(delay / 1000);
       this.status({ fill: why.error ? 'red' : 'yellow', shape: 'ring', text: `${why.short}; again in ${seconds} s` });
-      timer = setTimeout(() => { timer = null; connect(); }, delay);
+      timer = setTimeout(() => {
+        timer = null;
+        connect();
+      }, delay);
       delay = Math.min(delay * 2, MAX_DELAY_MS);
     };
 

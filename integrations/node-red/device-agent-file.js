@@ -21,9 +21,11 @@ module.exports = (RED) => {
     this.on('input', async (msg, send, done) => {
       if (!device) return fail(this, new Error('no device-agent config node is selected'), msg, done);
       const operation = config.operation && config.operation !== 'msg' ? config.operation : msg.operation;
-      if (!OPERATIONS.includes(operation)) return fail(this, new Error(`msg.operation must be one of list, get, put, delete, not ${operation}`), msg, done);
+      if (!OPERATIONS.includes(operation))
+        return fail(this, new Error(`msg.operation must be one of list, get, put, delete, not ${operation}`), msg, done);
       const path = pick(msg, 'path', config.path);
-      if (path === undefined && operation !== 'list') return fail(this, new Error(`${operation} needs a path on the device (the node's "Path", or msg.path)`), msg, done);
+      if (path === undefined && operation !== 'list')
+        return fail(this, new Error(`${operation} needs a path on the device (the node's "Path", or msg.path)`), msg, done);
       this.status({ fill: 'blue', shape: 'dot', text: operation });
       try {
         const agent = await device.agent();
@@ -44,7 +46,10 @@ module.exports = (RED) => {
           if (typeof body === 'string') body = Buffer.from(body, 'utf8');
           if (!Buffer.isBuffer(body)) throw new Error('put sends msg.payload, which must be a Buffer or a string');
           const bytes = body;
-          msg.payload = await agent.upload([{ name: basename(String(path)), size: bytes.length, open: () => Readable.from([bytes]) }], String(path));
+          msg.payload = await agent.upload(
+            [{ name: basename(String(path)), size: bytes.length, open: () => Readable.from([bytes]) }],
+            String(path),
+          );
         } else {
           const recursive = config.recursive === true || msg.recursive === true;
           await agent.remove(String(path), { recursive });

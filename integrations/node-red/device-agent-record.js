@@ -37,7 +37,13 @@ module.exports = (RED) => {
       const deviceId = pick(msg, 'device', config.device);
       const wait = config.wait !== false;
       const output = wait ? config.output || 'record' : 'record';
-      if (!(duration > 0)) return fail(this, new Error(`duration must be a number of seconds above 0, not ${pick(msg, 'duration', config.duration)}`), msg, done);
+      if (!(duration > 0))
+        return fail(
+          this,
+          new Error(`duration must be a number of seconds above 0, not ${pick(msg, 'duration', config.duration)}`),
+          msg,
+          done,
+        );
       if (!FORMATS.includes(format)) return fail(this, new Error(`format must be one of wav, flac, mp3, not ${format}`), msg, done);
       const abort = new AbortController();
       running.add(abort);
@@ -65,7 +71,10 @@ module.exports = (RED) => {
           const to = pick(msg, 'saveTo', config.saveTo);
           if (!to) throw new Error('no local path to save the recording to (the node\'s "Save to", or msg.saveTo)');
           this.status({ fill: 'blue', shape: 'dot', text: 'fetching' });
-          const saved = await agent.downloadToFile(record.file, await destination(String(to), record.file), { resume: false, signal: abort.signal });
+          const saved = await agent.downloadToFile(record.file, await destination(String(to), record.file), {
+            resume: false,
+            signal: abort.signal,
+          });
           msg.payload = saved.path;
           msg.filename = saved.path;
         } else {

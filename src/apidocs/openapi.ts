@@ -16,8 +16,10 @@ export interface TlsSummary {
 
 function trustNote(tls: TlsSummary | undefined): string {
   if (!tls) return '';
-  return `\n\nHTTPS (same port): certificate SHA-256 fingerprint \`${tls.fingerprint}\`, ` +
-    `SPKI pin \`${tls.spkiPin}\` (\`curl --pinnedpubkey\`); also at \`GET /api/v1/tls\`.`;
+  return (
+    `\n\nHTTPS (same port): certificate SHA-256 fingerprint \`${tls.fingerprint}\`, ` +
+    `SPKI pin \`${tls.spkiPin}\` (\`curl --pinnedpubkey\`); also at \`GET /api/v1/tls\`.`
+  );
 }
 
 /** The router's `/api/:name` is OpenAPI's `/api/{name}`. */
@@ -27,8 +29,7 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 function operation(route: Route, doc: RouteDoc): Record<string, unknown> {
   const { responses = {}, ...rest } = doc.operation as { responses?: Record<string, unknown> };
   const scope = route.scope;
-  const security = scope === null ? []
-    : [{ bearerAuth: [scope] }, ...(route.credential ? [{ metricsToken: [] }] : [])];
+  const security = scope === null ? [] : [{ bearerAuth: [scope] }, ...(route.credential ? [{ metricsToken: [] }] : [])];
   const checkErrors = scope === null ? [] : [...AUTH_FAILURES, Errors.insufficientScope(scope)];
   const errors = [...(doc.errors ?? []), ...checkErrors];
   return {
@@ -51,15 +52,20 @@ export function buildDocument(routes: readonly Route[], tls?: TlsSummary) {
     info: {
       title: 'device-agent',
       version: VERSION,
-      description: 'HTTP API of the device agent. Log in (or make an API token), click **Authorize** and paste the `token`.\n\n' +
+      description:
+        'HTTP API of the device agent. Log in (or make an API token), click **Authorize** and paste the `token`.\n\n' +
         'Every protected route needs one scope (`x-scope`, and the scope named in its `security`); a credential ' +
         'without it gets 403 `insufficient scope: <scope> is required`. ' +
         'Every error is JSON `{"error": "<text>"}`. An unknown path gives 404 `not found`; a known path with ' +
-        'another method gives 405 `method not allowed` with an `Allow` header.' + trustNote(tls),
+        'another method gives 405 `method not allowed` with an `Allow` header.' +
+        trustNote(tls),
     },
     servers: [{ url: '/', description: 'this agent' }],
     tags: [
-      { name: 'auth' }, { name: 'status' }, { name: 'audio' }, { name: 'files' },
+      { name: 'auth' },
+      { name: 'status' },
+      { name: 'audio' },
+      { name: 'files' },
       { name: 'docs', description: 'this page and its document' },
       { name: 'web', description: 'the web interface (its data comes through the API above)' },
     ],
@@ -68,7 +74,8 @@ export function buildDocument(routes: readonly Route[], tls?: TlsSummary) {
       schemas,
       securitySchemes: {
         bearerAuth: {
-          type: 'http', scheme: 'bearer',
+          type: 'http',
+          scheme: 'bearer',
           description: 'the `token` of the login answer (a JWT), or an API token (`dat_...`)',
         },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'the text of `metrics.tokenFile`: GET /metrics only' },

@@ -14,10 +14,18 @@ const header = (description: string, schema: Obj = { type: 'string' }) => ({ des
 export const AUTH_FAILURES = (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((why) => Errors.unauthorized(why));
 
 const REASONS: Record<number, string> = {
-  400: 'Bad request', 401: 'Missing, malformed, forged, expired or revoked token', 403: 'Forbidden (the credential lacks the scope, or the path is outside its directory)',
-  404: 'Not found', 409: 'Conflict', 412: 'Precondition failed', 413: 'Too large',
-  416: 'Range not satisfiable', 429: 'Too many failed logins', 500: 'Unexpected failure (detail only in the log)',
-  503: 'Unavailable', 507: 'Insufficient storage',
+  400: 'Bad request',
+  401: 'Missing, malformed, forged, expired or revoked token',
+  403: 'Forbidden (the credential lacks the scope, or the path is outside its directory)',
+  404: 'Not found',
+  409: 'Conflict',
+  412: 'Precondition failed',
+  413: 'Too large',
+  416: 'Range not satisfiable',
+  429: 'Too many failed logins',
+  500: 'Unexpected failure (detail only in the log)',
+  503: 'Unavailable',
+  507: 'Insufficient storage',
 };
 
 const HEADER_DOCS: Record<string, string> = {
@@ -50,7 +58,9 @@ export function errorResponses(errors: HttpError[], notes: Record<number, string
       }
     }
     const examples: Obj = {};
-    list.forEach((e, i) => { examples[`e${i + 1}`] = { summary: e.message, value: { error: e.message } }; });
+    list.forEach((e, i) => {
+      examples[`e${i + 1}`] = { summary: e.message, value: { error: e.message } };
+    });
     out[String(status)] = {
       description: `${notes[status] ?? REASONS[status] ?? 'Error'}: ${texts}`,
       ...(Object.keys(headers).length ? { headers } : {}),
@@ -63,7 +73,7 @@ export function errorResponses(errors: HttpError[], notes: Record<number, string
 /** The file's validators (RFC 9110 §8.8), on 200, 206 and 304 answers to a download. */
 export const VALIDATOR_HEADERS = {
   ETag: header('strong entity tag of the file (inode, size, modification time)'),
-  'Last-Modified': header('HTTP-date of the file\'s last modification'),
+  'Last-Modified': header("HTTP-date of the file's last modification"),
 };
 
 /** The headers of a successful download (docs/api.md#download). */

@@ -39,7 +39,9 @@ export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary
       scope: null,
       doc: () => ({
         operation: {
-          tags: ['docs'], operationId: 'docsPage', summary: 'This page (Swagger UI)',
+          tags: ['docs'],
+          operationId: 'docsPage',
+          summary: 'This page (Swagger UI)',
           responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       }),
@@ -58,7 +60,9 @@ export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary
       scope: null,
       doc: () => ({
         operation: {
-          tags: ['docs'], operationId: 'openapi', summary: 'This OpenAPI document',
+          tags: ['docs'],
+          operationId: 'openapi',
+          summary: 'This OpenAPI document',
           responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } },
         },
       }),
@@ -77,10 +81,15 @@ export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary
       scope: null,
       doc: () => ({
         operation: {
-          tags: ['docs'], operationId: 'docsAsset', summary: 'A file of the page',
+          tags: ['docs'],
+          operationId: 'docsAsset',
+          summary: 'A file of the page',
           parameters: [{ name: 'file', in: 'path', required: true, schema: { enum: [...ASSET_NAMES] } }],
           responses: {
-            200: { description: 'the file', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+            200: {
+              description: 'the file',
+              content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } },
+            },
             304: { description: 'not modified (`If-None-Match`)' },
           },
         },

@@ -46,7 +46,7 @@ export const schemas: Record<string, Schema> = {
       id: { type: 'string', description: 'user identifier' },
       username: { type: 'string', description: 'user name' },
       role: { enum: [...ROLES] },
-      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: 'what the token may do (the role\'s scopes)' },
+      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: "what the token may do (the role's scopes)" },
       directory: nullable('string', { description: 'the directory (relative to the base) every file route is confined to; null: none' }),
     }),
   }),
@@ -57,8 +57,8 @@ export const schemas: Record<string, Schema> = {
     additionalProperties: false,
     properties: {
       name: { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', description: 'unique per user' },
-      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: 'default: all of the caller\'s' },
-      directory: nullable('string', { description: 'relative to the base; default: the caller\'s' }),
+      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: "default: all of the caller's" },
+      directory: nullable('string', { description: "relative to the base; default: the caller's" }),
       expiresInDays: nullable('integer', { minimum: 1, maximum: 3650, description: 'default 365; null: never' }),
       username: { type: 'string', description: 'admin only: make the token for this user' },
     },
@@ -66,7 +66,10 @@ export const schemas: Record<string, Schema> = {
 
   Token: closed(TOKEN_PROPERTIES),
 
-  NewToken: closed({ ...TOKEN_PROPERTIES, token: { type: 'string', pattern: '^dat_[A-Za-z0-9_-]{43}$', description: 'the token: shown this once' } }),
+  NewToken: closed({
+    ...TOKEN_PROPERTIES,
+    token: { type: 'string', pattern: '^dat_[A-Za-z0-9_-]{43}$', description: 'the token: shown this once' },
+  }),
 
   TokenList: closed({ tokens: { type: 'array', items: { $ref: '#/components/schemas/Token' } } }),
 
@@ -93,51 +96,65 @@ export const schemas: Record<string, Schema> = {
       closed({ enabled: { const: false } }),
       closed({
         enabled: { const: true },
-        fingerprint: { type: 'string', pattern: '^[0-9A-F]{2}(:[0-9A-F]{2}){31}$', description: 'SHA-256 of the certificate (DER), colon-separated hex pairs' },
-        spkiPin: { type: 'string', pattern: '^sha256//[A-Za-z0-9+/]{43}=$', description: 'SHA-256 of the public key (SPKI) in base64, as `curl --pinnedpubkey` takes it' },
+        fingerprint: {
+          type: 'string',
+          pattern: '^[0-9A-F]{2}(:[0-9A-F]{2}){31}$',
+          description: 'SHA-256 of the certificate (DER), colon-separated hex pairs',
+        },
+        spkiPin: {
+          type: 'string',
+          pattern: '^sha256//[A-Za-z0-9+/]{43}=$',
+          description: 'SHA-256 of the public key (SPKI) in base64, as `curl --pinnedpubkey` takes it',
+        },
         names: { type: 'array', items: { type: 'string' }, description: 'DNS names and addresses the certificate names' },
         notBefore: { type: 'string', format: 'date-time' },
         notAfter: { type: 'string', format: 'date-time' },
         selfSigned: { type: 'boolean', description: 'made by the agent (renewed with the same key 30 days before it expires)' },
-        clientCertificates: { enum: ['required', 'none'], description: '`required` (`tls.clientCaFile` set): every TLS client shows a certificate from one of its CAs' },
+        clientCertificates: {
+          enum: ['required', 'none'],
+          description: '`required` (`tls.clientCaFile` set): every TLS client shows a certificate from one of its CAs',
+        },
       }),
     ],
   },
 
-  DeviceStatus: closed({
-    hostname: { type: 'string' },
-    platform: { type: 'string' },
-    distro: { type: 'string' },
-    release: { type: 'string' },
-    kernel: { type: 'string' },
-    arch: { type: 'string' },
-    uptimeSeconds: { type: 'integer', minimum: 0 },
-    time: { type: 'string', format: 'date-time' },
-    cpu: closed({
-      model: { type: 'string' },
-      cores: { type: 'integer', minimum: 0 },
-      loadPercent: nullable('number', { minimum: 0, maximum: 100 }),
-      temperatureCelsius: nullable('number'),
-    }),
-    memory: closed({ totalBytes: bytes, usedBytes: bytes, availableBytes: bytes }),
-    disk: closed({
-      path: { type: 'string', description: 'the filesystem holding the download base directory' },
-      totalBytes: bytes,
-      usedBytes: bytes,
-      availableBytes: bytes,
-    }),
-    network: {
-      type: 'array',
-      items: closed({
-        iface: { type: 'string' },
-        mac: nullable('string'),
-        ipv4: { type: 'array', items: { type: 'string' } },
-        ipv6: { type: 'array', items: { type: 'string' } },
+  DeviceStatus: closed(
+    {
+      hostname: { type: 'string' },
+      platform: { type: 'string' },
+      distro: { type: 'string' },
+      release: { type: 'string' },
+      kernel: { type: 'string' },
+      arch: { type: 'string' },
+      uptimeSeconds: { type: 'integer', minimum: 0 },
+      time: { type: 'string', format: 'date-time' },
+      cpu: closed({
+        model: { type: 'string' },
+        cores: { type: 'integer', minimum: 0 },
+        loadPercent: nullable('number', { minimum: 0, maximum: 100 }),
+        temperatureCelsius: nullable('number'),
       }),
+      memory: closed({ totalBytes: bytes, usedBytes: bytes, availableBytes: bytes }),
+      disk: closed({
+        path: { type: 'string', description: 'the filesystem holding the download base directory' },
+        totalBytes: bytes,
+        usedBytes: bytes,
+        availableBytes: bytes,
+      }),
+      network: {
+        type: 'array',
+        items: closed({
+          iface: { type: 'string' },
+          mac: nullable('string'),
+          ipv4: { type: 'array', items: { type: 'string' } },
+          ipv6: { type: 'array', items: { type: 'string' } },
+        }),
+      },
+      agent: closed({ version: { type: 'string' }, uptimeSeconds: { type: 'integer', minimum: 0 } }),
+      recording: closed({ state: { enum: [...RECORDING_STATES] } }),
     },
-    agent: closed({ version: { type: 'string' }, uptimeSeconds: { type: 'integer', minimum: 0 } }),
-    recording: closed({ state: { enum: [...RECORDING_STATES] } }),
-  }, { description: 'Figures are at most 2 seconds old; null where a figure is unknown on this device.' }),
+    { description: 'Figures are at most 2 seconds old; null where a figure is unknown on this device.' },
+  ),
 
   RecordStart: {
     type: 'object',
@@ -147,7 +164,8 @@ export const schemas: Record<string, Schema> = {
       duration: {
         type: 'number',
         exclusiveMinimum: 0,
-        description: 'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). ' +
+        description:
+          'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). ' +
           'A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400)',
       },
       fileExtension: { enum: [...FORMATS], description: 'audio file format; flac and mp3 end when the file reaches maxFileBytes' },
@@ -157,32 +175,42 @@ export const schemas: Record<string, Schema> = {
     },
   },
 
-  RecordingStatus: closed({
-    state: { enum: [...RECORDING_STATES] },
-    fileExtension: { enum: [...FORMATS, null] },
-    durationSeconds: nullable('number'),
-    startedAt: nullable('string', { format: 'date-time' }),
-    finishedAt: nullable('string', { format: 'date-time' }),
-    file: nullable('string', { description: 'relative to the download base directory: usable as `filepath` of /api/download' }),
-    sizeBytes: bytes,
-    error: nullable('string'),
-    device: nullable('string', { description: 'the ALSA device recorded from' }),
-    sampleRate: nullable('integer'),
-    channels: nullable('integer'),
-    peakDbfs: nullable('number', { description: 'the loudest sample recorded, in dBFS; null until the recording ends' }),
-    stoppedBy: { enum: [...STOPPED_BY, null], description: 'what ended the recording (`disk`: free space fell below half of `audio.minFreeBytes`); null while it runs, or when the capture failed' },
-  }, { description: 'Fields that do not apply yet are null. The last finished or failed record stays until the next start. ' +
-    'A recording whose device failed mid-way is `failed` and still names the file of what was recorded.' }),
+  RecordingStatus: closed(
+    {
+      state: { enum: [...RECORDING_STATES] },
+      fileExtension: { enum: [...FORMATS, null] },
+      durationSeconds: nullable('number'),
+      startedAt: nullable('string', { format: 'date-time' }),
+      finishedAt: nullable('string', { format: 'date-time' }),
+      file: nullable('string', { description: 'relative to the download base directory: usable as `filepath` of /api/download' }),
+      sizeBytes: bytes,
+      error: nullable('string'),
+      device: nullable('string', { description: 'the ALSA device recorded from' }),
+      sampleRate: nullable('integer'),
+      channels: nullable('integer'),
+      peakDbfs: nullable('number', { description: 'the loudest sample recorded, in dBFS; null until the recording ends' }),
+      stoppedBy: {
+        enum: [...STOPPED_BY, null],
+        description:
+          'what ended the recording (`disk`: free space fell below half of `audio.minFreeBytes`); null while it runs, or when the capture failed',
+      },
+    },
+    {
+      description:
+        'Fields that do not apply yet are null. The last finished or failed record stays until the next start. ' +
+        'A recording whose device failed mid-way is `failed` and still names the file of what was recorded.',
+    },
+  ),
 
   AudioDevices: closed({
     configured: { type: 'string', description: 'audio.device of the config' },
     devices: {
       type: 'array',
       items: closed({
-        id: { type: 'string', description: 'what audio.device and a start\'s `device` take' },
+        id: { type: 'string', description: "what audio.device and a start's `device` take" },
         name: { type: 'string' },
         description: { type: 'string' },
-        default: { type: 'boolean', description: 'ALSA\'s default device' },
+        default: { type: 'boolean', description: "ALSA's default device" },
       }),
     },
   }),
@@ -201,7 +229,8 @@ export const schemas: Record<string, Schema> = {
     properties: {
       saveToPath: {
         type: 'string',
-        description: 'destination path including the file name, relative to the upload base directory; ' +
+        description:
+          'destination path including the file name, relative to the upload base directory; ' +
           'ending in `/` or naming an existing directory: each file is saved inside it under its own name',
       },
       myFile: {
@@ -220,14 +249,16 @@ export const schemas: Record<string, Schema> = {
 
   FilePath: closed({ path: { type: 'string', description: 'relative to the base directory, normalised (`""` for the base itself)' } }),
   MkdirRequest: {
-    type: 'object', required: ['path'],
+    type: 'object',
+    required: ['path'],
     properties: {
       path: { type: 'string', description: 'the directory to make, relative to the base directory; missing parents are made too' },
       fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
     },
   },
   MoveRequest: {
-    type: 'object', required: ['from', 'to'],
+    type: 'object',
+    required: ['from', 'to'],
     properties: {
       from: { type: 'string', description: 'what to move, relative to the base directory (a link is moved itself)' },
       to: { type: 'string', description: 'its new path, relative to the base directory; its directory must exist' },

@@ -2,7 +2,7 @@
 
 /** The recording formats (spec: fileExtension), for the code and the OpenAPI document. */
 export const FORMATS = ['flac', 'wav', 'mp3'] as const;
-export type AudioFormat = typeof FORMATS[number];
+export type AudioFormat = (typeof FORMATS)[number];
 export type RecorderName = 'sox' | 'arecord';
 
 /** The default rate and channels: 48 kHz is the native rate of USB microphones and PulseAudio. */
@@ -21,8 +21,7 @@ export interface PcmFormat {
 /** Bytes of one frame (every channel's 16-bit sample). */
 export const frameBytes = (f: PcmFormat): number => f.channels * 2;
 /** Bytes of `seconds` of PCM, whole frames, at least one frame (a tiny duration still records 1 frame). */
-export const pcmBytes = (f: PcmFormat, seconds: number): number =>
-  Math.max(1, Math.round(seconds * f.rate)) * frameBytes(f);
+export const pcmBytes = (f: PcmFormat, seconds: number): number => Math.max(1, Math.round(seconds * f.rate)) * frameBytes(f);
 
 /** The size of a canonical WAV file of `seconds` (44-byte header). */
 export function wavFileBytes(f: PcmFormat, seconds: number): number {
@@ -54,8 +53,24 @@ export function captureStage(recorder: RecorderName, device: string, f: PcmForma
   // no progress line on stderr, whose tail names the cause of a failure.
   return {
     program: 'sox',
-    args: ['-q', '--buffer', String(soxBuffer(f)), '-t', 'alsa', '-r', String(f.rate), '-c', String(f.channels), device,
-      ...RAW, '-r', String(f.rate), '-c', String(f.channels), '-'],
+    args: [
+      '-q',
+      '--buffer',
+      String(soxBuffer(f)),
+      '-t',
+      'alsa',
+      '-r',
+      String(f.rate),
+      '-c',
+      String(f.channels),
+      device,
+      ...RAW,
+      '-r',
+      String(f.rate),
+      '-c',
+      String(f.channels),
+      '-',
+    ],
   };
 }
 

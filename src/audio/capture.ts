@@ -67,8 +67,13 @@ export class Capture {
     this.child = spawn(stage.program, stage.args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let opened: () => void = () => {};
     let refused: (err: Error) => void = () => {};
-    this.opened = new Promise((resolve, reject) => { opened = resolve; refused = reject; });
-    this.opened.catch(() => { /* read by whoever waits for it; a late failure goes to end() */ });
+    this.opened = new Promise((resolve, reject) => {
+      opened = resolve;
+      refused = reject;
+    });
+    this.opened.catch(() => {
+      /* read by whoever waits for it; a late failure goes to end() */
+    });
     let refusing = false;
     this.child.stderr!.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString('utf8')).slice(-STDERR_TAIL);
@@ -100,9 +105,11 @@ export class Capture {
       const finish = (code: number | null, signal: NodeJS.Signals | null) => {
         if (this.over) return;
         this.over = true;
-        const failure = this.stopped ? null : spawnError === 'ENOENT'
-          ? notInstalled(this.program)
-          : explainCaptureEnd(this.program, device, format, this.stderr, code, signal);
+        const failure = this.stopped
+          ? null
+          : spawnError === 'ENOENT'
+            ? notInstalled(this.program)
+            : explainCaptureEnd(this.program, device, format, this.stderr, code, signal);
         if (!this.flowing) refused(new CaptureFailed(failure ?? `the capture of "${device}" was stopped before it began`));
         const consumers = [...this.consumers];
         this.consumers.clear();

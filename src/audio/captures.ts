@@ -40,9 +40,15 @@ export class Captures {
     if (this.closed) throw new Error('the agent is shutting down');
     capture = this.running.get(device);
     if (!capture || capture.ended || capture.stopping) {
-      const started: Capture = new Capture(this.recorder, device, format,
+      const started: Capture = new Capture(
+        this.recorder,
+        device,
+        format,
         ({ peakDbfs, rmsDbfs }) => this.level({ device, peakDbfs, rmsDbfs }),
-        () => { if (this.running.get(device) === started) this.running.delete(device); });
+        () => {
+          if (this.running.get(device) === started) this.running.delete(device);
+        },
+      );
       this.running.set(device, started);
       capture = started;
     }

@@ -11,7 +11,10 @@ import { applyRetention, type Recording } from './retention.ts';
 
 /** A start refused for want of space (the route answers 507 with both figures). */
 export class NotEnoughSpace extends Error {
-  constructor(readonly freeBytes: number, readonly requiredBytes: number) {
+  constructor(
+    readonly freeBytes: number,
+    readonly requiredBytes: number,
+  ) {
     super(`not enough free space: ${freeBytes} bytes free, ${requiredBytes} required`);
     this.name = 'NotEnoughSpace';
   }
@@ -88,7 +91,9 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     if (free < min / 2 && recorder.state === 'recording') {
       watching = false;
       log.warn(`disk guard: ${free} bytes free under ${recordingsDir}, below half of ${min}: ending the recording`);
-      recorder.stop('disk').catch(() => { /* it ended meanwhile */ });
+      recorder.stop('disk').catch(() => {
+        /* it ended meanwhile */
+      });
     }
   };
 

@@ -46,7 +46,10 @@ export class LiveStreams {
   private taken = 0;
   private closed = false;
 
-  constructor(private readonly captures: Captures, private readonly limits = LIVE_LIMITS) {}
+  constructor(
+    private readonly captures: Captures,
+    private readonly limits = LIVE_LIMITS,
+  ) {}
 
   get size(): number {
     return this.streams.size;

@@ -14,7 +14,10 @@ export function noMp3(): string {
 
 /** The last meaningful line of stderr: ALSA prints its own chatter before the program's verdict. */
 export function lastLine(stderr: string): string {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? '';
 }
 
@@ -33,8 +36,10 @@ export function explainFailure(program: string, device: string, stderr: string, 
     return `${program}: the disk holding the recordings is full (no space left on device): free some space there and start the recording again`;
   }
   if (signal === 'SIGKILL' || signal === 'SIGTERM') {
-    return `${program} was killed by ${signal} before the recording was complete (another program or the ` +
-      'system ended it, e.g. out of memory); nothing was kept: start the recording again';
+    return (
+      `${program} was killed by ${signal} before the recording was complete (another program or the ` +
+      'system ended it, e.g. out of memory); nothing was kept: start the recording again'
+    );
   }
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
   const detail = lastLine(stderr);
@@ -43,14 +48,18 @@ export function explainFailure(program: string, device: string, stderr: string, 
 
 /** The capture program outlived its duration by the watchdog's margin: it hangs (stopped, stuck device). */
 export function hung(program: string, duration: number, marginSeconds: number): string {
-  return `${program} was still running ${marginSeconds.toFixed(0)} s after the ${duration} s recording should have ended ` +
-    '(it hung: stopped, or the audio device stalled); it was killed and nothing was kept: start the recording again';
+  return (
+    `${program} was still running ${marginSeconds.toFixed(0)} s after the ${duration} s recording should have ended ` +
+    '(it hung: stopped, or the audio device stalled); it was killed and nothing was kept: start the recording again'
+  );
 }
 
 /** The program exited as if done, but the file is shorter than asked: something outside stopped it. */
 export function endedEarly(program: string, seconds: number, duration: number): string {
-  return `${program} stopped after ${seconds.toFixed(2)} s of the ${duration} s asked (ended by a signal from outside ` +
-    'the agent); the partial recording was not kept: start the recording again';
+  return (
+    `${program} stopped after ${seconds.toFixed(2)} s of the ${duration} s asked (ended by a signal from outside ` +
+    'the agent); the partial recording was not kept: start the recording again'
+  );
 }
 
 /**
@@ -61,13 +70,21 @@ export function endedEarly(program: string, seconds: number, duration: number): 
 export function refusal(device: string, f: PcmFormat, stderr: string): string | null {
   const rate = /rate is not accurate \(requested = (\d+)Hz, got = (\d+)Hz\)/.exec(stderr);
   if (rate) return `the audio device "${device}" refused the sample rate ${rate[1]} Hz (it offers ${rate[2]} Hz)`;
-  if (/Channels count non available/.test(stderr)) return `the audio device "${device}" refused ${f.channels} channel${f.channels === 1 ? '' : 's'}`;
+  if (/Channels count non available/.test(stderr))
+    return `the audio device "${device}" refused ${f.channels} channel${f.channels === 1 ? '' : 's'}`;
   if (/Sample format non available/.test(stderr)) return `the audio device "${device}" refused 16-bit samples`;
   return null;
 }
 
 /** Why a capture ended that the agent did not stop: at its start, or mid-way (unplugged, killed). */
-export function explainCaptureEnd(program: string, device: string, f: PcmFormat, stderr: string, code: number | null, signal: string | null): string {
+export function explainCaptureEnd(
+  program: string,
+  device: string,
+  f: PcmFormat,
+  stderr: string,
+  code: number | null,
+  signal: string | null,
+): string {
   const refused = refusal(device, f, stderr);
   if (refused) return refused;
   if (/Device or resource busy|No such device|No such file or directory|Unknown PCM|Cannot get card index|No space left/i.test(stderr)) {

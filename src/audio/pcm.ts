@@ -38,7 +38,7 @@ export class LevelMeter {
     let sq1 = 0;
     let count = 0;
     if (this.odd !== null && chunk.length > 0) {
-      const s = (chunk[0]! << 24 >> 16) | this.odd;
+      const s = ((chunk[0]! << 24) >> 16) | this.odd;
       min = Math.min(min, s);
       max = Math.max(max, s);
       sq0 = s * s;

@@ -19,9 +19,11 @@ function probe(program: string): Promise<string> {
     execFile(program, PROBE_ARGS[program] ?? ['--version'], { timeout: 5000 }, (err, stdout) => {
       if (!err) return resolve(stdout);
       const code = (err as NodeJS.ErrnoException).code;
-      reject(new RecorderUnavailable(code === 'ENOENT' || code === 'EACCES'
-        ? notInstalled(program)
-        : `${program} does not run: ${err.message.split('\n', 1)[0]}`));
+      reject(
+        new RecorderUnavailable(
+          code === 'ENOENT' || code === 'EACCES' ? notInstalled(program) : `${program} does not run: ${err.message.split('\n', 1)[0]}`,
+        ),
+      );
     });
   });
 }

@@ -6,7 +6,7 @@ import type { Log } from '../util/logger.ts';
 
 /** The states of a recording (docs/api.md#the-recording-status-record), for the code and the OpenAPI document. */
 export const RECORDING_STATES = ['idle', 'recording', 'finished', 'failed'] as const;
-export type RecordingState = typeof RECORDING_STATES[number];
+export type RecordingState = (typeof RECORDING_STATES)[number];
 
 export interface RecordingRecord {
   state: RecordingState;
@@ -29,11 +29,22 @@ export interface RecordingRecord {
 
 /** What ended a recording, for the code and the OpenAPI document. */
 export const STOPPED_BY = ['duration', 'request', 'size', 'disk', 'shutdown'] as const;
-export type StoppedBy = typeof STOPPED_BY[number];
+export type StoppedBy = (typeof STOPPED_BY)[number];
 
 export const IDLE: RecordingRecord = Object.freeze({
-  state: 'idle', fileExtension: null, durationSeconds: null, startedAt: null, finishedAt: null,
-  file: null, sizeBytes: null, error: null, device: null, sampleRate: null, channels: null, peakDbfs: null, stoppedBy: null,
+  state: 'idle',
+  fileExtension: null,
+  durationSeconds: null,
+  startedAt: null,
+  finishedAt: null,
+  file: null,
+  sizeBytes: null,
+  error: null,
+  device: null,
+  sampleRate: null,
+  channels: null,
+  peakDbfs: null,
+  stoppedBy: null,
 });
 
 const STATES = new Set<string>(RECORDING_STATES);
@@ -58,7 +69,12 @@ export function loadRecord(file: string, log: Log): RecordingRecord {
   const record = { ...IDLE, ...r };
   if (record.state === 'recording') {
     return {
-      ...record, state: 'failed', finishedAt: null, file: null, sizeBytes: null, stoppedBy: null,
+      ...record,
+      state: 'failed',
+      finishedAt: null,
+      file: null,
+      sizeBytes: null,
+      stoppedBy: null,
       error: 'the agent stopped during the recording (killed or powered off); nothing was kept',
     };
   }

@@ -42,7 +42,14 @@ export interface Actor {
 }
 
 /** The audit events the recorder writes (src/audit/trail.ts's record, narrowed). */
-export type AuditSink = (event: { event: string; outcome: 'ok' | 'failed'; user: string | null; credential: string; client: string; [k: string]: unknown }) => void;
+export type AuditSink = (event: {
+  event: string;
+  outcome: 'ok' | 'failed';
+  user: string | null;
+  credential: string;
+  client: string;
+  [k: string]: unknown;
+}) => void;
 
 export interface RecorderOptions {
   recorder: RecorderName;
@@ -135,7 +142,14 @@ const ENCODER_HOLDS_BYTES = 256 * 1024;
  * (a stat each, 5 a second) wait until the limit is within reach: none in the first
  * ~8 minutes of a mono 48 kHz flac under the 50 MiB default.
  */
-export function uncheckedInput(size: number, fedBytes: number, pending: number, input: PcmFormat, bound: number, maxFileBytes: number): number {
+export function uncheckedInput(
+  size: number,
+  fedBytes: number,
+  pending: number,
+  input: PcmFormat,
+  bound: number,
+  maxFileBytes: number,
+): number {
   const perSecondIn = input.rate * frameBytes(input);
   const seconds = fedBytes / perSecondIn;
   if (seconds <= 0) return 0;
@@ -165,7 +179,11 @@ function fileSeconds(file: string): Promise<number | null> {
 
 function syncFile(path: string): void {
   const fd = openSync(path, 'r');
-  try { fsyncSync(fd); } finally { closeSync(fd); }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** One running recording: the consumer of the capture, the encoder, and how it ends. */
@@ -222,7 +240,12 @@ export class Recorder {
 
   /** A config reload: the next recording uses this program, device and size limit; a running one goes on. */
   configure(audio: Pick<RecorderOptions, 'recorder' | 'device'> & { maxFileBytes?: number }): void {
-    this.opts = { ...this.opts, recorder: audio.recorder, device: audio.device, maxFileBytes: audio.maxFileBytes ?? this.opts.maxFileBytes };
+    this.opts = {
+      ...this.opts,
+      recorder: audio.recorder,
+      device: audio.device,
+      maxFileBytes: audio.maxFileBytes ?? this.opts.maxFileBytes,
+    };
   }
 
   get state(): RecordingState {
@@ -265,8 +288,14 @@ export class Recorder {
     const temp = join(opts.recordingsDir, `.${name}.part`);
     const out: PcmFormat = { rate: req.sampleRate, channels: req.channels };
     this.record = {
-      ...IDLE, state: 'recording', fileExtension: req.format, durationSeconds: req.duration, startedAt: started,
-      device, sampleRate: out.rate, channels: out.channels,
+      ...IDLE,
+      state: 'recording',
+      fileExtension: req.format,
+      durationSeconds: req.duration,
+      startedAt: started,
+      device,
+      sampleRate: out.rate,
+      channels: out.channels,
     };
     const refuse = (message: string): never => {
       this.fail(message);
@@ -274,7 +303,13 @@ export class Recorder {
       throw new RecorderUnavailable(message);
     };
     try {
-      await preflight([{ program: opts.recorder, args: [] }, { program: 'sox', args: [] }], req.format);
+      await preflight(
+        [
+          { program: opts.recorder, args: [] },
+          { program: 'sox', args: [] },
+        ],
+        req.format,
+      );
       if (this.stopping) throw new RecorderUnavailable('the agent is shutting down');
     } catch (err) {
       return refuse(err instanceof Error ? err.message : String(err));
@@ -285,7 +320,8 @@ export class Recorder {
     const input = running && !running.ended && !running.stopping ? running.format : out;
     const job = this.spawnJob(req, input, out, temp);
     this.job = job;
-    job.ended = job.encoded.then((result) => this.finish(job, result, temp, final, req, who))
+    job.ended = job.encoded
+      .then((result) => this.finish(job, result, temp, final, req, who))
       .catch((err: unknown) => {
         // A bug here must not leave the recorder busy forever, nor crash the agent.
         opts.log.error(`recording: ${String((err as Error)?.stack ?? err)}`);
@@ -294,16 +330,23 @@ export class Recorder {
         this.fail('internal error while storing the recording');
       });
     const margin = watchdogMarginSeconds(req.duration);
-    const watchdog = setTimeout(() => {
-      job.hung = true;
-      opts.log.warn(`recording: no end ${margin} s after its ${req.duration} s: the capture of "${device}" stalled; killing it`);
-      job.capture?.kill();
-      this.endInput(job);
-    }, (req.duration + margin) * 1000);
-    void job.ended.finally(() => { clearTimeout(watchdog); });
+    const watchdog = setTimeout(
+      () => {
+        job.hung = true;
+        opts.log.warn(`recording: no end ${margin} s after its ${req.duration} s: the capture of "${device}" stalled; killing it`);
+        job.capture?.kill();
+        this.endInput(job);
+      },
+      (req.duration + margin) * 1000,
+    );
+    void job.ended.finally(() => {
+      clearTimeout(watchdog);
+    });
 
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'late'>((r) => { timer = setTimeout(() => r('late'), opts.startWaitMs ?? 3000); });
+    const waited = new Promise<'late'>((r) => {
+      timer = setTimeout(() => r('late'), opts.startWaitMs ?? 3000);
+    });
     const attached = opts.captures.attach(device, out, job.consumer).then((capture) => {
       job.capture = capture;
       // A stop or shutdown that came while the device opened.
@@ -331,8 +374,17 @@ export class Recorder {
         this.endInput(job);
       });
     }
-    opts.audit?.({ event: 'recording.start', outcome: 'ok', ...who, device, file: relative(opts.baseDir, final).split(sep).join('/'),
-      format: req.format, duration: req.duration, sampleRate: out.rate, channels: out.channels });
+    opts.audit?.({
+      event: 'recording.start',
+      outcome: 'ok',
+      ...who,
+      device,
+      file: relative(opts.baseDir, final).split(sep).join('/'),
+      format: req.format,
+      duration: req.duration,
+      sampleRate: out.rate,
+      channels: out.channels,
+    });
     return this.status();
   }
 
@@ -340,8 +392,12 @@ export class Recorder {
     const stage = encodeStage(req.format, input, out, temp);
     const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
-    encoder.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL); });
-    encoder.stdin!.on('error', () => { /* EPIPE: the encoder died; its exit says why */ });
+    encoder.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    encoder.stdin!.on('error', () => {
+      /* EPIPE: the encoder died; its exit says why */
+    });
     const encoded = new Promise<Awaited<Job['encoded']>>((resolve) => {
       let spawnError: string | null = null;
       let done = false;
@@ -357,9 +413,26 @@ export class Recorder {
       encoder.once('close', finish);
     });
     const job: Job = {
-      encoder, encoded, ended: Promise.resolve(), capture: undefined, input, fed: 0, sizeAt: 0, checkFrom: 0, checkedLimit: 0, bound: maxEncodedBytesPerSecond(req.format, out),
-      held: [], heldBytes: 0, batch: encoderBatchBytes(input),
-      target: pcmBytes(input, req.duration), meter: new LevelMeter(), stoppedBy: null, failure: null, hung: false, feeding: true, aborted: false,
+      encoder,
+      encoded,
+      ended: Promise.resolve(),
+      capture: undefined,
+      input,
+      fed: 0,
+      sizeAt: 0,
+      checkFrom: 0,
+      checkedLimit: 0,
+      bound: maxEncodedBytesPerSecond(req.format, out),
+      held: [],
+      heldBytes: 0,
+      batch: encoderBatchBytes(input),
+      target: pcmBytes(input, req.duration),
+      meter: new LevelMeter(),
+      stoppedBy: null,
+      failure: null,
+      hung: false,
+      feeding: true,
+      aborted: false,
       consumer: {
         data: (chunk, level) => {
           if (!job.feeding) return;
@@ -375,7 +448,11 @@ export class Recorder {
           if (job.heldBytes >= job.batch) this.flush(job);
           for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
-          if (req.format !== 'wav' && (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) && Date.now() - job.sizeAt >= SIZE_CHECK_MS) {
+          if (
+            req.format !== 'wav' &&
+            (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) &&
+            Date.now() - job.sizeAt >= SIZE_CHECK_MS
+          ) {
             job.sizeAt = Date.now();
             this.checkSize(job, temp);
           }
@@ -482,15 +559,29 @@ export class Recorder {
     await job.ended;
   }
 
-  private async finish(job: Job, result: Awaited<Job['encoded']>, temp: string, final: string, req: StartRequest,
-    who: Actor): Promise<void> {
+  private async finish(
+    job: Job,
+    result: Awaited<Job['encoded']>,
+    temp: string,
+    final: string,
+    req: StartRequest,
+    who: Actor,
+  ): Promise<void> {
     if (job.aborted) return;
     this.job = undefined;
     const { opts } = this;
     const device = this.record.device ?? opts.device;
     const end = (record: RecordingRecord) => {
-      opts.audit?.({ event: 'recording.end', outcome: record.state === 'finished' ? 'ok' : 'failed', ...who, device,
-        file: record.file, bytes: record.sizeBytes, stoppedBy: record.stoppedBy, ...(record.error ? { reason: record.error } : {}) });
+      opts.audit?.({
+        event: 'recording.end',
+        outcome: record.state === 'finished' ? 'ok' : 'failed',
+        ...who,
+        device,
+        file: record.file,
+        bytes: record.sizeBytes,
+        stoppedBy: record.stoppedBy,
+        ...(record.error ? { reason: record.error } : {}),
+      });
     };
     if (job.hung) {
       this.discard(temp);
@@ -499,10 +590,13 @@ export class Recorder {
     }
     const encoderFailed = result.spawnError !== null || result.code !== 0 || failedQuietly(result.stderr);
     if (encoderFailed) {
-      opts.log.error(`recording failed: sox encoder ${result.spawnError ?? `code ${result.code} signal ${result.signal}`}: ${result.stderr.trim()}`);
+      opts.log.error(
+        `recording failed: sox encoder ${result.spawnError ?? `code ${result.code} signal ${result.signal}`}: ${result.stderr.trim()}`,
+      );
       this.discard(temp);
-      this.fail(result.spawnError === 'ENOENT' ? notInstalled('sox')
-        : explainFailure('sox', device, result.stderr, result.code, result.signal));
+      this.fail(
+        result.spawnError === 'ENOENT' ? notInstalled('sox') : explainFailure('sox', device, result.stderr, result.code, result.signal),
+      );
       return end(this.record);
     }
     let sizeBytes: number;
@@ -521,9 +615,7 @@ export class Recorder {
     // Ended early: the file's own length (an mp3 is padded by its encoder), else the PCM fed.
     const own = stoppedBy === 'duration' ? null : await fileSeconds(final);
     const recorded = Math.round((own ?? job.fed / (job.input.rate * frameBytes(job.input))) * 1000) / 1000;
-    const early = stoppedBy === 'shutdown'
-      ? `stopped early after ${recorded.toFixed(1)} s because the agent shut down`
-      : null;
+    const early = stoppedBy === 'shutdown' ? `stopped early after ${recorded.toFixed(1)} s because the agent shut down` : null;
     this.record = {
       ...this.record,
       state: job.failure ? 'failed' : 'finished',
@@ -551,7 +643,11 @@ export class Recorder {
   }
 
   private discard(temp: string): void {
-    try { unlinkSync(temp); } catch { /* the encoder never created it */ }
+    try {
+      unlinkSync(temp);
+    } catch {
+      /* the encoder never created it */
+    }
   }
 
   private persist(): void {

@@ -22,7 +22,11 @@ export function startedAt(name: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-export interface Recording { name: string; startedMs: number; bytes: number }
+export interface Recording {
+  name: string;
+  startedMs: number;
+  bytes: number;
+}
 
 /**
  * Which of `recordings` go, oldest first, so that the newest ones left hold every limit:
@@ -35,8 +39,10 @@ export function toDelete(recordings: Recording[], limits: RetentionConfig, now: 
   let bytes = 0;
   const out: Recording[] = [];
   for (const r of newestFirst) {
-    const keep = (limits.maxCount === null || kept < limits.maxCount) &&
-      (limits.maxBytes === null || bytes + r.bytes <= limits.maxBytes) && r.startedMs >= oldest;
+    const keep =
+      (limits.maxCount === null || kept < limits.maxCount) &&
+      (limits.maxBytes === null || bytes + r.bytes <= limits.maxBytes) &&
+      r.startedMs >= oldest;
     // Once one goes, every older one goes too: what is kept is always the newest.
     if (keep && out.length === 0) {
       kept++;

@@ -6,9 +6,7 @@ import { sendJson } from '../http/respond.ts';
 import { json, ref } from '../apidocs/responses.ts';
 import { parseQuery } from '../files/query.ts';
 import type { Request, Route } from '../http/types.ts';
-import {
-  CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE, wavFileBytes, type AudioFormat,
-} from './argv.ts';
+import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE, wavFileBytes, type AudioFormat } from './argv.ts';
 import { CaptureFailed } from './capture.ts';
 import { NotEnoughSpace } from './disk-guard.ts';
 import type { Captures } from './captures.ts';
@@ -126,15 +124,23 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'recordStart', summary: 'Start an audio recording',
+          tags: ['audio'],
+          operationId: 'recordStart',
+          summary: 'Start an audio recording',
           requestBody: { required: true, content: json(ref('RecordStart')) },
           responses: { 202: { description: 'recording started', content: json(ref('RecordingStatus')) } },
         },
         errors: [
-          Errors.bodyNotJson(), Errors.badField('duration', '<rule>'), Errors.badField('fileExtension', '<rule>'),
-          Errors.badField('sampleRate', '<rule>'), Errors.badField('channels', '<rule>'), Errors.unknownDevice('<id>'),
-          Errors.unknownStartField('<field>'), Errors.wavTooLarge('<d>', '<N>', '<M>'),
-          Errors.recordingInProgress(), new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>')),
+          Errors.bodyNotJson(),
+          Errors.badField('duration', '<rule>'),
+          Errors.badField('fileExtension', '<rule>'),
+          Errors.badField('sampleRate', '<rule>'),
+          Errors.badField('channels', '<rule>'),
+          Errors.unknownDevice('<id>'),
+          Errors.unknownStartField('<field>'),
+          Errors.wavTooLarge('<d>', '<N>', '<M>'),
+          Errors.recordingInProgress(),
+          new HttpError(413, Errors.bodyTooLarge(0).message.replace('0', '<limit>')),
           Errors.recorderUnavailable('<message naming the capture program, or the device and what it refused>'),
           new HttpError(507, Errors.notEnoughSpace(0, 0).message.replace(/0 MB free, 0 MB/, '<N> MB free, <M> MB')),
         ],
@@ -154,7 +160,10 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
         try {
           // A start while one runs is 409 whatever the disk holds.
           if (recorder.state !== 'recording') deps.admitRecording?.();
-          record = await recorder.start({ ...start, who: { user: user.username || null, credential: user.credential, client: req.socket.remoteAddress ?? '' } });
+          record = await recorder.start({
+            ...start,
+            who: { user: user.username || null, credential: user.credential, client: req.socket.remoteAddress ?? '' },
+          });
         } catch (err) {
           if (err instanceof RecorderBusy) throw Errors.recordingInProgress();
           if (err instanceof RecorderUnavailable) throw Errors.recorderUnavailable(err.message);
@@ -170,7 +179,9 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'recordStatus', summary: 'Status of the ongoing or last recording',
+          tags: ['audio'],
+          operationId: 'recordStatus',
+          summary: 'Status of the ongoing or last recording',
           responses: { 200: { description: 'the recording status record', content: json(ref('RecordingStatus')) } },
         },
       }),
@@ -182,8 +193,11 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'recordStop', summary: 'End the running recording now',
-          description: 'The encoder finalizes the file; the record is `finished` with the length ' +
+          tags: ['audio'],
+          operationId: 'recordStop',
+          summary: 'End the running recording now',
+          description:
+            'The encoder finalizes the file; the record is `finished` with the length ' +
             'actually recorded in `durationSeconds` and `stoppedBy` "request".',
           responses: { 200: { description: 'the recording ended and its file is kept', content: json(ref('RecordingStatus')) } },
         },
@@ -210,10 +224,13 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'audioDevices', summary: 'The ALSA capture devices present now',
-          description: 'What `arecord -L` lists (ALSA\'s device hints: sound cards and PCMs of the ALSA ' +
+          tags: ['audio'],
+          operationId: 'audioDevices',
+          summary: 'The ALSA capture devices present now',
+          description:
+            "What `arecord -L` lists (ALSA's device hints: sound cards and PCMs of the ALSA " +
             'configuration), asked afresh on each request, so a microphone plugged in after the start is listed ' +
-            'at once. `id` is what `audio.device` and a start\'s `device` take; `configured` is `audio.device`.',
+            "at once. `id` is what `audio.device` and a start's `device` take; `configured` is `audio.device`.",
           responses: { 200: { description: 'the devices', content: json(ref('AudioDevices')) } },
         },
         errors: [Errors.deviceUnavailable('<arecord is not installed ...>')],
@@ -235,17 +252,29 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'audioLevel', summary: 'Peak and RMS level of a device\'s input',
-          description: 'Measures `seconds` of the device\'s input; while a recording or a live stream runs on the ' +
+          tags: ['audio'],
+          operationId: 'audioLevel',
+          summary: "Peak and RMS level of a device's input",
+          description:
+            "Measures `seconds` of the device's input; while a recording or a live stream runs on the " +
             'device, from that capture (no second opening of the device). Levels in dBFS (0 is full scale; ' +
             'silence reads -120); `clipped` when a sample reached full scale.',
           parameters: [
             { name: 'device', in: 'query', required: false, schema: { type: 'string' }, description: 'a device id; default audio.device' },
-            { name: 'seconds', in: 'query', required: false, schema: { type: 'number', minimum: LEVEL_SECONDS.min, maximum: LEVEL_SECONDS.max, default: LEVEL_SECONDS.default } },
+            {
+              name: 'seconds',
+              in: 'query',
+              required: false,
+              schema: { type: 'number', minimum: LEVEL_SECONDS.min, maximum: LEVEL_SECONDS.max, default: LEVEL_SECONDS.default },
+            },
           ],
           responses: { 200: { description: 'the level', content: json(ref('AudioLevel')) } },
         },
-        errors: [Errors.badField('seconds', '<rule>'), Errors.unknownDevice('<id>'), Errors.deviceUnavailable('<why the device could not be opened>')],
+        errors: [
+          Errors.badField('seconds', '<rule>'),
+          Errors.unknownDevice('<id>'),
+          Errors.deviceUnavailable('<why the device could not be opened>'),
+        ],
         notes: { 400: 'A bad `seconds`, or a device that is not listed', 503: 'The device could not be opened, or refused the format' },
       }),
       handler: async (req, res) => {
@@ -262,8 +291,11 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
       scope: 'audio',
       doc: () => ({
         operation: {
-          tags: ['audio'], operationId: 'audioLive', summary: 'Listen: the device\'s input as it is captured',
-          description: 'Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say ' +
+          tags: ['audio'],
+          operationId: 'audioLive',
+          summary: "Listen: the device's input as it is captured",
+          description:
+            'Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say ' +
             '"unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same ' +
             `device shares its capture. At most ${LIVE_LIMITS.maxStreams} streams; a client that stops reading is ` +
             'dropped; a stream ends when its credential expires or is revoked, and when the agent stops. ' +
@@ -280,10 +312,16 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           },
         },
         errors: [
-          Errors.badField('format', '<rule>'), Errors.unknownDevice('<id>'), Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams),
-          Errors.shuttingDown(), Errors.deviceUnavailable('<why the device could not be opened>'),
+          Errors.badField('format', '<rule>'),
+          Errors.unknownDevice('<id>'),
+          Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams),
+          Errors.shuttingDown(),
+          Errors.deviceUnavailable('<why the device could not be opened>'),
         ],
-        notes: { 400: 'A bad `format`, or a device that is not listed', 503: 'Too many live streams, the agent is stopping, or the device could not be opened' },
+        notes: {
+          400: 'A bad `format`, or a device that is not listed',
+          503: 'Too many live streams, the agent is stopping, or the device could not be opened',
+        },
       }),
       handler: async (req, res) => {
         const query = parseQuery(req.search);

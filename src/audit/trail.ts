@@ -50,10 +50,19 @@ export interface Audit {
 export type AuditMode = 'service' | 'cli';
 
 /** Writes lines to the journal with its own identifier, or to standard output. */
-function openSink(mode: AuditMode, onError: (text: string) => void, journalPath: string): { write(line: string): void; close(): Promise<void> } {
+function openSink(
+  mode: AuditMode,
+  onError: (text: string) => void,
+  journalPath: string,
+): { write(line: string): void; close(): Promise<void> } {
   const journal = mode === 'service' ? !!process.env.JOURNAL_STREAM : existsSync(journalPath);
   if (!journal) {
-    const write = mode === 'service' ? (line: string) => { process.stdout.write(`audit ${line}\n`); } : () => {};
+    const write =
+      mode === 'service'
+        ? (line: string) => {
+            process.stdout.write(`audit ${line}\n`);
+          }
+        : () => {};
     return { write, close: async () => {} };
   }
   // Under the service: one datagram per event to journald's native socket, as
@@ -97,20 +106,25 @@ function openSink(mode: AuditMode, onError: (text: string) => void, journalPath:
         process.stdout.write(`audit ${line}\n`);
       }
     },
-    close: () => new Promise<void>((resolve) => {
-      if (!socket) return resolve();
-      // Held open until its end is sent: the stream is unref'd so that it never keeps the
-      // agent alive, and an unref'd socket alone let the CLI exit in the middle of this
-      // await, before it printed the token it had just made.
-      socket.ref();
-      socket.once('close', () => resolve());
-      socket.end();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (!socket) return resolve();
+        // Held open until its end is sent: the stream is unref'd so that it never keeps the
+        // agent alive, and an unref'd socket alone let the CLI exit in the middle of this
+        // await, before it printed the token it had just made.
+        socket.ref();
+        socket.once('close', () => resolve());
+        socket.end();
+      }),
   };
 }
 
-export function createAudit(file: string | null, onError: (text: string) => void, mode: AuditMode = 'service',
-  journalPath = JOURNAL_STDOUT): Audit {
+export function createAudit(
+  file: string | null,
+  onError: (text: string) => void,
+  mode: AuditMode = 'service',
+  journalPath = JOURNAL_STDOUT,
+): Audit {
   const sink = openSink(mode, onError, journalPath);
   let fd: number | undefined;
   const setFile = (path: string | null) => {

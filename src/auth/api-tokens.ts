@@ -1,4 +1,3 @@
-
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
 import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
@@ -55,18 +54,41 @@ export function readTokens(file: string): StoredToken[] {
   const strOrNull = (v: unknown) => v === null || typeof v === 'string';
   return list.map((t, i) => {
     const x = t as StoredToken | null;
-    if (!x || !str(x.id) || !str(x.name) || !str(x.username) || !str(x.userId) || !Array.isArray(x.scopes) ||
-      !x.scopes.every(isScope) || !strOrNull(x.directory) || !str(x.createdAt) || !strOrNull(x.expiresAt) ||
-      !strOrNull(x.lastUsedAt) || !strOrNull(x.lastUsedFrom) || !str(x.sha256) || !/^[0-9a-f]{64}$/.test(x.sha256)) {
+    if (
+      !x ||
+      !str(x.id) ||
+      !str(x.name) ||
+      !str(x.username) ||
+      !str(x.userId) ||
+      !Array.isArray(x.scopes) ||
+      !x.scopes.every(isScope) ||
+      !strOrNull(x.directory) ||
+      !str(x.createdAt) ||
+      !strOrNull(x.expiresAt) ||
+      !strOrNull(x.lastUsedAt) ||
+      !strOrNull(x.lastUsedFrom) ||
+      !str(x.sha256) ||
+      !/^[0-9a-f]{64}$/.test(x.sha256)
+    ) {
       throw new TokensFileError(`tokens file ${file}: entry ${i} is not a valid token`);
     }
     const directory = x.directory === null ? null : normalizeDirectory(x.directory);
     if (directory === undefined) throw new TokensFileError(`tokens file ${file}: entry ${i} has an invalid directory`);
-    return { id: x.id, name: x.name, username: x.username, userId: x.userId, scopes: sortScopes(x.scopes), directory,
-      createdAt: x.createdAt, expiresAt: x.expiresAt, lastUsedAt: x.lastUsedAt, lastUsedFrom: x.lastUsedFrom, sha256: x.sha256 };
+    return {
+      id: x.id,
+      name: x.name,
+      username: x.username,
+      userId: x.userId,
+      scopes: sortScopes(x.scopes),
+      directory,
+      createdAt: x.createdAt,
+      expiresAt: x.expiresAt,
+      lastUsedAt: x.lastUsedAt,
+      lastUsedFrom: x.lastUsedFrom,
+      sha256: x.sha256,
+    };
   });
 }
-
 
 /** Atomic replace, mode 0600 (kept from the file it replaces), owned like its directory when new. */
 function writeTokens(file: string, tokens: StoredToken[]): void {
@@ -107,7 +129,11 @@ export interface NewToken {
 export class TokenNameTaken extends Error {}
 
 /** Adds a token to a list read under the lock; the text is returned once, never stored. */
-export function addToken(tokens: StoredToken[], spec: NewToken, now = new Date()): { tokens: StoredToken[]; value: { record: TokenRecord; token: string } } {
+export function addToken(
+  tokens: StoredToken[],
+  spec: NewToken,
+  now = new Date(),
+): { tokens: StoredToken[]; value: { record: TokenRecord; token: string } } {
   if (tokens.some((t) => t.userId === spec.user.id && t.name === spec.name)) throw new TokenNameTaken(spec.name);
   const token = newTokenText();
   const stored: StoredToken = {
@@ -162,7 +188,11 @@ export class ApiTokenStore {
   /** Uses since the last flush: token id -> [time in ms, address]. */
   private used = new Map<string, [number, string]>();
 
-  constructor(private file: string, private readonly users: { findById(id: string): User | undefined }, private readonly log: Log) {}
+  constructor(
+    private file: string,
+    private readonly users: { findById(id: string): User | undefined },
+    private readonly log: Log,
+  ) {}
 
   get path(): string {
     return this.file;
@@ -198,11 +228,16 @@ export class ApiTokenStore {
 
   watch(intervalMs = 1000): void {
     // Nothing read yet (no API token seen): nothing to keep fresh.
-    this.poller = pollStamp(() => this.file, intervalMs, (key) => {
-      if (key === this.loadedKey || !this.poller) return;
-      this.loadedKey = key;
-      this.reload();
-    }, () => !this.loaded);
+    this.poller = pollStamp(
+      () => this.file,
+      intervalMs,
+      (key) => {
+        if (key === this.loadedKey || !this.poller) return;
+        this.loadedKey = key;
+        this.reload();
+      },
+      () => !this.loaded,
+    );
     this.flusher = setInterval(() => void this.flush(), LAST_USED_FLUSH_MS);
     this.flusher.unref();
   }
@@ -224,7 +259,9 @@ export class ApiTokenStore {
   }
 
   private set(tokens: StoredToken[]): void {
-    this.byHash = new Map(tokens.map((t) => [t.sha256, { stored: t, expiresAtMs: t.expiresAt === null ? Infinity : Date.parse(t.expiresAt) }]));
+    this.byHash = new Map(
+      tokens.map((t) => [t.sha256, { stored: t, expiresAtMs: t.expiresAt === null ? Infinity : Date.parse(t.expiresAt) }]),
+    );
   }
 
   /** Changes the file under its lock and takes the result at once (not at the next poll). */
@@ -265,7 +302,10 @@ export class ApiTokenStore {
     if (!user) return 'revoked';
     const use = this.used.get(t.id);
     const now = Date.now();
-    if (use) { use[0] = now; use[1] = from; } else this.used.set(t.id, [now, from]);
+    if (use) {
+      use[0] = now;
+      use[1] = from;
+    } else this.used.set(t.id, [now, from]);
     if (live.principalOf !== user) {
       live.principal = tokenPrincipal(t, user);
       live.principalOf = user;

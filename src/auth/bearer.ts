@@ -21,7 +21,12 @@ const BEARER_API = /^bearer (dat_\S*)$/i;
  * still checked on every request.
  */
 const LAST = Symbol('last bearer');
-interface Last { header: string; token: string; claims: Claims | undefined; apiHash: string | undefined }
+interface Last {
+  header: string;
+  token: string;
+  claims: Claims | undefined;
+  apiHash: string | undefined;
+}
 type Memo = { [LAST]?: Last };
 
 /** A login's principal, made once per user object (a users reload makes new ones). */
@@ -84,11 +89,13 @@ export function authenticate(creds: Credentials, req: Request): void | Promise<v
     if (!claims) {
       const verified = creds.tokens.claimsOf(memo.token);
       if (verified instanceof Promise) {
-        return verified.then((c) => {
-          memo.claims = c;
-          req.user = loginPrincipal(creds.tokens.check(c));
-          req.claims = c;
-        }).catch(refuse);
+        return verified
+          .then((c) => {
+            memo.claims = c;
+            req.user = loginPrincipal(creds.tokens.check(c));
+            req.claims = c;
+          })
+          .catch(refuse);
       }
       claims = memo.claims = verified;
     }

@@ -28,7 +28,11 @@ function alive(pid: number): boolean {
 function tryLock(lock: string): boolean {
   try {
     const fd = openSync(lock, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o600);
-    try { writeSync(fd, String(process.pid)); } finally { closeSync(fd); }
+    try {
+      writeSync(fd, String(process.pid));
+    } finally {
+      closeSync(fd);
+    }
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -44,7 +48,9 @@ function tryLock(lock: string): boolean {
       ino = st.ino;
       age = Date.now() - st.mtimeMs;
       pid = Number(readFileSync(fd, 'utf8'));
-    } finally { closeSync(fd); }
+    } finally {
+      closeSync(fd);
+    }
     // An empty file is a lock being written this instant: wait for it. One still empty after
     // a few seconds lost its owner between the create and the write (a crash, a full disk):
     // stale, or no writer could ever take the lock again.
@@ -58,7 +64,11 @@ function tryLock(lock: string): boolean {
 }
 
 const release = (lock: string) => {
-  try { unlinkSync(lock); } catch { /* already gone: nothing to release */ }
+  try {
+    unlinkSync(lock);
+  } catch {
+    /* already gone: nothing to release */
+  }
 };
 
 export function withFileLockSync<T>(file: string, work: () => T): T {
@@ -69,7 +79,11 @@ export function withFileLockSync<T>(file: string, work: () => T): T {
     if (Date.now() > until) throw new LockTimeout(lock);
     Atomics.wait(pause, 0, 0, STEP_MS); // the CLI only: a short sleep, nothing else to do
   }
-  try { return work(); } finally { release(lock); }
+  try {
+    return work();
+  } finally {
+    release(lock);
+  }
 }
 
 export async function withFileLock<T>(file: string, work: () => T): Promise<T> {
@@ -79,5 +93,9 @@ export async function withFileLock<T>(file: string, work: () => T): Promise<T> {
     if (Date.now() > until) throw new LockTimeout(lock);
     await new Promise((resolve) => setTimeout(resolve, STEP_MS));
   }
-  try { return work(); } finally { release(lock); }
+  try {
+    return work();
+  } finally {
+    release(lock);
+  }
 }

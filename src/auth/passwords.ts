@@ -61,7 +61,10 @@ export class Gate {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly limit: number, private readonly maxWaiting: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly maxWaiting: number,
+  ) {}
 
   /** Runs `task` under the gate; resolves to undefined without running it when the queue is full. */
   async run<T>(task: () => Promise<T>): Promise<{ value: T } | undefined> {
@@ -87,11 +90,13 @@ function derive(password: string, salt: Buffer, params: HashParams): Promise<Buf
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, key: Buffer) => (err ? reject(err) : resolve(key));
     if (params.kind === 'scrypt') {
-      crypto().scrypt(message, salt, KEY_LEN,
-        { N: 2 ** params.logN, r: params.r, p: params.p, maxmem: scryptMemory(params) }, done);
+      crypto().scrypt(message, salt, KEY_LEN, { N: 2 ** params.logN, r: params.r, p: params.p, maxmem: scryptMemory(params) }, done);
     } else {
-      crypto().argon2('argon2id',
-        { message, nonce: salt, parallelism: params.p, tagLength: KEY_LEN, memory: params.m, passes: params.t }, done);
+      crypto().argon2(
+        'argon2id',
+        { message, nonce: salt, parallelism: params.p, tagLength: KEY_LEN, memory: params.m, passes: params.t },
+        done,
+      );
     }
   });
 }
@@ -102,8 +107,8 @@ const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 function encode(params: HashParams, salt: Buffer, key: Buffer): string {
   return params.kind === 'scrypt'
     ? ['scrypt', params.logN, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$')
-    // The PHC string format, as the reference implementation and libsodium write it.
-    : `argon2id$v=19$m=${params.m},t=${params.t},p=${params.p}$${b64(salt)}$${b64(key)}`;
+    : // The PHC string format, as the reference implementation and libsodium write it.
+      `argon2id$v=19$m=${params.m},t=${params.t},p=${params.p}$${b64(salt)}$${b64(key)}`;
 }
 
 /**
@@ -152,9 +157,11 @@ export function parseHash(encoded: string): Parsed | undefined {
 }
 
 const same = (a: HashParams, b: HashParams) =>
-  a.kind === 'scrypt' && b.kind === 'scrypt' ? a.logN === b.logN && a.r === b.r && a.p === b.p
-  : a.kind === 'argon2id' && b.kind === 'argon2id' ? a.m === b.m && a.t === b.t && a.p === b.p
-  : false;
+  a.kind === 'scrypt' && b.kind === 'scrypt'
+    ? a.logN === b.logN && a.r === b.r && a.p === b.p
+    : a.kind === 'argon2id' && b.kind === 'argon2id'
+      ? a.m === b.m && a.t === b.t && a.p === b.p
+      : false;
 
 /**
  * Whether a hash that just verified should be replaced: any setting but the two current

@@ -25,7 +25,13 @@ export interface TokenRouteDeps {
 
 const SCOPE_LIST = 'status, files:read, files:write, audio, metrics, admin';
 
-interface Asked { name: string; scopes: Scope[] | undefined; directory: string | null | undefined; days: number | null; username: string | undefined }
+interface Asked {
+  name: string;
+  scopes: Scope[] | undefined;
+  directory: string | null | undefined;
+  days: number | null;
+  username: string | undefined;
+}
 
 /** The body's fields, each refused with a 400 naming it. */
 function parseBody(body: Record<string, unknown>): Asked {
@@ -61,15 +67,24 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
     return user;
   };
   const isAdmin = (req: Request) => req.user!.scopes.has('admin');
-  const audit = (req: Request, event: string, extra: Record<string, unknown>) => deps.audit.record({
-    event, outcome: 'ok', user: req.user!.username, credential: req.user!.credential, client: req.socket.remoteAddress ?? '', ...extra,
-  });
+  const audit = (req: Request, event: string, extra: Record<string, unknown>) =>
+    deps.audit.record({
+      event,
+      outcome: 'ok',
+      user: req.user!.username,
+      credential: req.user!.credential,
+      client: req.socket.remoteAddress ?? '',
+      ...extra,
+    });
   const tokenDoc = {
     'x-credential': 'a login token, or an API token with scope `admin`',
   };
   return [
     {
-      method: 'POST', path: '/api/v1/tokens', scope: 'admin', loginSuffices: true,
+      method: 'POST',
+      path: '/api/v1/tokens',
+      scope: 'admin',
+      loginSuffices: true,
       handler: async (req, res) => {
         const asked = parseBody(await readJsonObject(req, BODY_LIMIT));
         const caller = req.user!;
@@ -97,9 +112,15 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
         }
         let made;
         try {
-          made = await deps.apiTokens.update((tokens) => addToken(tokens, {
-            name: asked.name, user: owner, scopes, directory, expiresInDays: asked.days,
-          }));
+          made = await deps.apiTokens.update((tokens) =>
+            addToken(tokens, {
+              name: asked.name,
+              user: owner,
+              scopes,
+              directory,
+              expiresInDays: asked.days,
+            }),
+          );
         } catch (err) {
           if (err instanceof TokenNameTaken) throw Errors.tokenNameTaken(asked.name);
           throw err;
@@ -109,21 +130,32 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
       },
       doc: () => ({
         operation: {
-          tags: ['auth'], operationId: 'createToken', summary: 'Make an API token (its text is shown this once)', ...tokenDoc,
-          description: 'A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked ' +
-            'for (default: the caller\'s), intersected at every request with its user\'s current ones. Only its SHA-256 is stored.',
+          tags: ['auth'],
+          operationId: 'createToken',
+          summary: 'Make an API token (its text is shown this once)',
+          ...tokenDoc,
+          description:
+            'A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked ' +
+            "for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.",
           requestBody: { required: true, content: json(ref('TokenRequest')) },
           responses: { 201: { description: 'made; `token` is its text, never shown again', content: json(ref('NewToken')) } },
         },
         errors: [
-          Errors.bodyNotJson(), Errors.badField('<field>', '<rule>'), Errors.userNotFound('<name>'), Errors.tokenTooPowerful(),
-          Errors.tokenNameTaken('<name>'), Errors.bodyTooLarge(BODY_LIMIT),
+          Errors.bodyNotJson(),
+          Errors.badField('<field>', '<rule>'),
+          Errors.userNotFound('<name>'),
+          Errors.tokenTooPowerful(),
+          Errors.tokenNameTaken('<name>'),
+          Errors.bodyTooLarge(BODY_LIMIT),
         ],
         notes: { 400: 'A bad field; the text names it' },
       }),
     },
     {
-      method: 'GET', path: '/api/v1/tokens', scope: 'admin', loginSuffices: true,
+      method: 'GET',
+      path: '/api/v1/tokens',
+      scope: 'admin',
+      loginSuffices: true,
       handler: (req, res) => {
         const all = deps.apiTokens.all();
         const shown = isAdmin(req) ? all : all.filter((t) => t.userId === req.user!.id);
@@ -131,13 +163,19 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
       },
       doc: () => ({
         operation: {
-          tags: ['auth'], operationId: 'listTokens', summary: 'The caller\'s API tokens (with `admin`: everyone\'s)', ...tokenDoc,
+          tags: ['auth'],
+          operationId: 'listTokens',
+          summary: "The caller's API tokens (with `admin`: everyone's)",
+          ...tokenDoc,
           responses: { 200: { description: 'the tokens, never their text or hash', content: json(ref('TokenList')) } },
         },
       }),
     },
     {
-      method: 'DELETE', path: '/api/v1/tokens/:id', scope: 'admin', loginSuffices: true,
+      method: 'DELETE',
+      path: '/api/v1/tokens/:id',
+      scope: 'admin',
+      loginSuffices: true,
       handler: async (req, res) => {
         const id = req.params.id ?? '';
         const mine = isAdmin(req) ? () => true : (userId: string) => userId === req.user!.id;
@@ -152,22 +190,31 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
       },
       doc: () => ({
         operation: {
-          tags: ['auth'], operationId: 'revokeToken', summary: 'Revoke an API token (refused within 2 s everywhere)', ...tokenDoc,
+          tags: ['auth'],
+          operationId: 'revokeToken',
+          summary: 'Revoke an API token (refused within 2 s everywhere)',
+          ...tokenDoc,
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: { 204: { description: 'revoked' } },
         },
         errors: [Errors.tokenNotFound()],
-        notes: { 404: 'No such token, or another user\'s without `admin`' },
+        notes: { 404: "No such token, or another user's without `admin`" },
       }),
     },
     {
-      method: 'GET', path: '/api/v1/users', scope: 'admin',
+      method: 'GET',
+      path: '/api/v1/users',
+      scope: 'admin',
       handler: (_req, res) => {
-        sendJson(res, 200, { users: deps.users.all().map((u) => ({ id: u.id, username: u.username, role: u.role, directory: u.directory })) });
+        sendJson(res, 200, {
+          users: deps.users.all().map((u) => ({ id: u.id, username: u.username, role: u.role, directory: u.directory })),
+        });
       },
       doc: () => ({
         operation: {
-          tags: ['auth'], operationId: 'listUsers', summary: 'The users, their roles and directories (changed by the CLI only)',
+          tags: ['auth'],
+          operationId: 'listUsers',
+          summary: 'The users, their roles and directories (changed by the CLI only)',
           responses: { 200: { description: 'the users', content: json(ref('UserList')) } },
         },
       }),

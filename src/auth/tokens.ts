@@ -38,8 +38,9 @@ type JwtLib = typeof Jwt;
  * the Node version) cost 13 ms of a ~100 ms start, and an idle agent needs none of it.
  * With lru-cache, whose cache holds what jsonwebtoken verified.
  */
-const jwtModule = lazy('jsonwebtoken', () => Promise.all([import('jsonwebtoken'), lruCache()])
-  .then(([m]) => ((m as { default?: JwtLib }).default ?? m) as JwtLib));
+const jwtModule = lazy('jsonwebtoken', () =>
+  Promise.all([import('jsonwebtoken'), lruCache()]).then(([m]) => ((m as { default?: JwtLib }).default ?? m) as JwtLib),
+);
 
 export interface UserLookup {
   findById(id: string): User | undefined;
@@ -119,8 +120,14 @@ export class Tokens {
       throw new TokenError('invalid');
     }
     // jsonwebtoken accepts a token without exp: this agent does not.
-    if (typeof payload !== 'object' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number' ||
-      typeof payload.sub !== 'string' || typeof payload.username !== 'string' || typeof payload.sv !== 'string') {
+    if (
+      typeof payload !== 'object' ||
+      typeof payload.exp !== 'number' ||
+      typeof payload.iat !== 'number' ||
+      typeof payload.sub !== 'string' ||
+      typeof payload.username !== 'string' ||
+      typeof payload.sv !== 'string'
+    ) {
       throw new TokenError('invalid');
     }
     if (payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new TokenError('invalid');

@@ -57,8 +57,14 @@ export function readUsers(file: string): User[] {
   const seen = new Set<string>();
   return list.map((u, i) => {
     const x = u as Partial<User> | null;
-    if (!x || typeof x.id !== 'string' || typeof x.username !== 'string' || typeof x.hash !== 'string' ||
-      typeof x.sessionVersion !== 'string' || !validUsername(x.username)) {
+    if (
+      !x ||
+      typeof x.id !== 'string' ||
+      typeof x.username !== 'string' ||
+      typeof x.hash !== 'string' ||
+      typeof x.sessionVersion !== 'string' ||
+      !validUsername(x.username)
+    ) {
       throw new UsersFileError(`users file ${file}: entry ${i} is not a valid user`);
     }
     if (seen.has(x.username)) throw new UsersFileError(`users file ${file}: user ${x.username} appears twice`);
@@ -66,13 +72,16 @@ export function readUsers(file: string): User[] {
     // Written before roles existed: admin, so that an upgrade changes no one's rights.
     const role = x.role === undefined ? 'admin' : x.role;
     if (!isRole(role)) throw new UsersFileError(`users file ${file}: user ${x.username} has an unknown role`);
-    const directory = x.directory === undefined || x.directory === null ? null
-      : typeof x.directory === 'string' ? normalizeDirectory(x.directory) : undefined;
+    const directory =
+      x.directory === undefined || x.directory === null
+        ? null
+        : typeof x.directory === 'string'
+          ? normalizeDirectory(x.directory)
+          : undefined;
     if (directory === undefined) throw new UsersFileError(`users file ${file}: user ${x.username} has an invalid directory`);
     return { id: x.id, username: x.username, hash: x.hash, sessionVersion: x.sessionVersion, role, directory };
   });
 }
-
 
 /**
  * Replaces the users file atomically: temp file in the same directory, fsync, rename,
@@ -90,7 +99,10 @@ export class UserStore {
   private loadedKey = '';
   private poller: Poller | undefined;
 
-  constructor(private file: string, private readonly log: Log) {}
+  constructor(
+    private file: string,
+    private readonly log: Log,
+  ) {}
 
   /** A config reload naming another users file: loaded now (a UsersFileError keeps the old one), then polled. */
   switchTo(file: string): void {
@@ -114,11 +126,15 @@ export class UserStore {
    * between the load and the first poll is seen too.
    */
   watch(intervalMs = 1000): void {
-    this.poller = pollStamp(() => this.file, intervalMs, (key) => {
-      if (key === this.loadedKey || !this.poller) return;
-      this.loadedKey = key;
-      this.reload();
-    });
+    this.poller = pollStamp(
+      () => this.file,
+      intervalMs,
+      (key) => {
+        if (key === this.loadedKey || !this.poller) return;
+        this.loadedKey = key;
+        this.reload();
+      },
+    );
   }
 
   stop(): void {

@@ -32,7 +32,10 @@ export const session = {
 
 /** A refusal from the API, with its own error text. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -141,7 +144,9 @@ export function upload(dir: string, files: readonly File[], progress: (fraction:
     const xhr = new XMLHttpRequest();
     xhr.open('POST', '/api/upload');
     for (const [k, v] of Object.entries(authHeaders({ Accept: 'application/json' }))) xhr.setRequestHeader(k, v);
-    xhr.upload.onprogress = (e) => { if (e.lengthComputable) progress(e.loaded / e.total); };
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable) progress(e.loaded / e.total);
+    };
     xhr.onerror = () => reject(new ApiError(0, 'the upload failed: the connection to the agent was lost'));
     xhr.onload = () => {
       const res = new Response(xhr.status === 204 ? null : xhr.responseText, { status: xhr.status, statusText: xhr.statusText });

@@ -46,22 +46,26 @@ export function chart(): Chart {
     const fg = cssVar('--muted');
     const grid = cssVar('--line');
     const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
-    plot = new UPlot({
-      width: Math.max(200, el.clientWidth),
-      height: 180,
-      legend: { show: false },
-      cursor: { show: false },
-      scales: { x: { time: true, range: () => [last - WINDOW_S, last] }, y: { range: [0, 100] } },
-      axes: [
-        { ...axis, space: 80, values: (_u, ticks) => ticks.map((t) => clock.format(t * 1000)) },
-        { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => `${v} %`) },
-      ],
-      series: [
-        {},
-        { label: 'CPU load', stroke: cssVar('--cpu'), width: 2, spanGaps: true },
-        { label: 'Memory', stroke: cssVar('--mem'), width: 2, spanGaps: true },
-      ],
-    }, data, el);
+    plot = new UPlot(
+      {
+        width: Math.max(200, el.clientWidth),
+        height: 180,
+        legend: { show: false },
+        cursor: { show: false },
+        scales: { x: { time: true, range: () => [last - WINDOW_S, last] }, y: { range: [0, 100] } },
+        axes: [
+          { ...axis, space: 80, values: (_u, ticks) => ticks.map((t) => clock.format(t * 1000)) },
+          { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => `${v} %`) },
+        ],
+        series: [
+          {},
+          { label: 'CPU load', stroke: cssVar('--cpu'), width: 2, spanGaps: true },
+          { label: 'Memory', stroke: cssVar('--mem'), width: 2, spanGaps: true },
+        ],
+      },
+      data,
+      el,
+    );
   };
   const resize = new ResizeObserver(() => {
     if (plot && el.clientWidth > 0) plot.setSize({ width: el.clientWidth, height: 180 });
@@ -79,7 +83,14 @@ export function chart(): Chart {
       if (plot) plot.setData(data);
       else if (!loading && el.isConnected) {
         loading = true;
-        loadUplot().then((UPlot) => { if (!destroyed) make(UPlot); }, () => { loading = false; });
+        loadUplot().then(
+          (UPlot) => {
+            if (!destroyed) make(UPlot);
+          },
+          () => {
+            loading = false;
+          },
+        );
       }
     },
     destroy() {

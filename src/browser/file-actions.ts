@@ -22,8 +22,13 @@ export function fileActions(ctx: ActionsContext) {
   const detail = h('p', { class: 'note' });
   const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
   const confirm = h('button', { type: 'button', class: 'danger' }, 'Delete');
-  const dialog = h('dialog', { 'aria-labelledby': question.id, class: 'confirm card' }, question, detail,
-    h('div', { class: 'buttons' }, cancel, confirm));
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': question.id, class: 'confirm card' },
+    question,
+    detail,
+    h('div', { class: 'buttons' }, cancel, confirm),
+  );
   let pending: (() => Promise<void>) | undefined;
   let returnTo: HTMLElement | null = null;
   cancel.addEventListener('click', () => dialog.close());
@@ -65,11 +70,17 @@ export function fileActions(ctx: ActionsContext) {
       cell.replaceChildren(...before);
       opener.focus();
     };
-    const form = h('form', { class: 'inline', novalidate: true },
-      h('label', { for: input.id, class: 'visually-hidden' }, `New name for ${visibleName(e.name)}`), input,
+    const form = h(
+      'form',
+      { class: 'inline', novalidate: true },
+      h('label', { for: input.id, class: 'visually-hidden' }, `New name for ${visibleName(e.name)}`),
+      input,
       h('button', { type: 'submit' }, 'Save'),
-      h('button', { type: 'button', class: 'secondary', onclick: back }, 'Cancel'));
-    form.addEventListener('keydown', (event) => { if ((event as KeyboardEvent).key === 'Escape') back(); });
+      h('button', { type: 'button', class: 'secondary', onclick: back }, 'Cancel'),
+    );
+    form.addEventListener('keydown', (event) => {
+      if ((event as KeyboardEvent).key === 'Escape') back();
+    });
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       const name = input.value;
@@ -87,19 +98,34 @@ export function fileActions(ctx: ActionsContext) {
 
   /** The row's buttons; their accessible names say which entry they act on. */
   const rowButtons = (e: Entry, nameCell: HTMLElement) => {
-    const renameButton: HTMLButtonElement = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Rename ${visibleName(e.name)}`,
-      onclick: () => rename(e, nameCell, renameButton) }, 'Rename');
-    const deleteButton: HTMLButtonElement = h('button', { type: 'button', class: 'danger small', 'aria-label': `Delete ${visibleName(e.name)}`,
-      onclick: () => askDelete(e, deleteButton) }, 'Delete');
+    const renameButton: HTMLButtonElement = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small',
+        'aria-label': `Rename ${visibleName(e.name)}`,
+        onclick: () => rename(e, nameCell, renameButton),
+      },
+      'Rename',
+    );
+    const deleteButton: HTMLButtonElement = h(
+      'button',
+      { type: 'button', class: 'danger small', 'aria-label': `Delete ${visibleName(e.name)}`, onclick: () => askDelete(e, deleteButton) },
+      'Delete',
+    );
     return h('td', { class: 'actions' }, renameButton, deleteButton);
   };
 
   // "New folder": a button that opens a one-field form above the table.
   const folderName = h('input', { id: uid('new-folder'), autocomplete: 'off', spellcheck: 'false' });
-  const folderForm = h('form', { class: 'inline', novalidate: true, hidden: true },
-    h('label', { for: folderName.id }, 'Folder name'), folderName,
+  const folderForm = h(
+    'form',
+    { class: 'inline', novalidate: true, hidden: true },
+    h('label', { for: folderName.id }, 'Folder name'),
+    folderName,
     h('button', { type: 'submit' }, 'Create'),
-    h('button', { type: 'button', class: 'secondary', onclick: () => closeFolder() }, 'Cancel'));
+    h('button', { type: 'button', class: 'secondary', onclick: () => closeFolder() }, 'Cancel'),
+  );
   const newFolder = h('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false' }, 'New folder');
   const closeFolder = () => {
     folderForm.hidden = true;
@@ -112,7 +138,9 @@ export function fileActions(ctx: ActionsContext) {
     folderName.value = '';
     folderName.focus();
   });
-  folderForm.addEventListener('keydown', (event) => { if ((event as KeyboardEvent).key === 'Escape') closeFolder(); });
+  folderForm.addEventListener('keydown', (event) => {
+    if ((event as KeyboardEvent).key === 'Escape') closeFolder();
+  });
   folderForm.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = folderName.value.trim();

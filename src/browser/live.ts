@@ -48,7 +48,9 @@ async function readEvents(body: ReadableStream<Uint8Array>, dispatch: (event: st
 export function startLive(handlers: LiveHandlers): () => void {
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const later = (fn: () => void, ms: number) => { if (!abort.signal.aborted) timer = setTimeout(fn, ms); };
+  const later = (fn: () => void, ms: number) => {
+    if (!abort.signal.aborted) timer = setTimeout(fn, ms);
+  };
 
   const poll = async () => {
     try {

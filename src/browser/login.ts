@@ -35,6 +35,8 @@ export function loginView(done: () => void, note?: string): HTMLElement {
       password.select();
     });
   });
-  queueMicrotask(() => { if (!view.contains(document.activeElement)) username.focus(); });
+  queueMicrotask(() => {
+    if (!view.contains(document.activeElement)) username.focus();
+  });
   return view;
 }

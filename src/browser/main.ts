@@ -52,17 +52,24 @@ function showDashboard(): void {
   if (!can('files:write')) readOnly(files.el);
   const tokens = tokensView(me);
   const host = h('span', { class: 'host' });
-  const who = h('span', { class: 'who' }, `${me.username} · `, h('span', { class: 'role' }, me.role),
-    me.directory === null ? null : h('span', { class: 'dir' }, ` · ${me.directory}/`));
+  const who = h(
+    'span',
+    { class: 'who' },
+    `${me.username} · `,
+    h('span', { class: 'role' }, me.role),
+    me.directory === null ? null : h('span', { class: 'dir' }, ` · ${me.directory}/`),
+  );
   const logout = h('button', { type: 'button', class: 'secondary' }, 'Log out');
   logout.addEventListener('click', () => {
     session.clear();
     showLogin();
   });
   const title = h('h1', { tabindex: '-1' }, 'device-agent');
-  fill(root,
+  fill(
+    root,
     h('header', { class: 'bar' }, title, host, who, logout),
-    h('main', { class: 'panels' }, status.el, recording?.el, files.el, tokens.el));
+    h('main', { class: 'panels' }, status.el, recording?.el, files.el, tokens.el),
+  );
   const stop = startLive({
     status: (s) => {
       host.textContent = s.hostname;

@@ -22,14 +22,19 @@ const STOPPED_BY: Record<string, string> = {
   shutdown: 'stopped because the agent shut down',
 };
 
-
 function stateText(r: Recording): string {
   switch (r.state) {
-    case 'idle': return 'Idle: no recording yet.';
-    case 'recording': return `Recording ${r.fileExtension ?? ''} since ${when(r.startedAt)} (${duration(r.durationSeconds)} asked).`;
-    case 'finished': return `Finished: ${r.file ?? ''}, ${duration(r.durationSeconds)}, ${bytes(r.sizeBytes)}` +
-      `${r.stoppedBy ? ` (${STOPPED_BY[r.stoppedBy] ?? r.stoppedBy})` : ''}.`;
-    case 'failed': return `Failed: ${r.error ?? 'unknown error'}`;
+    case 'idle':
+      return 'Idle: no recording yet.';
+    case 'recording':
+      return `Recording ${r.fileExtension ?? ''} since ${when(r.startedAt)} (${duration(r.durationSeconds)} asked).`;
+    case 'finished':
+      return (
+        `Finished: ${r.file ?? ''}, ${duration(r.durationSeconds)}, ${bytes(r.sizeBytes)}` +
+        `${r.stoppedBy ? ` (${STOPPED_BY[r.stoppedBy] ?? r.stoppedBy})` : ''}.`
+      );
+    case 'failed':
+      return `Failed: ${r.error ?? 'unknown error'}`;
   }
 }
 
@@ -41,20 +46,35 @@ export function recordingView() {
   const listenButton = h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false' }, 'Listen');
   const meter = h('meter', { id: 'rec-level', min: '-60', max: '0', low: '-20', high: '-6', optimum: '-30', value: '-60' });
   const meterText = h('span', { class: 'level-text' }, 'no input measured');
-  const levelRow = h('div', { class: 'field level', hidden: true },
-    h('label', { for: meter.id }, 'Input level'), h('div', { class: 'level-row' }, meter, meterText));
+  const levelRow = h(
+    'div',
+    { class: 'field level', hidden: true },
+    h('label', { for: meter.id }, 'Input level'),
+    h('div', { class: 'level-row' }, meter, meterText),
+  );
   const start = h('button', { type: 'submit' }, 'Start recording');
   const stop = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Stop recording');
   const state = h('p', { role: 'status', class: 'state' }, 'State: loading…');
   const error = h('p', { role: 'alert', class: 'error' });
   const result = h('div', { class: 'result' });
-  const form = h('form', { class: 'record-form', novalidate: true },
+  const form = h(
+    'form',
+    { class: 'record-form', novalidate: true },
     h('div', { class: 'field' }, h('label', { for: device.id }, 'Microphone'), device),
     h('div', { class: 'field' }, h('label', { for: seconds.id }, 'Duration (seconds)'), seconds),
     h('div', { class: 'field' }, h('label', { for: format.id }, 'Format'), format),
-    h('div', { class: 'buttons' }, start, stop, listenButton, refresh));
-  const el = h('section', { 'aria-labelledby': 'h-recording', class: 'card recording' },
-    h('h2', { id: 'h-recording' }, 'Recording'), form, levelRow, state, error, result);
+    h('div', { class: 'buttons' }, start, stop, listenButton, refresh),
+  );
+  const el = h(
+    'section',
+    { 'aria-labelledby': 'h-recording', class: 'card recording' },
+    h('h2', { id: 'h-recording' }, 'Recording'),
+    form,
+    levelRow,
+    state,
+    error,
+    result,
+  );
 
   const loadDevices = async () => {
     const list = await getJson<DeviceList>('/api/v1/audio/devices');
@@ -66,9 +86,13 @@ export function recordingView() {
     fill(device, ...options);
     device.value = ids.has(chosen) || chosen === list.configured ? chosen : list.configured;
   };
-  const showError = (err: Error) => { error.textContent = err.message; };
+  const showError = (err: Error) => {
+    error.textContent = err.message;
+  };
   loadDevices().catch(showError);
-  refresh.addEventListener('click', () => { loadDevices().catch(showError); });
+  refresh.addEventListener('click', () => {
+    loadDevices().catch(showError);
+  });
 
   // The meter shows the level of the chosen device while it is captured (a recording or "Listen").
   let lastLevel = 0;
@@ -80,7 +104,9 @@ export function recordingView() {
     meter.value = Math.max(-60, l.peakDbfs);
     meterText.textContent = `${l.peakDbfs.toFixed(1)} dBFS peak, ${l.rmsDbfs.toFixed(1)} dBFS RMS`;
     clearTimeout(hideTimer);
-    hideTimer = setTimeout(() => { if (Date.now() - lastLevel >= 1500) levelRow.hidden = true; }, 1600);
+    hideTimer = setTimeout(() => {
+      if (Date.now() - lastLevel >= 1500) levelRow.hidden = true;
+    }, 1600);
   };
 
   let listening: Listening | undefined;
@@ -95,13 +121,18 @@ export function recordingView() {
     error.textContent = '';
     listenButton.textContent = 'Stop listening';
     listenButton.setAttribute('aria-pressed', 'true');
-    listen(device.value).then((l) => {
-      listening = l;
-      void l.ended.then(() => { if (listening === l) stopListening(); });
-    }, (err: Error) => {
-      stopListening();
-      showError(err);
-    });
+    listen(device.value).then(
+      (l) => {
+        listening = l;
+        void l.ended.then(() => {
+          if (listening === l) stopListening();
+        });
+      },
+      (err: Error) => {
+        stopListening();
+        showError(err);
+      },
+    );
   });
 
   let shown = ''; // the finished file whose player is shown
@@ -115,16 +146,21 @@ export function recordingView() {
     if (blobUrl) URL.revokeObjectURL(blobUrl);
     blobUrl = URL.createObjectURL(blob);
     const name = r.file.split('/').pop() ?? r.file;
-    fill(result,
+    fill(
+      result,
       h('audio', { controls: true, preload: 'metadata', src: blobUrl, 'aria-label': `Play ${name}` }),
-      h('a', { href: blobUrl, download: name, class: 'button-link' }, `Download ${name}`));
+      h('a', { href: blobUrl, download: name, class: 'button-link' }, `Download ${name}`),
+    );
   };
 
   // Polled records can arrive after a newer one (a poll sent before Start answers after it):
   // records only move forward, by start time, then from recording to its end.
   let current: Recording | undefined;
-  const isStale = (r: Recording) => current?.startedAt != null && (r.startedAt === null || r.startedAt < current.startedAt ||
-    (r.startedAt === current.startedAt && r.state === 'recording' && current.state !== 'recording'));
+  const isStale = (r: Recording) =>
+    current?.startedAt != null &&
+    (r.startedAt === null ||
+      r.startedAt < current.startedAt ||
+      (r.startedAt === current.startedAt && r.state === 'recording' && current.state !== 'recording'));
 
   const update = (r: Recording) => {
     if (isStale(r)) return;
@@ -136,18 +172,26 @@ export function recordingView() {
       shown = '';
       fill(result);
     }
-    showFile(r).catch((err: Error) => { error.textContent = err.message; });
+    showFile(r).catch((err: Error) => {
+      error.textContent = err.message;
+    });
   };
 
   const act = (fn: () => Promise<Recording>) => {
     error.textContent = '';
-    fn().then(update, (err: Error) => { error.textContent = err.message; });
+    fn().then(update, (err: Error) => {
+      error.textContent = err.message;
+    });
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    act(() => postJson<Recording>('/api/v1/audiofiles/audiorecordstart', {
-      duration: Number(seconds.value), fileExtension: format.value, ...(device.value ? { device: device.value } : {}),
-    }));
+    act(() =>
+      postJson<Recording>('/api/v1/audiofiles/audiorecordstart', {
+        duration: Number(seconds.value),
+        fileExtension: format.value,
+        ...(device.value ? { device: device.value } : {}),
+      }),
+    );
   });
   stop.addEventListener('click', () => act(() => postJson<Recording>('/api/v1/audiofiles/audiorecordstop')));
 

@@ -10,14 +10,25 @@ const share = (part: number | null, whole: number | null) => (part === null || !
 export function statusView() {
   const figures = h('dl', { class: 'figures' });
   const plot = chart();
-  const legend = h('p', { class: 'legend', 'aria-hidden': 'true' },
-    h('span', { class: 'key cpu' }), 'CPU load ', h('span', { class: 'key mem' }), 'Memory');
+  const legend = h(
+    'p',
+    { class: 'legend', 'aria-hidden': 'true' },
+    h('span', { class: 'key cpu' }),
+    'CPU load ',
+    h('span', { class: 'key mem' }),
+    'Memory',
+  );
   const updated = h('p', { class: 'note updated' });
   const tls = h('p', { class: 'tls', hidden: true });
-  const el = h('section', { 'aria-labelledby': 'h-status', class: 'card status' },
+  const el = h(
+    'section',
+    { 'aria-labelledby': 'h-status', class: 'card status' },
     h('h2', { id: 'h-status' }, 'Device status'),
-    figures, tls, updated,
-    h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')));
+    figures,
+    tls,
+    updated,
+    h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')),
+  );
   figures.append(h('p', {}, 'Loading…'));
 
   const row = (term: string, value: string, detail?: string) => [
@@ -31,12 +42,18 @@ export function statusView() {
       const memPercent = share(s.memory.usedBytes, s.memory.totalBytes);
       const diskPercent = share(s.disk.usedBytes, s.disk.totalBytes);
       const temp = s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(0)} °C`;
-      fill(figures,
+      fill(
+        figures,
         ...row('Hostname', s.hostname, `(${s.distro}, ${s.arch})`),
         ...row('CPU load', percent(s.cpu.loadPercent), `of ${s.cpu.cores} cores${temp}`),
         ...row('Memory', `${bytes(s.memory.usedBytes)} used of ${bytes(s.memory.totalBytes)}`, `(${percent(memPercent)})`),
-        ...row('Disk', `${bytes(s.disk.availableBytes)} free of ${bytes(s.disk.totalBytes)}`, `(${percent(diskPercent)} used, ${s.disk.path})`),
-        ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`));
+        ...row(
+          'Disk',
+          `${bytes(s.disk.availableBytes)} free of ${bytes(s.disk.totalBytes)}`,
+          `(${percent(diskPercent)} used, ${s.disk.path})`,
+        ),
+        ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`),
+      );
       updated.textContent = `Updated ${new Date(s.time).toLocaleTimeString()} (device clock)`;
       plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
     },
@@ -47,8 +64,12 @@ export function statusView() {
         fill(tls, 'HTTPS is off on this agent.');
         return;
       }
-      fill(tls, `HTTPS certificate${info.selfSigned ? ' (self-signed)' : ''}, SHA-256 fingerprint: `,
-        h('code', {}, info.fingerprint ?? ''), h('span', { class: 'detail' }, ` valid until ${new Date(info.notAfter ?? '').toLocaleDateString()}`));
+      fill(
+        tls,
+        `HTTPS certificate${info.selfSigned ? ' (self-signed)' : ''}, SHA-256 fingerprint: `,
+        h('code', {}, info.fingerprint ?? ''),
+        h('span', { class: 'detail' }, ` valid until ${new Date(info.notAfter ?? '').toLocaleDateString()}`),
+      );
     },
     destroy: () => plot.destroy(),
   };

@@ -21,7 +21,9 @@ function dirProblem(path: string): string | undefined {
 /** Throws a ConfigError naming the first key whose path cannot serve; returns notes otherwise. */
 export function checkConfig(config: Config): string[] {
   const notes: string[] = [];
-  const fail = (key: string, problem: string) => { throw new ConfigError(`${key}: ${problem}`); };
+  const fail = (key: string, problem: string) => {
+    throw new ConfigError(`${key}: ${problem}`);
+  };
 
   const base = dirProblem(config.baseDir);
   if (base) fail('baseDir', base);

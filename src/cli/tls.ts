@@ -9,15 +9,21 @@ import { asConfigError, loadClientCaChecked } from '../tls/service.ts';
 export function tlsShow(config: Config, out: (line: string) => void): void {
   const tls = config.tls;
   if (!tls) throw new ConfigError('tls: not configured (the agent speaks plain HTTP only); set "tls": {} to turn HTTPS on');
-  const info = asConfigError(() => describe(readCert(tls.certFile).x509), () => 'tls.certFile');
+  const info = asConfigError(
+    () => describe(readCert(tls.certFile).x509),
+    () => 'tls.certFile',
+  );
   const clientCertificates = tls.clientCaFile
-    ? `required, ${issuedBy(loadClientCaChecked(tls.clientCaFile))}` : 'not requested (tls.clientCaFile is not set)';
+    ? `required, ${issuedBy(loadClientCaChecked(tls.clientCaFile))}`
+    : 'not requested (tls.clientCaFile is not set)';
   out(`certificate: ${tls.certFile}`);
   out(`subject:     ${info.subject}`);
   out(`names:       ${info.names.join(', ')}`);
   out(`not before:  ${info.notBefore}`);
   out(`not after:   ${info.notAfter}`);
-  out(`self-signed: ${info.selfSigned ? 'yes, made by device-agent (renewed with the same key 30 days before it expires)' : 'no (brought by the operator; never rewritten)'}`);
+  out(
+    `self-signed: ${info.selfSigned ? 'yes, made by device-agent (renewed with the same key 30 days before it expires)' : 'no (brought by the operator; never rewritten)'}`,
+  );
   out(`sha256 fingerprint: ${info.fingerprint}`);
   out(`spki pin:    ${info.spkiPin}`);
   out(`client certificates: ${clientCertificates}`);

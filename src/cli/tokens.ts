@@ -24,12 +24,16 @@ function scopesOption(options: Options, user: User): Scope[] {
   const allowed = ROLE_SCOPES[user.role];
   if (text === undefined) return sortScopes(allowed);
   if (text === true) throw usageError('--scopes needs a value');
-  const scopes = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (scopes.length === 0 || !scopes.every(isScope)) {
     throw usageError('--scopes takes a comma-separated list of: status, files:read, files:write, audio, metrics, admin');
   }
   const over = scopes.filter((s) => !allowed.has(s));
-  if (over.length > 0) throw new CliError(`a token cannot have more rights than its user: ${user.username} (${user.role}) has no ${over.join(', ')}`);
+  if (over.length > 0)
+    throw new CliError(`a token cannot have more rights than its user: ${user.username} (${user.role}) has no ${over.join(', ')}`);
   return sortScopes(scopes);
 }
 
@@ -41,16 +45,30 @@ function expiryOption(options: Options): number | null {
   const text = options.get('expires-days');
   if (text === undefined) return 365;
   const days = Number(text);
-  if (typeof text !== 'string' || !/^\d+$/.test(text) || days < 1 || days > 3650) throw usageError('--expires-days must be an integer from 1 to 3650');
+  if (typeof text !== 'string' || !/^\d+$/.test(text) || days < 1 || days > 3650)
+    throw usageError('--expires-days must be an integer from 1 to 3650');
   return days;
 }
 
-const row = (t: StoredToken) => [
-  t.id, t.name, t.username, t.scopes.join(','), t.directory ?? '-', t.expiresAt ?? 'never', t.lastUsedAt ?? 'never', t.lastUsedFrom ?? '-',
-].join('\t');
+const row = (t: StoredToken) =>
+  [
+    t.id,
+    t.name,
+    t.username,
+    t.scopes.join(','),
+    t.directory ?? '-',
+    t.expiresAt ?? 'never',
+    t.lastUsedAt ?? 'never',
+    t.lastUsedFrom ?? '-',
+  ].join('\t');
 
-export async function tokenCommand(sub: string | undefined, name: string | undefined, config: Config, options: Options,
-  out: (line: string) => void): Promise<void> {
+export async function tokenCommand(
+  sub: string | undefined,
+  name: string | undefined,
+  config: Config,
+  options: Options,
+  out: (line: string) => void,
+): Promise<void> {
   const file = config.tokensFile;
   switch (sub) {
     case 'create': {
@@ -63,24 +81,38 @@ export async function tokenCommand(sub: string | undefined, name: string | undef
       if (asked !== undefined) {
         const narrowed = narrowerDirectory(user.directory, asked);
         if (narrowed === false || narrowed !== asked) {
-          throw new CliError(`a token cannot have more rights than its user: ${asked ?? 'the whole base'} is outside ${user.username}'s directory ${user.directory}`);
+          throw new CliError(
+            `a token cannot have more rights than its user: ${asked ?? 'the whole base'} is outside ${user.username}'s directory ${user.directory}`,
+          );
         }
         directory = asked;
       }
       let made;
       try {
-        made = updateTokensSync(file, (tokens) => addToken(tokens, { name, user, scopes, directory, expiresInDays: expiryOption(options) }));
+        made = updateTokensSync(file, (tokens) =>
+          addToken(tokens, { name, user, scopes, directory, expiresInDays: expiryOption(options) }),
+        );
       } catch (err) {
         if (err instanceof TokenNameTaken) throw new CliError(`a token named ${name} already exists for ${user.username}`);
         throw err;
       }
-      await withCliAudit(config, async (audit) => audit.record({
-        event: 'token.create', outcome: 'ok', user: user.username, credential: 'cli', client: 'local', name, scopes,
-      }));
+      await withCliAudit(config, async (audit) =>
+        audit.record({
+          event: 'token.create',
+          outcome: 'ok',
+          user: user.username,
+          credential: 'cli',
+          client: 'local',
+          name,
+          scopes,
+        }),
+      );
       const r = made.record;
-      process.stderr.write(`token ${r.name} (${r.id}) for ${r.username}: ${r.scopes.join(', ')}` +
-        `${r.directory ? `, directory ${r.directory}` : ''}, expires ${r.expiresAt ?? 'never'}\n` +
-        'It is shown this once; store it now.\n');
+      process.stderr.write(
+        `token ${r.name} (${r.id}) for ${r.username}: ${r.scopes.join(', ')}` +
+          `${r.directory ? `, directory ${r.directory}` : ''}, expires ${r.expiresAt ?? 'never'}\n` +
+          'It is shown this once; store it now.\n',
+      );
       out(made.token);
       return;
     }
@@ -102,9 +134,16 @@ export async function tokenCommand(sub: string | undefined, name: string | undef
         return t ? { tokens: tokens.filter((x) => x !== t), value: t } : { tokens, value: undefined };
       });
       if (!gone) throw new CliError(`no token ${name} of ${user.username}`);
-      await withCliAudit(config, async (audit) => audit.record({
-        event: 'token.revoke', outcome: 'ok', user: user.username, credential: 'cli', client: 'local', name: gone.name,
-      }));
+      await withCliAudit(config, async (audit) =>
+        audit.record({
+          event: 'token.revoke',
+          outcome: 'ok',
+          user: user.username,
+          credential: 'cli',
+          client: 'local',
+          name: gone.name,
+        }),
+      );
       out(`revoked token ${gone.name} (${publicRecord(gone).id}); refused within 2 s`);
       return;
     }

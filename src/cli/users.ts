@@ -68,11 +68,22 @@ export async function withCliAudit(config: Config, work: (audit: Audit) => Promi
   }
 }
 
-const cliEvent = (event: string, user: string, extra: Record<string, unknown> = {}) =>
-  ({ event, outcome: 'ok' as const, user, credential: 'cli', client: 'local', ...extra });
+const cliEvent = (event: string, user: string, extra: Record<string, unknown> = {}) => ({
+  event,
+  outcome: 'ok' as const,
+  user,
+  credential: 'cli',
+  client: 'local',
+  ...extra,
+});
 
-export async function userCommand(sub: string | undefined, name: string | undefined, config: Config, options: Options,
-  out: (line: string) => void): Promise<void> {
+export async function userCommand(
+  sub: string | undefined,
+  name: string | undefined,
+  config: Config,
+  options: Options,
+  out: (line: string) => void,
+): Promise<void> {
   const usersFile = config.usersFile;
   switch (sub) {
     case 'list': {
@@ -109,7 +120,9 @@ export async function userCommand(sub: string | undefined, name: string | undefi
       if (role !== undefined) user.role = role;
       if (directory !== undefined) user.directory = directory;
       writeUsers(usersFile, users);
-      await withCliAudit(config, async (audit) => audit.record(cliEvent('user.set', username, { role: user.role, directory: user.directory })));
+      await withCliAudit(config, async (audit) =>
+        audit.record(cliEvent('user.set', username, { role: user.role, directory: user.directory })),
+      );
       out(`user ${username}: role ${user.role}, directory ${user.directory ?? 'none'} (its sessions and tokens follow within 2 s)`);
       return;
     }

@@ -75,8 +75,20 @@ export const DEFAULT_CONFIG_PATH = '/etc/device-agent/config.json';
 type Raw = Record<string, unknown>;
 
 const TOP_KEYS = new Set([
-  'host', 'port', 'baseDir', 'uploadDir', 'recordingsDir', 'usersFile', 'tokensFile', 'audit', 'jwtSecretFile',
-  'tokenTtlSeconds', 'maxFileBytes', 'audio', 'tls', 'metrics',
+  'host',
+  'port',
+  'baseDir',
+  'uploadDir',
+  'recordingsDir',
+  'usersFile',
+  'tokensFile',
+  'audit',
+  'jwtSecretFile',
+  'tokenTtlSeconds',
+  'maxFileBytes',
+  'audio',
+  'tls',
+  'metrics',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retention', 'minFreeBytes']);
 const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
@@ -167,8 +179,18 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   const tls = parseTls(raw.tls, baseForPaths);
 
   return {
-    host, port, baseDir, uploadDir, recordingsDir, usersFile, tokensFile, jwtSecretFile, tokenTtlSeconds,
-    maxFileBytes, audio: { recorder, device, maxDurationSeconds, retention, minFreeBytes }, tls,
+    host,
+    port,
+    baseDir,
+    uploadDir,
+    recordingsDir,
+    usersFile,
+    tokensFile,
+    jwtSecretFile,
+    tokenTtlSeconds,
+    maxFileBytes,
+    audio: { recorder, device, maxDurationSeconds, retention, minFreeBytes },
+    tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
   };
@@ -218,8 +240,10 @@ function parseTls(rawTls: unknown, baseForPaths: string): TlsConfig | null {
   if (certFile === keyFile) throw new ConfigError('tls.keyFile: must not be the same file as tls.certFile');
   const selfSigned = rawTls.selfSigned ?? true;
   if (typeof selfSigned !== 'boolean') throw new ConfigError('tls.selfSigned: must be true or false');
-  const clientCaFile = rawTls.clientCaFile === undefined || rawTls.clientCaFile === null
-    ? null : resolveFrom(baseForPaths, str(rawTls, 'clientCaFile', 'tls.clientCaFile', ''));
+  const clientCaFile =
+    rawTls.clientCaFile === undefined || rawTls.clientCaFile === null
+      ? null
+      : resolveFrom(baseForPaths, str(rawTls, 'clientCaFile', 'tls.clientCaFile', ''));
   // A client certificate that plain HTTP on the same port could do without would guard nothing.
   const plainHttp = rawTls.plainHttp ?? (clientCaFile ? 'redirect' : 'allow');
   if (plainHttp !== 'allow' && plainHttp !== 'redirect') {

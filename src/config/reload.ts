@@ -23,11 +23,13 @@ export interface ReloadPlan {
 }
 
 // An object inside (audio.retention) is compared by its JSON, as tls is.
-const prefixed = (name: string, o: object) => Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
+const prefixed = (name: string, o: object) =>
+  Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
 const flat = (c: Config): Record<string, unknown> => {
   const { audio, tls, metrics, audit, ...top } = c;
   return {
-    ...top, tls: shown(tls),
+    ...top,
+    tls: shown(tls),
     ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics), ...prefixed('audit', audit)]),
   };
 };

@@ -65,7 +65,10 @@ export class EventHub {
   private commentTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly sources: EventSources, private readonly limits = EVENT_LIMITS) {
+  constructor(
+    private readonly sources: EventSources,
+    private readonly limits = EVENT_LIMITS,
+  ) {
     sources.onRecordingChange((record) => this.broadcast(frame('recording', JSON.stringify(record))));
     // While a recording or a live stream runs: its device's level, every LEVEL_EVERY_MS.
     sources.onLevel?.((level) => {
@@ -91,7 +94,15 @@ export class EventHub {
       res.end();
       return;
     }
-    const stream: Stream = { res, owner, expiry: undefined, left: () => { this.drop(stream); res.destroy(); } };
+    const stream: Stream = {
+      res,
+      owner,
+      expiry: undefined,
+      left: () => {
+        this.drop(stream);
+        res.destroy();
+      },
+    };
     this.streams.add(stream);
     res.once('close', () => this.drop(stream));
     // An event stream's client sends nothing more: its FIN means it is gone (a closed tab,
@@ -113,10 +124,13 @@ export class EventHub {
 
   private armExpiry(stream: Stream, expiresAtMs: number): void {
     const left = expiresAtMs - Date.now();
-    stream.expiry = setTimeout(() => {
-      if (Date.now() < expiresAtMs) this.armExpiry(stream, expiresAtMs);
-      else this.end(stream, ': token expired\n\n');
-    }, Math.max(0, Math.min(left, MAX_DELAY))).unref();
+    stream.expiry = setTimeout(
+      () => {
+        if (Date.now() < expiresAtMs) this.armExpiry(stream, expiresAtMs);
+        else this.end(stream, ': token expired\n\n');
+      },
+      Math.max(0, Math.min(left, MAX_DELAY)),
+    ).unref();
   }
 
   private end(stream: Stream, comment: string): void {

@@ -28,33 +28,38 @@ export function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTo
 }
 
 export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): Route[] {
-  return [{
-    method: 'GET',
-    path: '/api/v1/events',
-    scope: 'status',
-    handler: (req, res) => {
-      hub.open(req, res, validity(req, creds));
-    },
-    doc: () => ({
-      operation: {
-        tags: ['status'], operationId: 'events', summary: 'Server-Sent Events: status and recording as they change',
-        description: 'A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus ' +
-          `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
-          `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
-          `${EVENT_LIMITS.commentMs / 1000} s; \`level\` (\`{"device", "peakDbfs", "rmsDbfs"}\`) at most every ${LEVEL_EVERY_MS} ms (with the ` +
-          'chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
-          `\`event: <name>\` and one \`data: <JSON>\` line. At most ` +
-          `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
-          'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
-        responses: {
-          200: {
-            description: 'the stream: `event: recording`, `event: status`, `: keep-alive` comments',
-            content: { 'text/event-stream': { schema: { type: 'string' } } },
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/events',
+      scope: 'status',
+      handler: (req, res) => {
+        hub.open(req, res, validity(req, creds));
+      },
+      doc: () => ({
+        operation: {
+          tags: ['status'],
+          operationId: 'events',
+          summary: 'Server-Sent Events: status and recording as they change',
+          description:
+            'A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus ' +
+            `record) and a \`status\` event (the DeviceStatus record); then \`status\` every ${EVENT_LIMITS.statusMs / 1000} s ` +
+            `(one refresh shared by all streams), \`recording\` at every state change, and a comment line at least every ` +
+            `${EVENT_LIMITS.commentMs / 1000} s; \`level\` (\`{"device", "peakDbfs", "rmsDbfs"}\`) at most every ${LEVEL_EVERY_MS} ms (with the ` +
+            'chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
+            `\`event: <name>\` and one \`data: <JSON>\` line. At most ` +
+            `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
+            'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
+          responses: {
+            200: {
+              description: 'the stream: `event: recording`, `event: status`, `: keep-alive` comments',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
           },
         },
-      },
-      errors: [Errors.tooManyStreams(EVENT_LIMITS.maxStreams), Errors.shuttingDown()],
-      notes: { 503: 'Too many open streams, or the agent is stopping' },
-    }),
-  }];
+        errors: [Errors.tooManyStreams(EVENT_LIMITS.maxStreams), Errors.shuttingDown()],
+        notes: { 503: 'Too many open streams, or the agent is stopping' },
+      }),
+    },
+  ];
 }

@@ -21,7 +21,9 @@ export function validators(st: Stats, now = Date.now()): Validators {
   if (st.ino !== last.ino || st.size !== last.size || st.mtimeMs !== last.mtimeMs) {
     const mtimeUs = Math.round(st.mtimeMs * 1000);
     last = {
-      ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
+      ino: st.ino,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
       etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${mtimeUs.toString(16)}"`,
       lastModified: new Date(mtimeSec * 1000).toUTCString(),
     };
@@ -29,7 +31,10 @@ export function validators(st: Stats, now = Date.now()): Validators {
   return { etag: last.etag, lastModified: last.lastModified, mtimeSec, dateIsStrong: now - st.mtimeMs >= 1000 };
 }
 
-interface Tag { weak: boolean; opaque: string }
+interface Tag {
+  weak: boolean;
+  opaque: string;
+}
 const TAG = /^\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/;
 
 /** An If-Match / If-None-Match value: '*', its entity tags, or null when malformed (the condition then fails to match). */
@@ -54,9 +59,12 @@ const ASCTIME = /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
 function httpDate(value: string | undefined): number | null {
   if (value === undefined) return null;
   const text = value.trim();
-  const ms = IMF_FIXDATE.test(text) || RFC850.test(text) ? Date.parse(text)
-    : ASCTIME.test(text) ? Date.parse(`${text} GMT`) // asctime has no zone: it is GMT, not local time
-    : NaN;
+  const ms =
+    IMF_FIXDATE.test(text) || RFC850.test(text)
+      ? Date.parse(text)
+      : ASCTIME.test(text)
+        ? Date.parse(`${text} GMT`) // asctime has no zone: it is GMT, not local time
+        : NaN;
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 

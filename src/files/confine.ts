@@ -81,7 +81,10 @@ export async function realLocation(path: string): Promise<string> {
   while (pending.length > 0) {
     const part = pending.pop()!;
     if (part === '.') continue;
-    if (part === '..') { resolved = posix.dirname(resolved); continue; }
+    if (part === '..') {
+      resolved = posix.dirname(resolved);
+      continue;
+    }
     const candidate = posix.join(resolved, part);
     let st;
     try {
@@ -92,7 +95,10 @@ export async function realLocation(path: string): Promise<string> {
       // The rest does not exist: no link below it can redirect anything.
       return posix.join(candidate, ...pending.reverse());
     }
-    if (!st.isSymbolicLink()) { resolved = candidate; continue; }
+    if (!st.isSymbolicLink()) {
+      resolved = candidate;
+      continue;
+    }
     if (++links > 40) throw Object.assign(new Error('too many levels of symbolic links'), { code: 'ELOOP' });
     const target = await readlink(candidate);
     if (isAbsolute(target)) resolved = '/';
@@ -183,7 +189,9 @@ export async function openParent(base: string, clientPath: string, root: string,
   // A credential's directory that is gone, or is not really that name under the base: 403.
   const rootReal = await realRoot(base, root);
   // A link loop, or a link changed while it was read (readlink's EINVAL), cannot be shown to stay inside.
-  const parent = await realLocation(posix.dirname(abs)).catch(() => { throw Errors.pathNotAllowed(); });
+  const parent = await realLocation(posix.dirname(abs)).catch(() => {
+    throw Errors.pathNotAllowed();
+  });
   if (!isWithin(rootReal, parent)) throw Errors.pathNotAllowed();
   let dirFd: number;
   try {

@@ -39,7 +39,10 @@ async function copyEntry(fromDir: number, name: string, toDir: number, newName: 
     await copyFile(from, to);
   } else if (st.isDirectory()) {
     await mkdir(to, 0o700); // opened up once its content is in
-    const [a, b] = [await openFd(from, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW), await openFd(to, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW)];
+    const [a, b] = [
+      await openFd(from, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW),
+      await openFd(to, O.O_RDONLY | O.O_DIRECTORY | O.O_NOFOLLOW),
+    ];
     try {
       for (const entry of await namesIn(a)) {
         const est = await lstat(inDir(a, entry));

@@ -30,11 +30,15 @@ const CHUNK = 1024 * 1024;
 /** Opens the file a client names and runs every check on the descriptor; the fd is the caller's. */
 async function openChecked(config: Config, filepath: string, root: string): Promise<{ fd: number; st: Stats }> {
   const { fd, st } = await openConfined(config.baseDir, filepath, root);
-  const refusal = st.isDirectory() ? Errors.isDirectory(filepath)
-    : !st.isFile() ? Errors.notRegular()
-    : st.size === 0 ? Errors.fileEmpty()
-    : st.size > config.maxFileBytes ? Errors.fileTooLarge(config.maxFileBytes)
-    : null;
+  const refusal = st.isDirectory()
+    ? Errors.isDirectory(filepath)
+    : !st.isFile()
+      ? Errors.notRegular()
+      : st.size === 0
+        ? Errors.fileEmpty()
+        : st.size > config.maxFileBytes
+          ? Errors.fileTooLarge(config.maxFileBytes)
+          : null;
   if (refusal) {
     await closeFd(fd);
     throw refusal;
@@ -63,18 +67,19 @@ interface Transfer {
 
 /** Node's write of body bytes; resolves once they reached the kernel, and counts them then. */
 function writeCounted(t: Transfer, chunk: Buffer): Promise<void> {
-  return new Promise((resolve) => t.res.write(chunk, (err) => {
-    if (!err) {
-      t.counted.bytes.value += chunk.length;
-      t.sent += chunk.length;
-    }
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    t.res.write(chunk, (err) => {
+      if (!err) {
+        t.counted.bytes.value += chunk.length;
+        t.sent += chunk.length;
+      }
+      resolve();
+    }),
+  );
 }
 
 /** A file that shrank underway; `pos` is where the read found its end. */
-const shrank = (t: Transfer, pos: number) =>
-  new Error(`file shrank while being sent (${pos - t.start} of ${t.end - t.start + 1} bytes)`);
+const shrank = (t: Transfer, pos: number) => new Error(`file shrank while being sent (${pos - t.start} of ${t.end - t.start + 1} bytes)`);
 
 /**
  * Copies bytes pos..end through two reused 1 MiB buffers: one is read while the other
@@ -145,7 +150,8 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
   try {
     while (pos <= end) {
       const n = await addon.sendfile(sock, fd, pos, Math.min(SEND_MAX, end - pos + 1));
-      if (n > 0) { // sent, whether or not the client is still there
+      if (n > 0) {
+        // sent, whether or not the client is still there
         countSentAside(res, n);
         t.counted.bytes.value += n;
         t.sent += n;
@@ -179,12 +185,35 @@ async function sendRange(addon: SendfileAddon, t: Transfer): Promise<void> {
  * done for server.closeIdleConnections() (SIGTERM drain), which would cut a tail still
  * queued in Node and send a client a short file.
  */
-async function pump(fd: number, start: number, end: number, res: Response, counted: Counted, log: Log, unavailable: (reason: string) => void, what: string,
-  done: (bytes: number, completed: boolean) => void): Promise<void> {
+async function pump(
+  fd: number,
+  start: number,
+  end: number,
+  res: Response,
+  counted: Counted,
+  log: Log,
+  unavailable: (reason: string) => void,
+  what: string,
+  done: (bytes: number, completed: boolean) => void,
+): Promise<void> {
   let markGone!: () => void;
-  const t: Transfer = { fd, start, end, res, counted, sent: 0, gone: false, closed: new Promise((resolve) => { markGone = resolve; }) };
+  const t: Transfer = {
+    fd,
+    start,
+    end,
+    res,
+    counted,
+    sent: 0,
+    gone: false,
+    closed: new Promise((resolve) => {
+      markGone = resolve;
+    }),
+  };
   let completed = false;
-  res.once('close', () => { t.gone = true; markGone(); });
+  res.once('close', () => {
+    t.gone = true;
+    markGone();
+  });
   try {
     const addon = sendfileAddon(unavailable);
     await (addon ? sendRange(addon, t) : copyRange(t, start));
@@ -251,9 +280,18 @@ export function downloadHandler(config: Config, log: Log, counted: Counted, audi
       return;
     }
     const status = range ? 206 : 200;
-    await pump(fd, start, end, res, counted, log, unavailable, filepath, (bytes, completed) => audit.record({
-      event: 'download', outcome: completed ? 'ok' : 'failed', user: req.user?.username ?? null,
-      credential: req.user?.credential ?? 'none', client: req.socket.remoteAddress ?? '', path: filepath, bytes, status, completed,
-    }));
+    await pump(fd, start, end, res, counted, log, unavailable, filepath, (bytes, completed) =>
+      audit.record({
+        event: 'download',
+        outcome: completed ? 'ok' : 'failed',
+        user: req.user?.username ?? null,
+        credential: req.user?.credential ?? 'none',
+        client: req.socket.remoteAddress ?? '',
+        path: filepath,
+        bytes,
+        status,
+        completed,
+      }),
+    );
   };
 }

@@ -13,7 +13,10 @@ export function contentDisposition(name: string): string {
   return value;
 }
 
-export interface ByteRange { start: number; end: number }
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
 /**
  * One `bytes=` range against a size. null: no usable Range (absent, malformed or several

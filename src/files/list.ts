@@ -36,7 +36,10 @@ function readNames(fd: number, max: number): Promise<{ names: Dirent<Buffer>[]; 
       let more = false;
       try {
         for await (const d of dir) {
-          if (names.length === max) { more = true; break; }
+          if (names.length === max) {
+            more = true;
+            break;
+          }
           names.push(d as unknown as Dirent<Buffer>);
         }
         resolveNames({ names, more });
@@ -78,8 +81,11 @@ export function compareEntries(a: ListEntry, b: ListEntry): number {
   return Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
 }
 
-export async function listDirectory(config: Config, clientPath: string, root = config.baseDir):
-  Promise<{ path: string; entries: ListEntry[]; truncated?: true }> {
+export async function listDirectory(
+  config: Config,
+  clientPath: string,
+  root = config.baseDir,
+): Promise<{ path: string; entries: ListEntry[]; truncated?: true }> {
   const shown = posix.relative(resolve(config.baseDir), lexicalPath(config.baseDir, clientPath, root));
   const { fd, st, baseReal } = await openConfined(config.baseDir, clientPath, root);
   const entries: ListEntry[] = [];
@@ -87,7 +93,9 @@ export async function listDirectory(config: Config, clientPath: string, root = c
   try {
     if (!st.isDirectory()) throw Errors.notDirectory(clientPath);
     const dir = { fd, real: fdLocation(fd) };
-    const read = await readNames(fd, MAX_ENTRIES).catch((err: unknown) => { throw Errors.readFailed(errnoText(err)); });
+    const read = await readNames(fd, MAX_ENTRIES).catch((err: unknown) => {
+      throw Errors.readFailed(errnoText(err));
+    });
     more = read.more;
     for (let i = 0; i < read.names.length; i += PARALLEL) {
       const batch = await Promise.all(read.names.slice(i, i + PARALLEL).map((d) => describe(dir, baseReal, d.name)));

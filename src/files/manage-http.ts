@@ -35,7 +35,8 @@ async function audited(audit: Audit, req: Request, event: Event, change: () => P
   } catch (err) {
     // 403s are audited as `denied` where every refusal is (app.ts); 4xx are the client's mistakes.
     const status = err instanceof HttpError ? err.status : 500;
-    if (status >= 500) audit.record({ ...event, ...who, outcome: 'failed', status, reason: err instanceof Error ? err.message : String(err) });
+    if (status >= 500)
+      audit.record({ ...event, ...who, outcome: 'failed', status, reason: err instanceof Error ? err.message : String(err) });
     throw err;
   }
   audit.record({ ...event, ...who, outcome: 'ok' });
@@ -52,8 +53,9 @@ export function deleteHandler(config: Config, audit: Audit) {
     if (flag !== undefined && flag !== 'true' && flag !== 'false') throw Errors.badField('recursive', 'must be true or false');
     const recursive = flag === 'true';
     const root = confinementRoot(config.baseDir, req);
-    await audited(audit, req, { event: 'delete', path: shownPath(config.baseDir, path), ...(recursive ? { recursive } : {}) },
-      () => deletePath(config.baseDir, path, recursive, root));
+    await audited(audit, req, { event: 'delete', path: shownPath(config.baseDir, path), ...(recursive ? { recursive } : {}) }, () =>
+      deletePath(config.baseDir, path, recursive, root),
+    );
     res.writeHead(204, { 'Cache-Control': 'no-store' });
     res.end();
   };

@@ -7,7 +7,18 @@ import { errnoText } from '../util/errno.ts';
 import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../util/fsp.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { isWithin, joinName } from '../util/paths.ts';
-import { closeFd, confirmInside, fdLocation, lexicalPath, O, openFd, openParent, realLocation, realRoot, type OpenedParent } from './confine.ts';
+import {
+  closeFd,
+  confirmInside,
+  fdLocation,
+  lexicalPath,
+  O,
+  openFd,
+  openParent,
+  realLocation,
+  realRoot,
+  type OpenedParent,
+} from './confine.ts';
 import { placeCopy } from './copy-across.ts';
 import { removeEntry } from './remove-tree.ts';
 import { inDir } from './tempfile.ts';
@@ -84,7 +95,10 @@ export async function deletePath(base: string, clientPath: string, recursive: bo
 export async function makeDirectory(base: string, clientPath: string, root: string): Promise<boolean> {
   const abs = lexicalPath(base, clientPath, root);
   const rootAbs = posix.resolve(root);
-  const parts = posix.relative(rootAbs, abs).split('/').filter((s) => s !== '');
+  const parts = posix
+    .relative(rootAbs, abs)
+    .split('/')
+    .filter((s) => s !== '');
   // A credential's directory that is gone, or is not really that name under the base: 403.
   const rootReal = await realRoot(base, root);
   let fd: number;
@@ -116,7 +130,10 @@ export async function makeDirectory(base: string, clientPath: string, root: stri
       } catch (err) {
         const c = code(err);
         if (c === 'ENOTDIR') {
-          const outside = await realLocation(joinName(fdLocation(fd), part)).then((r) => !isWithin(rootReal, r), () => true);
+          const outside = await realLocation(joinName(fdLocation(fd), part)).then(
+            (r) => !isWithin(rootReal, r),
+            () => true,
+          );
           throw outside ? Errors.pathNotAllowed() : Errors.notADirectoryInWay(shown);
         }
         if (c === 'ENOENT' || c === 'ELOOP') throw Errors.pathNotAllowed(); // a dangling link or a loop
@@ -124,7 +141,10 @@ export async function makeDirectory(base: string, clientPath: string, root: stri
       }
       await closeFd(fd);
       fd = next;
-      await confirmInside(fd, rootReal).catch((err: unknown) => { fd = -1; throw err; });
+      await confirmInside(fd, rootReal).catch((err: unknown) => {
+        fd = -1;
+        throw err;
+      });
       if (made) await fchmod(fd, 0o755); // whatever the umask
     }
   } finally {
@@ -133,7 +153,9 @@ export async function makeDirectory(base: string, clientPath: string, root: stri
   return made;
 }
 
-export interface MoveResult { crossed: boolean }
+export interface MoveResult {
+  crossed: boolean;
+}
 
 /** POST /api/v1/files/move: rename; across file systems a copy renamed into place, then the source removed. */
 export async function movePath(base: string, from: string, to: string, overwrite: boolean, root: string): Promise<MoveResult> {
@@ -164,7 +186,9 @@ export async function movePath(base: string, from: string, to: string, overwrite
       if (code(err) !== 'EXDEV') throw renameFailure(err, from, to);
     }
     // Another file system (a mount inside the base): a copy renamed into place, then the source removed.
-    await placeCopy(src, dst, st).catch((err: unknown) => { throw renameFailure(err, from, to); });
+    await placeCopy(src, dst, st).catch((err: unknown) => {
+      throw renameFailure(err, from, to);
+    });
     try {
       await removeEntry(src.dirFd, src.name);
     } catch (err) {

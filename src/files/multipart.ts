@@ -39,7 +39,7 @@ export function boundaryOf(contentType: string | undefined): string {
 function dispositionParams(value: string): Map<string, string> {
   const params = new Map<string, string>();
   const re = /;\s*([^\s=;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
-  for (let m; (m = re.exec(value));) {
+  for (let m; (m = re.exec(value)); ) {
     const key = (m[1] ?? '').toLowerCase();
     const raw = m[2] !== undefined ? m[2].replace(/\\(["\\])/g, '$1') : (m[3] ?? '').trim();
     if (!params.has(key)) params.set(key, raw);
@@ -51,7 +51,11 @@ function dispositionParams(value: string): Map<string, string> {
 function extValue(value: string): string | undefined {
   const m = /^utf-8'[^']*'(.*)$/i.exec(value);
   if (!m) return undefined;
-  try { return decodeURIComponent(m[1] ?? ''); } catch { return undefined; }
+  try {
+    return decodeURIComponent(m[1] ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 function parseHeaders(block: string): PartInfo {
@@ -82,11 +86,17 @@ export class MultipartParser {
   private state: State = 'preamble';
   private parts = 0;
 
-  constructor(boundary: string, private readonly limits: MultipartLimits, private readonly handler: PartHandler) {
+  constructor(
+    boundary: string,
+    private readonly limits: MultipartLimits,
+    private readonly handler: PartHandler,
+  ) {
     this.delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   }
 
-  get done(): boolean { return this.state === 'done'; }
+  get done(): boolean {
+    return this.state === 'done';
+  }
 
   /** Feeds bytes; throws an HttpError on malformed input or a broken limit. */
   write(chunk: Buffer): void {

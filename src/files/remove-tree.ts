@@ -83,7 +83,10 @@ export async function removeEntry(dirFd: number, name: string, lookFirst = true)
   for (let attempt = 0; ; attempt++) {
     let isDir = false;
     if (lookFirst || attempt > 0) {
-      const st = await lstat(at).catch((err: unknown) => { if (code(err) === 'ENOENT') return undefined; throw err; });
+      const st = await lstat(at).catch((err: unknown) => {
+        if (code(err) === 'ENOENT') return undefined;
+        throw err;
+      });
       if (!st) return;
       isDir = st.isDirectory();
     }

@@ -33,13 +33,14 @@ export function cannotSend(n: number): boolean {
 function wrap(addon: NativeAddon, unavailable: (reason: string) => void): SendfileAddon {
   return {
     dup: addon.dup,
-    sendfile: (out, fd, offset, count) => addon.sendfile(out, fd, offset, count).then((n) => {
-      if (n < 0 && REFUSED.has(-n) && !refused) {
-        refused = true; // downloads copy from now on; the ones running now copy their rest
-        unavailable(`sendfile refused: ${getSystemErrorName(n)}`);
-      }
-      return n;
-    }),
+    sendfile: (out, fd, offset, count) =>
+      addon.sendfile(out, fd, offset, count).then((n) => {
+        if (n < 0 && REFUSED.has(-n) && !refused) {
+          refused = true; // downloads copy from now on; the ones running now copy their rest
+          unavailable(`sendfile refused: ${getSystemErrorName(n)}`);
+        }
+        return n;
+      }),
   };
 }
 

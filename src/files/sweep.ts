@@ -4,7 +4,6 @@ import type { Log } from '../util/logger.ts';
 import { joinName as join } from '../util/paths.ts';
 import { TEMP_PATTERN } from './tempfile.ts';
 
-
 /** Bounds on the walk: an upload tree of millions of directories must not stall the start. */
 const MAX_DIRS = 10_000;
 const MAX_DEPTH = 16;
@@ -25,7 +24,15 @@ export async function sweepTempFiles(dir: string, log: Log, before = Date.now())
       } else if (entry.isFile() && TEMP_PATTERN.test(entry.name)) {
         const full = join(path, entry.name);
         const st = await lstat(full).catch(() => undefined);
-        if (st && st.mtimeMs < before && (await unlink(full).then(() => true, () => false))) removed++;
+        if (
+          st &&
+          st.mtimeMs < before &&
+          (await unlink(full).then(
+            () => true,
+            () => false,
+          ))
+        )
+          removed++;
       }
     }
   };

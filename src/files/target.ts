@@ -55,8 +55,7 @@ export async function resolveSavePath(uploadDir: string, baseReal: string, saveP
 
 /** A client's file name as a basename, or 400: never a path, never a hidden way out. */
 export function checkFileName(name: string): string {
-  if (name === '' || name === '.' || name === '..' || /[/\\\0\x01-\x1f\x7f]/.test(name) ||
-    Buffer.byteLength(name) > 255) {
+  if (name === '' || name === '.' || name === '..' || /[/\\\0\x01-\x1f\x7f]/.test(name) || Buffer.byteLength(name) > 255) {
     throw Errors.badFileName(name.slice(0, 300));
   }
   return name;

@@ -40,7 +40,10 @@ async function writeAll(fd: number, bufs: Buffer[]): Promise<void> {
   while (rest.length > 0) {
     let n = await writev(fd, rest);
     // A short write (disk nearly full, signal) leaves a tail to write again.
-    while (rest[0] !== undefined && n >= rest[0].length) { n -= rest[0].length; rest = rest.slice(1); }
+    while (rest[0] !== undefined && n >= rest[0].length) {
+      n -= rest[0].length;
+      rest = rest.slice(1);
+    }
     if (n > 0 && rest[0] !== undefined) rest = [rest[0].subarray(n), ...rest.slice(1)];
   }
 }
@@ -77,7 +80,11 @@ export class TempFile {
   private renamed = false;
 
   /** `onError` hears the first failure (ENOSPC, EIO...); `onDrain` when writing catches up. */
-  constructor(dir: Promise<number>, private readonly onError: (err: unknown) => void, private readonly onDrain: () => void) {
+  constructor(
+    dir: Promise<number>,
+    private readonly onError: (err: unknown) => void,
+    private readonly onDrain: () => void,
+  ) {
     live.add(this);
     this.afterChain(async () => {
       this.dirFd = await dir;
@@ -90,7 +97,9 @@ export class TempFile {
 
   private afterChain(step: () => Promise<void>): Promise<void> {
     const next = this.chain.then(step);
-    next.catch((err) => { if (!this.discarded) this.onError(err); });
+    next.catch((err) => {
+      if (!this.discarded) this.onError(err);
+    });
     this.chain = next;
     return next;
   }
@@ -113,7 +122,9 @@ export class TempFile {
     return this.flowing;
   }
 
-  private get flowing(): boolean { return this.unwritten < HIGH_WATER && this.batches < BATCHES; }
+  private get flowing(): boolean {
+    return this.unwritten < HIGH_WATER && this.batches < BATCHES;
+  }
 
   private flush(): void {
     if (this.queuedBytes === 0) return;
@@ -162,7 +173,9 @@ export class TempFile {
   }
 
   /** Settles when everything queued so far is done (rejects on a write failure). */
-  get pending(): Promise<void> { return this.chain; }
+  get pending(): Promise<void> {
+    return this.chain;
+  }
 
   /** The file now lives under its final name; it is no longer ours to remove. */
   markRenamed(): void {

@@ -17,7 +17,6 @@ import { checkFileName, closeDestination, fileInDirectory, openDirInside, resolv
 import { inDir, TempFile } from './tempfile.ts';
 import { burstStarted, HeldChunk } from '../native/memory.ts';
 
-
 /** Bounds the parser keeps: part header block, parts, and one plain field's value. */
 export const LIMITS = { headerBytes: 8 * 1024, parts: 1000, fieldBytes: 16 * 1024 };
 
@@ -41,8 +40,12 @@ class UploadSession {
   /** What was stored, for the audit trail: the client's path of each file and its bytes. */
   readonly stored: Array<{ path: string; bytes: number }> = [];
 
-  constructor(private readonly config: Config, private readonly baseReal: string, private readonly req: Request,
-    private readonly confinedTo: string) {}
+  constructor(
+    private readonly config: Config,
+    private readonly baseReal: string,
+    private readonly req: Request,
+    private readonly confinedTo: string,
+  ) {}
 
   /** Reads the whole request; resolves when every part is on disk (fsynced, not yet renamed). */
   receive(boundary: string): Promise<void> {
@@ -81,21 +84,31 @@ class UploadSession {
         if (ended) return;
         if (!parser.done) return this.fail(Errors.formInvalid('unexpected end of multipart body'));
         ended = true;
-        Promise.all(this.files.map((f) => f.temp.pending)).then(() => resolve(), (err) =>
-          reject(err instanceof HttpError ? err : Errors.createFailed(errnoText(err))));
+        Promise.all(this.files.map((f) => f.temp.pending)).then(
+          () => resolve(),
+          (err) => reject(err instanceof HttpError ? err : Errors.createFailed(errnoText(err))),
+        );
       });
       // Aborted by the client, or cut by a stopping agent: reading the part failed.
-      req.on('close', () => { if (!req.complete) this.fail(Errors.uploadReadFailed()); });
+      req.on('close', () => {
+        if (!req.complete) this.fail(Errors.uploadReadFailed());
+      });
       req.on('error', () => this.fail(Errors.uploadReadFailed()));
     });
   }
 
-  private fail(err: unknown): void { this.failure?.(err); }
+  private fail(err: unknown): void {
+    this.failure?.(err);
+  }
 
   private startPart(info: PartInfo): void {
     if (info.name === 'myFile' && info.filename) {
       const dir = this.dest ? this.dest.then((d) => d.dirFd) : this.rootDir();
-      const temp = new TempFile(dir, (err) => this.fail(Errors.createFailed(errnoText(err))), () => this.req.resume());
+      const temp = new TempFile(
+        dir,
+        (err) => this.fail(Errors.createFailed(errnoText(err))),
+        () => this.req.resume(),
+      );
       this.files.push({ temp, filename: info.filename });
       this.part = { kind: 'file', temp, filename: info.filename };
     } else if (info.filename) {
@@ -160,7 +173,10 @@ class UploadSession {
     if (dest.name !== undefined && this.files.length > 1) throw Errors.severalFilesNeedDir();
     const places: Destination[] = [];
     for (const f of this.files) {
-      if (dest.name !== undefined) { places.push(dest); continue; }
+      if (dest.name !== undefined) {
+        places.push(dest);
+        continue;
+      }
       const place = await fileInDirectory(dest, checkFileName(f.filename), this.baseReal);
       if (place.dirFd !== dest.dirFd) this.extraDirs.push(place);
       places.push(place);
@@ -173,16 +189,31 @@ class UploadSession {
       this.stored.push({ path: dest.name !== undefined ? this.savePath : posix.join(this.savePath, place.name!), bytes: f.temp.bytes });
     }
     // The renames are durable only once their directories are on disk.
-    for (const fd of touched) await fsync(fd).catch((err) => { throw Errors.createFailed(errnoText(err)); });
+    for (const fd of touched)
+      await fsync(fd).catch((err) => {
+        throw Errors.createFailed(errnoText(err));
+      });
   }
 
   /** Removes every temp file not renamed and closes the directories. */
   async cleanup(): Promise<void> {
     await Promise.all(this.files.map((f) => f.temp.discard()));
     const dirs = [...this.extraDirs];
-    if (this.dest) dirs.push(...(await this.dest.then((d) => [d], () => [])));
+    if (this.dest)
+      dirs.push(
+        ...(await this.dest.then(
+          (d) => [d],
+          () => [],
+        )),
+      );
     for (const d of dirs) await closeDestination(d);
-    if (this.root) await this.root.then((fd) => closeFd(fd), () => {}).catch(() => {});
+    if (this.root)
+      await this.root
+        .then(
+          (fd) => closeFd(fd),
+          () => {},
+        )
+        .catch(() => {});
   }
 }
 
@@ -194,7 +225,11 @@ async function moveIntoPlace(temp: TempFile, place: Destination): Promise<void> 
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw Errors.createFailed(errnoText(err));
     // A target directory on another file system (a mount point): copy next to it, then rename.
-    const near = new TempFile(Promise.resolve(place.dirFd), () => {}, () => {});
+    const near = new TempFile(
+      Promise.resolve(place.dirFd),
+      () => {},
+      () => {},
+    );
     try {
       await near.finish();
       await copyFile(from, inDir(place.dirFd, near.name));
@@ -235,8 +270,13 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
     }
     for (const f of session.stored) {
       audit.record({
-        event: 'upload', outcome: 'ok', user: req.user?.username ?? null, credential: req.user?.credential ?? 'none',
-        client: req.socket.remoteAddress ?? '', path: f.path, bytes: f.bytes,
+        event: 'upload',
+        outcome: 'ok',
+        user: req.user?.username ?? null,
+        credential: req.user?.credential ?? 'none',
+        client: req.socket.remoteAddress ?? '',
+        path: f.path,
+        bytes: f.bytes,
       });
     }
     sendJson(res, 200, { message: 'Uploaded successfully' });

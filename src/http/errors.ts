@@ -33,8 +33,7 @@ export class ClientGone extends Error {
   }
 }
 
-const e = (status: number, message: string, headers?: Record<string, string>) =>
-  new HttpError(status, message, headers);
+const e = (status: number, message: string, headers?: Record<string, string>) => new HttpError(status, message, headers);
 
 /** Every text a client may see, named once. Functions take the variable part. */
 export const Errors = {
@@ -53,8 +52,8 @@ export const Errors = {
   loginBusy: () => e(503, 'too many logins in progress, try again later', { 'Retry-After': '1' }),
   unauthorized: (why: TokenRefusal) => e(401, TOKEN_REFUSALS[why], { 'WWW-Authenticate': 'Bearer' }),
   // roles, scopes and API tokens (docs/api.md, "Roles, scopes and API tokens"); RFC 6750 §3.1
-  insufficientScope: (scope: string) => e(403, `insufficient scope: ${scope} is required`,
-    { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
+  insufficientScope: (scope: string) =>
+    e(403, `insufficient scope: ${scope} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
   tokenTooPowerful: () => e(403, 'a token cannot have more rights than its user'),
   tokenNameTaken: (name: string) => e(409, `a token named ${name} already exists`),
   tokenNotFound: () => e(404, 'token not found'),
@@ -77,8 +76,7 @@ export const Errors = {
   openFailed: (detail: string) => e(500, `failed to open file: ${detail}`),
   readFailed: (detail: string) => e(500, `failed to read file: ${detail}`),
   preconditionFailed: () => e(412, 'precondition failed'),
-  rangeNotSatisfiable: (size: number) =>
-    e(416, 'requested range not satisfiable', { 'Content-Range': `bytes */${size}` }),
+  rangeNotSatisfiable: (size: number) => e(416, 'requested range not satisfiable', { 'Content-Range': `bytes */${size}` }),
   noSavePath: () => e(400, 'No save path provided'),
   noFilesUploaded: () => e(400, 'No files uploaded'),
   uploadTooLarge: () => e(400, 'Failed to parse form: file too large'),

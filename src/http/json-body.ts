@@ -49,8 +49,14 @@ export function readJsonObject(req: IncomingMessage, limit: number): Promise<Rec
     };
     // A client that goes away mid-body (Node destroys the request with 'aborted', or it
     // just closes): nobody is left to answer, but the promise must settle.
-    const onError = () => { stop(); reject(new ClientGone()); };
-    const onClose = () => { stop(); reject(new ClientGone()); };
+    const onError = () => {
+      stop();
+      reject(new ClientGone());
+    };
+    const onClose = () => {
+      stop();
+      reject(new ClientGone());
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

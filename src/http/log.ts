@@ -69,7 +69,9 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     // With TLS on, a last field says how the request came: https or http.
     const via = scheme ? ((socket as Socket & { encrypted?: boolean }).encrypted ? ' https' : ' http') : '';
     // A 5xx is the agent's failure (priority err); any other answer, or none, is info.
-    (answered && res.statusCode >= 500 ? log.error : log.info)(`${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}${via}`);
+    (answered && res.statusCode >= 500 ? log.error : log.info)(
+      `${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}${via}`,
+    );
     if (observe) observe(req as Request, answered ? res.statusCode : 0, ms);
   };
   /**

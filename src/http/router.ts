@@ -76,7 +76,9 @@ export class Router {
       const m = r.pattern.exec(rawPath);
       if (!m) continue;
       const params: Record<string, string> = {};
-      r.keys.forEach((key, i) => { params[key] = decodeParam(m[i + 1] ?? ''); });
+      r.keys.forEach((key, i) => {
+        params[key] = decodeParam(m[i + 1] ?? '');
+      });
       return { route: r.route, handler: r.handler, params };
     }
     return undefined;

@@ -116,19 +116,22 @@ export function listen(
   /** With TLS: HTTPS on the same port (docs/api.md#https). */
   tls?: TlsOptions,
 ): Promise<RunningServer> {
-  const server = createServer({
-    // Requests of one shape from the start (see request.ts).
-    IncomingMessage: AgentRequest,
-    // A client must send its headers within 15 s (slowloris gets 408), and a whole
-    // request within 10 min (a 50 MB upload on a slow link).
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    requestTimeout: 600_000,
-    keepAliveTimeout: 5_000,
-    // Node checks those timeouts every 30 s by default: a slow client would hold its
-    // socket up to 45 s. Check every second.
-    connectionsCheckingInterval: 1_000,
-    maxHeaderSize: 16 * 1024,
-  }, inTurn(handler));
+  const server = createServer(
+    {
+      // Requests of one shape from the start (see request.ts).
+      IncomingMessage: AgentRequest,
+      // A client must send its headers within 15 s (slowloris gets 408), and a whole
+      // request within 10 min (a 50 MB upload on a slow link).
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: 600_000,
+      keepAliveTimeout: 5_000,
+      // Node checks those timeouts every 30 s by default: a slow client would hold its
+      // socket up to 45 s. Check every second.
+      connectionsCheckingInterval: 1_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    inTurn(handler),
+  );
   // Expect: 100-continue: Node sends `100 Continue` before any handler runs unless the
   // server listens for checkContinue; the agent sends it on the body's first read instead
   // (AgentRequest._read), after the auth check.
@@ -161,7 +164,9 @@ export function listen(
   let closing: Promise<void> | undefined;
   const close = (drainMs: number) => {
     closing ??= new Promise<void>((resolve) => {
-      server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => { res.shouldKeepAlive = false; });
+      server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+        res.shouldKeepAlive = false;
+      });
       for (const socket of live) {
         const res = currentResponse(socket);
         if (res && !res.headersSent) res.shouldKeepAlive = false;
@@ -169,10 +174,14 @@ export function listen(
       const poll = setInterval(() => server.closeIdleConnections(), 50);
       // setImmediate: after the timer, one more look at the sockets (their reads) first,
       // so a request that arrived while the loop was busy is not taken for silence.
-      const quiet = setTimeout(() => setImmediate(() => {
-        sniffer?.dropPending();
-        for (const socket of live) if (socket.bytesRead === 0) socket.destroy();
-      }), FIRST_REQUEST_GRACE_MS);
+      const quiet = setTimeout(
+        () =>
+          setImmediate(() => {
+            sniffer?.dropPending();
+            for (const socket of live) if (socket.bytesRead === 0) socket.destroy();
+          }),
+        FIRST_REQUEST_GRACE_MS,
+      );
       const cut = setTimeout(() => {
         sniffer?.dropPending();
         server.closeAllConnections();

@@ -25,7 +25,9 @@ export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) =
   const pending = new Map<string, Socket>();
   const peer = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
   // node:tls (and the OpenSSL bindings under it) only for an agent with TLS: not at a plain start.
-  const tls = process.getBuiltinModule('node:tls').createServer({ ...options, allowHalfOpen: true, handshakeTimeout: silentMs, ALPNProtocols: ['http/1.1'] });
+  const tls = process
+    .getBuiltinModule('node:tls')
+    .createServer({ ...options, allowHalfOpen: true, handshakeTimeout: silentMs, ALPNProtocols: ['http/1.1'] });
   tls.on('secureConnection', (socket: TLSSocket) => {
     pending.delete(peer(socket));
     serveHttp(socket);
@@ -43,7 +45,9 @@ export function sniffConnections(http: HttpServer, serveHttp: (socket: Socket) =
   http.on('connection', (socket: Socket) => {
     const key = peer(socket);
     pending.set(key, socket);
-    socket.once('close', () => { if (pending.get(key) === socket) pending.delete(key); });
+    socket.once('close', () => {
+      if (pending.get(key) === socket) pending.delete(key);
+    });
     socket.setTimeout(silentMs, () => socket.destroy());
     socket.once('data', (chunk: Buffer) => {
       socket.setTimeout(0);

@@ -33,22 +33,43 @@ export class AgentMetrics {
     const r = this.registry;
     r.add(new Sampled('device_agent_build_info', 'Always 1; the agent version as a label', ['version'], [VERSION], () => 1));
     this.http = new HttpMetrics(r);
-    this.loginFailures = r.add(new Counter('device_agent_login_failures_total',
-      'Logins refused for a wrong password or an unknown user')).cell();
-    this.loginThrottled = r.add(new Counter('device_agent_login_throttled_total',
-      'Logins refused with 429 after too many failures for one address and user')).cell();
-    const transfer = r.add(new Counter('device_agent_transfer_bytes_total',
-      'File content bytes sent by downloads and written by uploads (no headers, no multipart framing)', ['direction']));
-    const files = r.add(new Counter('device_agent_files_total',
-      'Downloads sent whole and files stored by uploads', ['direction']));
+    this.loginFailures = r
+      .add(new Counter('device_agent_login_failures_total', 'Logins refused for a wrong password or an unknown user'))
+      .cell();
+    this.loginThrottled = r
+      .add(new Counter('device_agent_login_throttled_total', 'Logins refused with 429 after too many failures for one address and user'))
+      .cell();
+    const transfer = r.add(
+      new Counter(
+        'device_agent_transfer_bytes_total',
+        'File content bytes sent by downloads and written by uploads (no headers, no multipart framing)',
+        ['direction'],
+      ),
+    );
+    const files = r.add(new Counter('device_agent_files_total', 'Downloads sent whole and files stored by uploads', ['direction']));
     const counted = (d: Direction): Counted => ({ bytes: transfer.cell(d), files: files.cell(d) });
     this.transfers = { download: counted('download'), upload: counted('upload') };
     const recordings = r.add(new Counter('device_agent_recordings_total', 'Recordings ended, by result', ['result']));
     this.recordings = { finished: recordings.cell('finished'), failed: recordings.cell('failed') };
-    r.add(new Sampled('device_agent_tls_handshake_failures_total', 'TLS handshakes that failed', [], [],
-      () => this.tls?.handshakeFailures(), 'counter'));
-    r.add(new Sampled('device_agent_tls_certificate_expiry_timestamp_seconds',
-      'notAfter of the certificate served, seconds since the epoch', [], [], () => this.tls?.certExpirySeconds()));
+    r.add(
+      new Sampled(
+        'device_agent_tls_handshake_failures_total',
+        'TLS handshakes that failed',
+        [],
+        [],
+        () => this.tls?.handshakeFailures(),
+        'counter',
+      ),
+    );
+    r.add(
+      new Sampled(
+        'device_agent_tls_certificate_expiry_timestamp_seconds',
+        'notAfter of the certificate served, seconds since the epoch',
+        [],
+        [],
+        () => this.tls?.certExpirySeconds(),
+      ),
+    );
     processMetrics(r);
   }
 

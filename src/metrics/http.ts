@@ -30,12 +30,21 @@ export class HttpMetrics {
   private readonly unmatched: RouteCells;
 
   constructor(registry: Registry) {
-    this.requests = registry.add(new Counter('device_agent_http_requests_total',
-      'HTTP requests answered, by route pattern, method and status (000: the client left before an answer)',
-      ['route', 'method', 'status']));
-    this.duration = registry.add(new Histogram('device_agent_http_request_duration_seconds',
-      'Time from the request head to the last byte of the answer handed to the kernel, by route pattern',
-      ['route'], DURATION_BUCKETS));
+    this.requests = registry.add(
+      new Counter(
+        'device_agent_http_requests_total',
+        'HTTP requests answered, by route pattern, method and status (000: the client left before an answer)',
+        ['route', 'method', 'status'],
+      ),
+    );
+    this.duration = registry.add(
+      new Histogram(
+        'device_agent_http_request_duration_seconds',
+        'Time from the request head to the last byte of the answer handed to the kernel, by route pattern',
+        ['route'],
+        DURATION_BUCKETS,
+      ),
+    );
     this.unmatched = this.routeCells(UNMATCHED);
   }
 

@@ -3,8 +3,6 @@
 import { readdirSync } from 'node:fs';
 import { Sampled, type Registry } from './registry.ts';
 
-
-
 /** Descriptors open now: the entries of /proc/self/fd, less the one reading it. */
 function openFds(): number | undefined {
   try {
@@ -20,10 +18,15 @@ export function processMetrics(registry: Registry): void {
     registry.add(new Sampled(name, help, [], [], read, type));
   // libuv reads the resident set from /proc/self/stat; getrusage gives user and system CPU.
   add('process_resident_memory_bytes', 'Resident memory size in bytes', () => process.memoryUsage.rss());
-  add('process_cpu_seconds_total', 'Total user and system CPU time spent in seconds', () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
-  }, 'counter');
+  add(
+    'process_cpu_seconds_total',
+    'Total user and system CPU time spent in seconds',
+    () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1e6;
+    },
+    'counter',
+  );
   add('process_open_fds', 'Number of open file descriptors', openFds);
   add('process_start_time_seconds', 'Start time of the process since unix epoch in seconds', () => startSeconds);
 }

@@ -10,15 +10,22 @@
 import { formatValue, header, labelText } from './exposition.ts';
 
 /** One time series of a counter: the caller keeps it and adds to `value`. */
-export interface Cell { value: number }
+export interface Cell {
+  value: number;
+}
 
 /** The parts of a scrape's text, in order. */
 type Out = string[];
 
-interface Family { render(out: Out): void }
+interface Family {
+  render(out: Out): void;
+}
 
 /** A transfer's two figures: things moved (files) and their content bytes. */
-export interface Counted { files: Cell; bytes: Cell }
+export interface Counted {
+  files: Cell;
+  bytes: Cell;
+}
 
 interface CounterCell extends Cell {
   readonly values: readonly string[];
@@ -29,7 +36,11 @@ export class Counter {
   private readonly cells = new Map<string, CounterCell>();
   private readonly header: string;
 
-  constructor(readonly name: string, help: string, readonly labelNames: readonly string[] = []) {
+  constructor(
+    readonly name: string,
+    help: string,
+    readonly labelNames: readonly string[] = [],
+  ) {
     this.header = header(name, help, 'counter');
     if (labelNames.length === 0) this.cell();
   }
@@ -59,8 +70,14 @@ export class Sampled {
   private readonly header: string;
   private readonly prefix: string;
 
-  constructor(readonly name: string, help: string, labelNames: readonly string[], labelValues: readonly string[],
-    private readonly read: () => number | undefined, type: 'gauge' | 'counter' = 'gauge') {
+  constructor(
+    readonly name: string,
+    help: string,
+    labelNames: readonly string[],
+    labelValues: readonly string[],
+    private readonly read: () => number | undefined,
+    type: 'gauge' | 'counter' = 'gauge',
+  ) {
     this.header = header(name, help, type);
     this.prefix = `${name}${labelText(labelNames, labelValues)} `;
   }
@@ -79,8 +96,12 @@ export class HistogramCell {
   /** `name_bucket{...,le="..."} ` per bucket (+Inf last), then `name_sum{...} `, `name_count{...} `: made by the first render. */
   private prefixes: string[] | undefined;
 
-  constructor(private readonly bounds: readonly number[], private readonly name: string,
-    private readonly names: readonly string[], private readonly values: readonly string[]) {
+  constructor(
+    private readonly bounds: readonly number[],
+    private readonly name: string,
+    private readonly names: readonly string[],
+    private readonly values: readonly string[],
+  ) {
     this.counts = new Float64Array(bounds.length);
   }
 
@@ -90,7 +111,8 @@ export class HistogramCell {
     const own = labelText(names, values);
     return [
       ...[...this.bounds.map(formatValue), '+Inf'].map((le) => `${name}_bucket${labelText(withLe, [...values, le])} `),
-      `${name}_sum${own} `, `${name}_count${own} `,
+      `${name}_sum${own} `,
+      `${name}_count${own} `,
     ];
   }
 
@@ -111,8 +133,17 @@ export class HistogramCell {
       cumulative += this.counts[i]!;
       out.push(prefixes[i]!, formatValue(cumulative), '\n');
     }
-    out.push(prefixes[n]!, formatValue(this.count), '\n', prefixes[n + 1]!, formatValue(this.sum), '\n',
-      prefixes[n + 2]!, formatValue(this.count), '\n');
+    out.push(
+      prefixes[n]!,
+      formatValue(this.count),
+      '\n',
+      prefixes[n + 1]!,
+      formatValue(this.sum),
+      '\n',
+      prefixes[n + 2]!,
+      formatValue(this.count),
+      '\n',
+    );
   }
 }
 
@@ -120,7 +151,12 @@ export class Histogram {
   private readonly cells: HistogramCell[] = [];
   private readonly header: string;
 
-  constructor(readonly name: string, help: string, readonly labelNames: readonly string[], readonly bounds: readonly number[]) {
+  constructor(
+    readonly name: string,
+    help: string,
+    readonly labelNames: readonly string[],
+    readonly bounds: readonly number[],
+  ) {
     this.header = header(name, help, 'histogram');
   }
 

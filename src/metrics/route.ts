@@ -23,28 +23,33 @@ export function tokenMatcher(token: Buffer): (req: Request) => boolean {
 }
 
 export function metricsRoutes(metrics: AgentMetrics, token: Buffer): Route[] {
-  return [{
-    method: 'GET',
-    path: '/metrics',
-    scope: 'metrics',
-    credential: tokenMatcher(token),
-    doc: () => ({
-      operation: {
-        tags: ['status'], operationId: 'metrics', summary: 'Prometheus metrics (text format 0.0.4)',
-        description: 'For a scraper: a credential with scope `metrics`, or the text of `metrics.tokenFile` ' +
-          '(which opens this route and no other). Absent (404) when `metrics.enabled` is false.',
-        responses: { 200: { description: 'the metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
+  return [
+    {
+      method: 'GET',
+      path: '/metrics',
+      scope: 'metrics',
+      credential: tokenMatcher(token),
+      doc: () => ({
+        operation: {
+          tags: ['status'],
+          operationId: 'metrics',
+          summary: 'Prometheus metrics (text format 0.0.4)',
+          description:
+            'For a scraper: a credential with scope `metrics`, or the text of `metrics.tokenFile` ' +
+            '(which opens this route and no other). Absent (404) when `metrics.enabled` is false.',
+          responses: { 200: { description: 'the metrics', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
+        },
+      }),
+      handler: (_req, res) => {
+        const body = metrics.render();
+        res.writeHead(200, {
+          'Content-Type': CONTENT_TYPE,
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        });
+        res.end(body);
       },
-    }),
-    handler: (_req, res) => {
-      const body = metrics.render();
-      res.writeHead(200, {
-        'Content-Type': CONTENT_TYPE,
-        'Content-Length': Buffer.byteLength(body),
-        'Cache-Control': 'no-store',
-        'X-Content-Type-Options': 'nosniff',
-      });
-      res.end(body);
     },
-  }];
+  ];
 }

@@ -89,7 +89,9 @@ export function release(chunk: Buffer): boolean {
 export class HeldChunk {
   private holds = 1;
   constructor(readonly chunk: Buffer) {}
-  hold(): void { this.holds++; }
+  hold(): void {
+    this.holds++;
+  }
   drop(): void {
     if (--this.holds === 0 && !release(this.chunk)) bodyReceived(this.chunk.length);
   }

@@ -87,7 +87,10 @@ export async function findCpuThermalZone(root = '/sys/class/thermal'): Promise<s
   }
   let first: string | undefined;
   for (const z of zones) {
-    const type = await readFile(`${root}/${z}/type`, 'utf8').then((t) => t.trim(), () => '');
+    const type = await readFile(`${root}/${z}/type`, 'utf8').then(
+      (t) => t.trim(),
+      () => '',
+    );
     first ??= `${root}/${z}/temp`;
     if (/cpu|soc|x86_pkg|coretemp|k10temp|package/i.test(type)) return `${root}/${z}/temp`;
   }

@@ -25,7 +25,9 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       scope: 'status',
       doc: () => ({
         operation: {
-          tags: ['status'], operationId: 'deviceStatus', summary: 'Current device status',
+          tags: ['status'],
+          operationId: 'deviceStatus',
+          summary: 'Current device status',
           responses: { 200: { description: 'the device status record', content: json(ref('DeviceStatus')) } },
         },
       }),
@@ -40,7 +42,9 @@ export function statusRoutes(sampler: StatusSampler): Route[] {
       scope: null,
       doc: () => ({
         operation: {
-          tags: ['status'], operationId: 'health', summary: 'Liveness and version',
+          tags: ['status'],
+          operationId: 'health',
+          summary: 'Liveness and version',
           responses: { 200: { description: 'the agent runs', content: json(ref('Health')) } },
         },
       }),

@@ -4,8 +4,16 @@ import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
 import { isoTime } from '../util/time.ts';
 import { VERSION } from '../util/version.ts';
 import {
-  findCpuThermalZone, loadPercent, readCpuModel, readCpuTimes, readDisk, readMemory, readNetwork, readOsRelease,
-  readTemperature, type CpuTimes,
+  findCpuThermalZone,
+  loadPercent,
+  readCpuModel,
+  readCpuTimes,
+  readDisk,
+  readMemory,
+  readNetwork,
+  readOsRelease,
+  readTemperature,
+  type CpuTimes,
 } from './probes.ts';
 
 export interface StaticFacts {
@@ -53,7 +61,9 @@ export class StatusSampler {
   /** Starts the one-off work early (after listen) so the first request need not wait. */
   warm(): void {
     this.facts ??= readStaticFacts();
-    void readCpuTimes().then((t) => { this.prevCpu ??= t; });
+    void readCpuTimes().then((t) => {
+      this.prevCpu ??= t;
+    });
   }
 
   /**
@@ -85,17 +95,22 @@ export class StatusSampler {
     const fresh = this.freshSample();
     if (fresh) return fresh;
     this.inflight ??= this.sample().then(
-      (value) => { this.last = { at: Date.now(), value }; this.inflight = undefined; return value; },
-      (err) => { this.inflight = undefined; throw err; },
+      (value) => {
+        this.last = { at: Date.now(), value };
+        this.inflight = undefined;
+        return value;
+      },
+      (err) => {
+        this.inflight = undefined;
+        throw err;
+      },
     );
     return this.inflight;
   }
 
   private async sample() {
     this.facts ??= readStaticFacts();
-    const [facts, times, memory, disk] = await Promise.all([
-      this.facts, readCpuTimes(), readMemory(), readDisk(this.deps.baseDir),
-    ]);
+    const [facts, times, memory, disk] = await Promise.all([this.facts, readCpuTimes(), readMemory(), readDisk(this.deps.baseDir)]);
     const temperatureCelsius = await readTemperature(facts.thermalZone);
     const load = times && this.prevCpu ? loadPercent(this.prevCpu, times) : null;
     if (times) this.prevCpu = times;

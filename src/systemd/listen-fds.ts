@@ -61,8 +61,14 @@ export function takeListener(passed: PassedFd[], host: string, port: number, log
       log.info(`listening socket ${bound.replace(' ', ':')} taken over from systemd`);
       continue;
     }
-    log.info(`passed descriptor ${fd} (${name}${typeof bound === 'string' ? `, ${bound.replace(' ', ':')}` : ''}) is not ${host}:${port}: closed`);
-    try { closeSync(fd); } catch { /* already closed */ }
+    log.info(
+      `passed descriptor ${fd} (${name}${typeof bound === 'string' ? `, ${bound.replace(' ', ':')}` : ''}) is not ${host}:${port}: closed`,
+    );
+    try {
+      closeSync(fd);
+    } catch {
+      /* already closed */
+    }
     if (name === LISTENER_NAME) {
       notifier?.removeFd(name);
       dropped = true;

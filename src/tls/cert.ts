@@ -31,7 +31,10 @@ export interface Pair {
 
 /** A pair that does not load; the message names the file at fault. */
 export class TlsFileError extends Error {
-  constructor(readonly file: string, problem: string) {
+  constructor(
+    readonly file: string,
+    problem: string,
+  ) {
     super(`${file}: ${problem}`);
     this.name = 'TlsFileError';
   }

@@ -14,7 +14,9 @@ const openssl = lazy('openssl command', (): string => {
   try {
     execFileSync('openssl', ['version'], { stdio: 'ignore' });
   } catch (err) {
-    throw new Error(`the openssl command cannot run (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): install the openssl package`);
+    throw new Error(
+      `the openssl command cannot run (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): install the openssl package`,
+    );
   }
   return 'openssl';
 });
@@ -31,12 +33,24 @@ export interface SignRequest {
 /** A self-signed certificate (PEM) for the key: the same key at creation and renewal. */
 export function selfSign(req: SignRequest): string {
   const args = [
-    'req', '-new', '-x509', '-key', req.keyFile, '-sha256', '-days', String(req.days ?? VALID_DAYS),
-    '-subj', req.subject,
-    '-addext', `subjectAltName=${altNames(req.names)}`,
-    '-addext', 'basicConstraints=critical,CA:FALSE',
-    '-addext', 'keyUsage=critical,digitalSignature',
-    '-addext', 'extendedKeyUsage=serverAuth',
+    'req',
+    '-new',
+    '-x509',
+    '-key',
+    req.keyFile,
+    '-sha256',
+    '-days',
+    String(req.days ?? VALID_DAYS),
+    '-subj',
+    req.subject,
+    '-addext',
+    `subjectAltName=${altNames(req.names)}`,
+    '-addext',
+    'basicConstraints=critical,CA:FALSE',
+    '-addext',
+    'keyUsage=critical,digitalSignature',
+    '-addext',
+    'extendedKeyUsage=serverAuth',
   ];
   try {
     return execFileSync(openssl(), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,22 +6,27 @@ import type { Route } from '../http/types.ts';
 import type { CertInfo } from './cert.ts';
 
 export function tlsRoutes(info: (() => CertInfo) | undefined, clientCertificates: 'required' | 'none'): Route[] {
-  return [{
-    method: 'GET',
-    path: '/api/v1/tls',
-    scope: null,
-    doc: () => ({
-      operation: {
-        tags: ['status'], operationId: 'tls', summary: 'The HTTPS certificate: fingerprint, SPKI pin, names, validity',
-        description: 'No token: a client reads it to decide whether to trust the device (compare the fingerprint with ' +
-          '`device-agent tls show` on the device).',
-        responses: { 200: { description: 'the certificate in service, or `{"enabled": false}`', content: json(ref('TlsInfo')) } },
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/tls',
+      scope: null,
+      doc: () => ({
+        operation: {
+          tags: ['status'],
+          operationId: 'tls',
+          summary: 'The HTTPS certificate: fingerprint, SPKI pin, names, validity',
+          description:
+            'No token: a client reads it to decide whether to trust the device (compare the fingerprint with ' +
+            '`device-agent tls show` on the device).',
+          responses: { 200: { description: 'the certificate in service, or `{"enabled": false}`', content: json(ref('TlsInfo')) } },
+        },
+      }),
+      handler: (_req, res) => {
+        if (!info) return sendJson(res, 200, { enabled: false });
+        const { fingerprint, spkiPin, names, notBefore, notAfter, selfSigned } = info();
+        sendJson(res, 200, { enabled: true, fingerprint, spkiPin, names, notBefore, notAfter, selfSigned, clientCertificates });
       },
-    }),
-    handler: (_req, res) => {
-      if (!info) return sendJson(res, 200, { enabled: false });
-      const { fingerprint, spkiPin, names, notBefore, notAfter, selfSigned } = info();
-      sendJson(res, 200, { enabled: true, fingerprint, spkiPin, names, notBefore, notAfter, selfSigned, clientCertificates });
     },
-  }];
+  ];
 }

@@ -19,10 +19,15 @@ export const SSL_OP_NO_RENEGOTIATION = 0x40000000;
 
 /** TLS 1.2's forward-secret AEAD suites; TLS 1.3's are all of that kind. */
 const CIPHERS = [
-  'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256',
-  'ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES128-GCM-SHA256',
-  'ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384',
-  'ECDHE-ECDSA-CHACHA20-POLY1305', 'ECDHE-RSA-CHACHA20-POLY1305',
+  'TLS_AES_128_GCM_SHA256',
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
 ].join(':');
 
 export const POLL_MS = 1000;
@@ -40,12 +45,18 @@ export function asConfigError<T>(load: () => T, keyOf: (file: string) => string)
 
 /** The pair as the start loads it (a ConfigError naming tls.certFile or tls.keyFile). */
 export function loadChecked(cfg: TlsConfig): Pair {
-  return asConfigError(() => loadPair(cfg.certFile, cfg.keyFile), (file) => (file === cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'));
+  return asConfigError(
+    () => loadPair(cfg.certFile, cfg.keyFile),
+    (file) => (file === cfg.keyFile ? 'tls.keyFile' : 'tls.certFile'),
+  );
 }
 
 /** The client CA file as the start loads it (a ConfigError naming tls.clientCaFile). */
 export function loadClientCaChecked(file: string): ClientCa {
-  return asConfigError(() => loadClientCa(file), () => 'tls.clientCaFile');
+  return asConfigError(
+    () => loadClientCa(file),
+    () => 'tls.clientCaFile',
+  );
 }
 
 export class TlsService {
@@ -57,7 +68,10 @@ export class TlsService {
   private daily: NodeJS.Timeout | undefined;
   private seen = '';
 
-  constructor(private readonly cfg: TlsConfig, private readonly log: Log) {}
+  constructor(
+    private readonly cfg: TlsConfig,
+    private readonly log: Log,
+  ) {}
 
   /** Makes the pair when missing, renews it when due, loads it; a problem is a ConfigError (exit 78). */
   start(): CertInfo {
@@ -173,8 +187,14 @@ export class TlsService {
       const key = (await Promise.all(files.map(fileStampLater))).join('|');
       polling = false;
       if (!this.poller) return;
-      if (key === this.seen) { pending = ''; return; }
-      if (key !== pending) { pending = key; return; }
+      if (key === this.seen) {
+        pending = '';
+        return;
+      }
+      if (key !== pending) {
+        pending = key;
+        return;
+      }
       this.seen = key;
       pending = '';
       this.reload('files changed');

@@ -3,7 +3,20 @@
 // the target (or linked, when the target must not exist yet) and the directory fsynced.
 // A crash leaves the old file or the new one, never half of one. Uploads keep their own
 // descriptor-relative path (src/files/tempfile.ts), which also survives a swapped directory.
-import { closeSync, fchmodSync, fchownSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, constants as C } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  constants as C,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errnoName } from './errno.ts';
 
@@ -33,7 +46,11 @@ function openTemp(file: string, mode: number): { fd: number; tmp: string } {
 /** fsync of a directory, so that a rename or a new name in it survives a power cut. */
 export function syncDir(dir: string): void {
   const fd = openSync(dir, C.O_RDONLY | C.O_DIRECTORY);
-  try { fsyncSync(fd); } finally { closeSync(fd); }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Replaces (or, with `create`, creates) `file` with `data` atomically and durably. */
@@ -45,17 +62,22 @@ export function replaceFile(file: string, data: string | Uint8Array, opts: Repla
       fchmodSync(fd, opts.mode);
       if (opts.owner && process.getuid?.() === 0) fchownSync(fd, opts.owner.uid, opts.owner.gid);
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    if (opts.create) linkSync(tmp, file); // EEXIST when someone made it meanwhile
+    if (opts.create)
+      linkSync(tmp, file); // EEXIST when someone made it meanwhile
     else renameSync(tmp, file);
     placed = !opts.create;
   } finally {
     if (!placed) {
-      try { unlinkSync(tmp); } catch { /* already gone: nothing to clean */ }
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone: nothing to clean */
+      }
     }
   }
   syncDir(dirname(file));

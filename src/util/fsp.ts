@@ -5,9 +5,23 @@
 // node:fs is imported by name everywhere: `import * as fs` makes esbuild copy every
 // property of the module (and that loads fs.Dir's modules too).
 import {
-  copyFile as copyFileCb, fchmod as fchmodCb, fstat as fstatCb, fsync as fsyncCb, futimes as futimesCb, lstat as lstatCb,
-  mkdir as mkdirCb, readdir as readdirCb, readFile as readFileCb, readlink as readlinkCb, realpath as realpathCb,
-  rename as renameCb, rmdir as rmdirCb, stat as statCb, statfs as statfsCb, symlink as symlinkCb, unlink as unlinkCb,
+  copyFile as copyFileCb,
+  fchmod as fchmodCb,
+  fstat as fstatCb,
+  fsync as fsyncCb,
+  futimes as futimesCb,
+  lstat as lstatCb,
+  mkdir as mkdirCb,
+  readdir as readdirCb,
+  readFile as readFileCb,
+  readlink as readlinkCb,
+  realpath as realpathCb,
+  rename as renameCb,
+  rmdir as rmdirCb,
+  stat as statCb,
+  statfs as statfsCb,
+  symlink as symlinkCb,
+  unlink as unlinkCb,
 } from 'node:fs';
 import { promisify } from 'node:util';
 

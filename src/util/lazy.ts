@@ -11,7 +11,10 @@ export interface Lazy<A extends unknown[], T> {
 }
 
 /** Names of every lazy thing (true once made): read by test/unit-bundle.test.ts through the global symbol. */
-const registry: Map<string, boolean> = ((globalThis as Record<symbol, unknown>)[Symbol.for('device-agent.lazy')] ??= new Map()) as Map<string, boolean>;
+const registry: Map<string, boolean> = ((globalThis as Record<symbol, unknown>)[Symbol.for('device-agent.lazy')] ??= new Map()) as Map<
+  string,
+  boolean
+>;
 
 export function lazy<A extends unknown[], T>(name: string, make: (...args: A) => T): Lazy<A, T> {
   registry.set(name, false);
@@ -25,7 +28,12 @@ export function lazy<A extends unknown[], T>(name: string, make: (...args: A) =>
       value = make(...args);
       if (value instanceof Promise) {
         // A failed load stays failed (a missing module does not appear later); callers see the rejection.
-        value.then((v: Awaited<T>) => { ready = v; }, () => {});
+        value.then(
+          (v: Awaited<T>) => {
+            ready = v;
+          },
+          () => {},
+        );
       } else {
         ready = value as Awaited<T>;
       }

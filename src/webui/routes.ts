@@ -45,24 +45,38 @@ const revalidated = { 304: { description: 'not modified (`If-None-Match` holds t
 export function uiRoutes(): Route[] {
   return [
     {
-      method: 'GET', path: '/', scope: null,
+      method: 'GET',
+      path: '/',
+      scope: null,
       handler: (req, res) => serve('index.html', req, res),
       doc: () => ({
         operation: {
-          tags: ['web'], operationId: 'webPage', summary: 'The web interface (no token: it logs in through the API)',
-          responses: { 200: { description: 'HTML page; brotli or gzip as Accept-Encoding allows', content: { 'text/html': text } }, ...revalidated },
+          tags: ['web'],
+          operationId: 'webPage',
+          summary: 'The web interface (no token: it logs in through the API)',
+          responses: {
+            200: { description: 'HTML page; brotli or gzip as Accept-Encoding allows', content: { 'text/html': text } },
+            ...revalidated,
+          },
         },
       }),
     },
     {
-      method: 'GET', path: '/ui/:file', scope: null,
+      method: 'GET',
+      path: '/ui/:file',
+      scope: null,
       handler: (req, res) => serve(req.params.file ?? '', req, res),
       doc: () => ({
         operation: {
-          tags: ['web'], operationId: 'webFile', summary: 'A file of the web interface',
+          tags: ['web'],
+          operationId: 'webFile',
+          summary: 'A file of the web interface',
           parameters: [{ name: 'file', in: 'path', required: true, schema: { enum: PAGE_FILES.filter((f) => f !== 'index.html') } }],
           responses: {
-            200: { description: 'the file; brotli or gzip as Accept-Encoding allows', content: { 'text/css': text, 'text/javascript': text } },
+            200: {
+              description: 'the file; brotli or gzip as Accept-Encoding allows',
+              content: { 'text/css': text, 'text/javascript': text },
+            },
             ...revalidated,
           },
         },

@@ -80,21 +80,27 @@ export async function prepareDir(opts: AgentOptions = {}): Promise<{ dir: string
     users.push(newUser(u.username, await hashOnce(u.password), u.role ?? 'admin', u.directory ?? null));
   }
   writeUsers(join(dir, 'users.json'), users);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({
-    host: '127.0.0.1',
-    port: 0,
-    baseDir: 'files',
-    usersFile: 'users.json',
-    jwtSecretFile: 'jwt.secret',
-    audio: { device: 'null' },
-    ...opts.config,
-  }));
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audio: { device: 'null' },
+      ...opts.config,
+    }),
+  );
   return { dir, users };
 }
 
 /** Spawns the agent on a config and resolves once it listens. */
-export function spawnAgent(dir: string, env: Record<string, string> = {}, wrap: string[] = []):
-  Promise<{ child: ChildProcess; port: number; output: () => string }> {
+export function spawnAgent(
+  dir: string,
+  env: Record<string, string> = {},
+  wrap: string[] = [],
+): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const { cmd, args } = agentCommand();
   const argv = [...wrap, cmd, ...args, 'serve', '--config', join(dir, 'config.json')];
   const child = spawn(argv[0]!, argv.slice(1), {
@@ -103,8 +109,12 @@ export function spawnAgent(dir: string, env: Record<string, string> = {}, wrap: 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   return new Promise((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error(`agent did not start:\n${out}`)), 15_000);
     const onData = () => {
@@ -128,9 +138,15 @@ export async function startAgent(opts: AgentOptions = {}): Promise<TestAgent> {
   const { child, port, output } = await spawnAgent(dir, opts.env, opts.wrap);
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.once('exit', (code, signal) => r({ code, signal })));
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
   const agent: TestAgent = {
-    url, port, dir, child, output, users,
+    url,
+    port,
+    dir,
+    child,
+    output,
+    users,
     configFile: join(dir, 'config.json'),
     baseDir: join(dir, 'files'),
     async login(username = ADMIN.username, password = ADMIN.password) {
@@ -155,8 +171,10 @@ export async function startAgent(opts: AgentOptions = {}): Promise<TestAgent> {
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: string[], opts: { input?: string; env?: Record<string, string>; cwd?: string } = {}):
-  Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { cmd, args: pre } = agentCommand();
   const child = spawn(cmd, [...pre, ...args], {
     env: { ...process.env, DEVICE_AGENT_CONFIG: '', NOTIFY_SOCKET: '', ...opts.env },
@@ -165,8 +183,12 @@ export function runCli(args: string[], opts: { input?: string; env?: Record<stri
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   child.stdin.end(opts.input ?? '');
   return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
 }

@@ -33,7 +33,10 @@ export interface PlaybookRun {
   stdout: string;
   stderr: string;
   /** The json callback's document (undefined when ansible-playbook printed none). */
-  json?: { plays: Array<{ tasks: Array<{ task: { name: string }; hosts: Record<string, Record<string, any>> }> }>; stats: Record<string, Record<string, number>> };
+  json?: {
+    plays: Array<{ tasks: Array<{ task: { name: string }; hosts: Record<string, Record<string, any>> }> }>;
+    stats: Record<string, Record<string, number>>;
+  };
   /** Results of the task named `name`, per host. */
   task(name: string): Record<string, Record<string, any>>;
 }
@@ -49,7 +52,7 @@ export async function setUpAnsible(dir: string): Promise<Ansible> {
   const config = join(dir, 'ansible.cfg');
   writeFileSync(config, '[defaults]\n');
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
+    ...(process.env as Record<string, string>),
     ANSIBLE_CONFIG: config, // nothing from the machine's /etc/ansible or a cwd ansible.cfg
     ANSIBLE_COLLECTIONS_PATH: collections,
     ANSIBLE_STDOUT_CALLBACK: 'json_results',
@@ -63,15 +66,25 @@ export async function setUpAnsible(dir: string): Promise<Ansible> {
   };
   let n = 0;
   return {
-    collections, tarball, env,
+    collections,
+    tarball,
+    env,
     async playbook(yaml, inventory, args = []) {
       const file = join(dir, `play-${++n}.yml`);
       writeFileSync(file, yaml);
-      const child = spawn('ansible-playbook', ['-i', inventory, '-f', '5', ...args, file], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('ansible-playbook', ['-i', inventory, '-f', '5', ...args, file], {
+        env,
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d) => { stdout += d; });
-      child.stderr.on('data', (d) => { stderr += d; });
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
       const code = await new Promise<number | null>((r) => child.on('close', r));
       let json: PlaybookRun['json'];
       try {
@@ -80,7 +93,10 @@ export async function setUpAnsible(dir: string): Promise<Ansible> {
         json = undefined; // the assertions below report stdout and stderr
       }
       return {
-        code, stdout, stderr, json,
+        code,
+        stdout,
+        stderr,
+        json,
         task(name) {
           const tasks = json?.plays.flatMap((p) => p.tasks).filter((t) => t.task.name === name) ?? [];
           if (tasks.length !== 1) throw new Error(`task ${name}: ${tasks.length} results\n${stdout}\n${stderr}`);

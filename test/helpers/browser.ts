@@ -5,8 +5,14 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   '--autoplay-policy=no-user-gesture-required',
 ];
 
@@ -19,8 +25,13 @@ export function launchChromium(): Promise<Browser> {
  * page errors, CSP violations and console errors (unless `allowConsole` matches the text
  * followed by a space and the URL it names).
  */
-export async function fencedContext(browser: Browser, origin: string, problems: string[],
-  options: BrowserContextOptions = {}, allowConsole: RegExp = /$^/): Promise<BrowserContext> {
+export async function fencedContext(
+  browser: Browser,
+  origin: string,
+  problems: string[],
+  options: BrowserContextOptions = {},
+  allowConsole: RegExp = /$^/,
+): Promise<BrowserContext> {
   const context = await browser.newContext(options);
   await context.route('**/*', (route) => {
     const url = route.request().url();
@@ -33,7 +44,8 @@ export async function fencedContext(browser: Browser, origin: string, problems: 
     page.on('console', (msg) => {
       const text = msg.text();
       if (/Content.Security.Policy/i.test(text)) problems.push(`CSP: ${text}`);
-      else if (msg.type() === 'error' && !allowConsole.test(`${text} ${msg.location().url}`)) problems.push(`console error: ${text} (${msg.location().url})`);
+      else if (msg.type() === 'error' && !allowConsole.test(`${text} ${msg.location().url}`))
+        problems.push(`console error: ${text} (${msg.location().url})`);
     });
   });
   return context;

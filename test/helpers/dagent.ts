@@ -38,8 +38,15 @@ let served: Set<string> | undefined;
  * tests of the others are skipped). Read from the document it serves, once per file.
  */
 export function hasRoute(path: string): boolean {
-  served ??= new Set(JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/served-paths.ts')],
-    { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })) as string[]);
+  served ??= new Set(
+    JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/served-paths.ts')], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    ) as string[],
+  );
   return served.has(path);
 }
 
@@ -75,8 +82,12 @@ export function dagent(args: string[], opts: RunOptions): Promise<Run> {
   const child = dagentProcess(args, opts);
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => { stdout += d; });
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   child.stdin!.end(opts.input ?? '');
   return new Promise((r) => child.on('close', (code) => r({ code, stdout, stderr })));
 }
@@ -92,7 +103,9 @@ export interface ClientAgent extends TestAgent {
 
 export function pinOfFile(certFile: string): string {
   const cert = new X509Certificate(readFileSync(certFile));
-  return `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+  return `sha256//${createHash('sha256')
+    .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')}`;
 }
 
 export async function startClientAgent(tls: boolean, opts: AgentOptions = {}): Promise<ClientAgent> {
@@ -104,8 +117,10 @@ export async function startClientAgent(tls: boolean, opts: AgentOptions = {}): P
 /** A profile holding a login token of the agent (what --token-stdin stores), trusting its key by pin. */
 export async function tokenProfile(agent: ClientAgent, home: string, profile = 'default'): Promise<void> {
   const token = await agent.login();
-  const r = await dagent(['login', agent.clientUrl, '--token-stdin', '--profile', profile, ...(agent.pin ? ['--pin', agent.pin] : [])],
-    { home, input: `${token}\n` });
+  const r = await dagent(['login', agent.clientUrl, '--token-stdin', '--profile', profile, ...(agent.pin ? ['--pin', agent.pin] : [])], {
+    home,
+    input: `${token}\n`,
+  });
   if (r.code !== 0) throw new Error(`dagent login --token-stdin: ${r.code}\n${r.stderr}`);
 }
 
@@ -115,8 +130,25 @@ export function tempHome(): string {
 
 /** Every dagent command, as typed. */
 export const COMMAND_NAMES = [
-  'login', 'logout', 'status', 'ls', 'get', 'put', 'rm', 'mkdir', 'mv', 'record', 'stop', 'devices', 'level', 'listen', 'events',
-  'token create', 'token list', 'token revoke', 'users',
+  'login',
+  'logout',
+  'status',
+  'ls',
+  'get',
+  'put',
+  'rm',
+  'mkdir',
+  'mv',
+  'record',
+  'stop',
+  'devices',
+  'level',
+  'listen',
+  'events',
+  'token create',
+  'token list',
+  'token revoke',
+  'users',
 ];
 
 /** Node.js runtimes to run dagent with: the tests' own, and the Node 24 the agent embeds when it differs. */
@@ -132,7 +164,9 @@ export function runtimes(): string[] {
  * answer. With `dropSecond`, a connection is closed unanswered when its second request
  * arrives (as when a keep-alive connection is closed just as a request leaves on it).
  */
-export async function relay(port: number): Promise<{ server: Server; port: number; arm(cutAt: number): void; dropSecond: boolean; heads: string[] }> {
+export async function relay(
+  port: number,
+): Promise<{ server: Server; port: number; arm(cutAt: number): void; dropSecond: boolean; heads: string[] }> {
   let cutAt: number | null = null;
   // heads: the request heads seen (plain HTTP only), each with the number of its connection.
   const state = { dropSecond: false, heads: [] as string[] };
@@ -170,7 +204,13 @@ export async function relay(port: number): Promise<{ server: Server; port: numbe
     client.on('error', () => upstream.destroy());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return Object.assign(state, { server, port: (server.address() as { port: number }).port, arm: (n: number) => { cutAt = n; } });
+  return Object.assign(state, {
+    server,
+    port: (server.address() as { port: number }).port,
+    arm: (n: number) => {
+      cutAt = n;
+    },
+  });
 }
 
 /**

@@ -45,8 +45,10 @@ export async function debootstrapOnce(path: string, include: string[]): Promise<
   const tmp = `${path}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   try {
-    await run('debootstrap', ['--variant=minbase', `--include=${include.join(',')}`, SUITE, tmp, debianMirror()],
-      { maxBuffer: 64 << 20, env: { ...process.env, ...ENV } });
+    await run('debootstrap', ['--variant=minbase', `--include=${include.join(',')}`, SUITE, tmp, debianMirror()], {
+      maxBuffer: 64 << 20,
+      env: { ...process.env, ...ENV },
+    });
     await run('chroot', [tmp, 'apt-get', 'clean'], { env: ENV });
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
@@ -117,18 +119,36 @@ export async function freshRoot(more: string[] = []): Promise<DebianRoot> {
  * there); resolves once it is listening.
  */
 export async function startInstalled(root: DebianRoot, config: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = root.spawn(['setpriv', '--reuid=device-agent', '--regid=device-agent', '--init-groups',
-    '/usr/bin/device-agent', 'serve', '--config', config]);
+  const child = root.spawn([
+    'setpriv',
+    '--reuid=device-agent',
+    '--regid=device-agent',
+    '--init-groups',
+    '/usr/bin/device-agent',
+    'serve',
+    '--config',
+    config,
+  ]);
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`installed agent did not start:\n${out}`)), 20_000);
     child.stdout!.on('data', () => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`installed agent exited ${code}:\n${out}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`installed agent exited ${code}:\n${out}`));
+    });
   });
   return { child, url: `http://127.0.0.1:${port}` };
 }

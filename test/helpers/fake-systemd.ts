@@ -4,7 +4,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { agentCommand, compiledHelper } from './agent.ts';
 import { eventually } from './proc.ts';
 
-
 export interface Message {
   pid: number;
   text: string;
@@ -35,9 +34,17 @@ export function underFakeSystemd(socket: string, configFile: string, env: Record
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const parsed = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Message & { exit?: number; signal?: number });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const parsed = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Message & { exit?: number; signal?: number });
   const messages = () => parsed().filter((m) => 'text' in m) as Message[];
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   return {
@@ -45,7 +52,9 @@ export function underFakeSystemd(socket: string, configFile: string, env: Record
     messages,
     ends: () => parsed().filter((m) => !('text' in m)),
     output: () => out,
-    command: (line) => { child.stdin!.write(line + '\n'); },
+    command: (line) => {
+      child.stdin!.write(line + '\n');
+    },
     async waitFor(test, from = 0, ms = 15_000) {
       const found = () => messages().slice(from).find(test);
       if (!(await eventually(() => found() !== undefined, ms))) throw new Error(`no such message; got:\n${out}`);

@@ -6,15 +6,25 @@ import { rawRequest } from './http.ts';
 
 export const BOUNDARY = '----da-test-boundary-7MA4YWxkTrZu0gW';
 
-export interface FormPart { name: string; value: string | Buffer; filename?: string; extraHeaders?: string }
+export interface FormPart {
+  name: string;
+  value: string | Buffer;
+  filename?: string;
+  extraHeaders?: string;
+}
 
 /** A multipart/form-data body with the parts in the given order. */
 export function multipart(parts: FormPart[], boundary = BOUNDARY): Buffer {
   const chunks: Buffer[] = [];
   for (const p of parts) {
     const fn = p.filename === undefined ? '' : `; filename="${p.filename}"`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${fn}\r\n${p.extraHeaders ?? ''}` +
-      (p.filename === undefined ? '' : 'Content-Type: application/octet-stream\r\n') + '\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${fn}\r\n${p.extraHeaders ?? ''}` +
+          (p.filename === undefined ? '' : 'Content-Type: application/octet-stream\r\n') +
+          '\r\n',
+      ),
+    );
     chunks.push(Buffer.isBuffer(p.value) ? p.value : Buffer.from(p.value));
     chunks.push(Buffer.from('\r\n'));
   }
@@ -22,8 +32,17 @@ export function multipart(parts: FormPart[], boundary = BOUNDARY): Buffer {
   return Buffer.concat(chunks);
 }
 
-export async function download(url: string, token: string, query: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
-  return fetch(`${url}/api/download${query === '' ? '' : '?' + query}`, { method, headers: { Authorization: `Bearer ${token}`, ...headers } });
+export async function download(
+  url: string,
+  token: string,
+  query: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Response> {
+  return fetch(`${url}/api/download${query === '' ? '' : '?' + query}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...headers },
+  });
 }
 
 export async function upload(url: string, token: string, parts: FormPart[]): Promise<Response> {
@@ -42,7 +61,8 @@ export function parseRaw(raw: string): { status: number; headers: string; body: 
 
 /** A raw multipart POST: the exact head given, then `body`; resolves with what came back. */
 export async function rawUpload(port: number, token: string, body: Buffer, extraHead = '', waitMs = 3000) {
-  const head = `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+  const head =
+    `POST /api/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
     `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n${extraHead}\r\n`;
   return parseRaw(await rawRequest(port, Buffer.concat([Buffer.from(head), body]), waitMs));
 }
@@ -55,9 +75,14 @@ export function snapshot(dir: string): string[] {
       const full = join(d, name);
       const st = lstatSync(full);
       const r = rel + name;
-      if (st.isDirectory()) { out.push(`${r}/`); walk(full, r + '/'); }
-      else if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(full)}`);
-      else if (st.isFile()) out.push(`${r} ${st.size} ${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex').slice(0, 16)}`);
+      if (st.isDirectory()) {
+        out.push(`${r}/`);
+        walk(full, r + '/');
+      } else if (st.isSymbolicLink()) out.push(`${r} -> ${readlinkSync(full)}`);
+      else if (st.isFile())
+        out.push(
+          `${r} ${st.size} ${(st.mode & 0o777).toString(8)} ${createHash('sha256').update(readFileSync(full)).digest('hex').slice(0, 16)}`,
+        );
       else out.push(`${r} (special)`);
     }
   };

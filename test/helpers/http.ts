@@ -7,10 +7,21 @@ export function rawRequest(port: number, data: string | Buffer, waitMs = 2000): 
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     let out = '';
-    const timer = setTimeout(() => { sock.destroy(); resolve(out); }, waitMs);
-    sock.on('data', (d) => { out += d.toString('latin1'); });
-    sock.on('error', (err) => { clearTimeout(timer); out ? resolve(out) : reject(err); });
-    sock.on('close', () => { clearTimeout(timer); resolve(out); });
+    const timer = setTimeout(() => {
+      sock.destroy();
+      resolve(out);
+    }, waitMs);
+    sock.on('data', (d) => {
+      out += d.toString('latin1');
+    });
+    sock.on('error', (err) => {
+      clearTimeout(timer);
+      out ? resolve(out) : reject(err);
+    });
+    sock.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
     sock.write(data);
   });
 }
@@ -25,11 +36,15 @@ export function sendRaw(port: number, head: string, body: Buffer, cut: boolean |
   return new Promise((resolve) => {
     const sock = connect(port, '127.0.0.1');
     let out = '';
-    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      out += d.toString('latin1');
+    });
     sock.on('error', () => resolve(out));
     sock.on('close', () => resolve(out));
     sock.write(head);
-    sock.write(body, () => { if (after !== undefined) setTimeout(() => sock.destroy(), after); });
+    sock.write(body, () => {
+      if (after !== undefined) setTimeout(() => sock.destroy(), after);
+    });
   });
 }
 
@@ -46,13 +61,18 @@ export function bearer(token: string): Record<string, string> {
 }
 
 /** A GET whose body is the bytes as sent (fetch always asks for gzip and inflates). */
-export function getRaw(url: string, headers: Record<string, string> = {}, method = 'GET'):
-  Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+export function getRaw(
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }

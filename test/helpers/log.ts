@@ -6,9 +6,15 @@ import { PRIORITY, type Log } from '../../src/util/logger.ts';
 export function collectLog(lines: string[] = []): Log & { lines: string[] } {
   return {
     lines,
-    error: (text) => { lines.push(PRIORITY.error + text); },
-    warn: (text) => { lines.push(PRIORITY.warn + text); },
-    info: (text) => { lines.push(PRIORITY.info + text); },
+    error: (text) => {
+      lines.push(PRIORITY.error + text);
+    },
+    warn: (text) => {
+      lines.push(PRIORITY.warn + text);
+    },
+    info: (text) => {
+      lines.push(PRIORITY.info + text);
+    },
   };
 }
 

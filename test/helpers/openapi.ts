@@ -65,7 +65,10 @@ export async function assertDocumented(doc: LoadedDocument, method: string, path
   assert.ok(validate(body), `${where}: body ${JSON.stringify(body)} breaks the schema: ${ajv.errorsText(validate.errors)}`);
   const texts = Object.values(media.examples ?? {}).map((e: any) => e.value?.error as string);
   if (typeof body.error === 'string' && texts.length > 0) {
-    assert.ok(texts.some((t) => textPattern(t).test(body.error)), `${where}: text "${body.error}" is not among ${JSON.stringify(texts)}`);
+    assert.ok(
+      texts.some((t) => textPattern(t).test(body.error)),
+      `${where}: text "${body.error}" is not among ${JSON.stringify(texts)}`,
+    );
   }
   return body;
 }

@@ -33,8 +33,18 @@ export async function field(deb: string, name: string): Promise<string> {
 
 export async function contents(deb: string): Promise<Array<{ mode: string; owner: string; path: string }>> {
   const { stdout } = await run('dpkg-deb', ['--contents', deb], { maxBuffer: 16 << 20 });
-  return stdout.trim().split('\n').map((line) => {
-    const [mode, owner, , , , ...rest] = line.split(/\s+/);
-    return { mode: mode!, owner: owner!, path: rest.join(' ').replace(/^\./, '').replace(/ -> .*$/, '') };
-  });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [mode, owner, , , , ...rest] = line.split(/\s+/);
+      return {
+        mode: mode!,
+        owner: owner!,
+        path: rest
+          .join(' ')
+          .replace(/^\./, '')
+          .replace(/ -> .*$/, ''),
+      };
+    });
 }

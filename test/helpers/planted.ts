@@ -6,7 +6,7 @@ import { snapshot } from './files.ts';
 
 /** fast-check settings: a fixed seed and bounded runs in CI; `npm run fuzz` sets both. */
 export const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
-export const runs = (ci: number) => Math.max(1, Math.round(ci * Number(process.env.FUZZ_RUNS ?? 150) / 150));
+export const runs = (ci: number) => Math.max(1, Math.round((ci * Number(process.env.FUZZ_RUNS ?? 150)) / 150));
 
 export interface Planted {
   /** Content of every regular file outside the base: a download must never return one. */
@@ -41,11 +41,23 @@ export function plant(dir: string): Planted {
   writeFileSync(join(base, 'sub/secret.txt'), 'inside sub secret\n');
   writeFileSync(join(base, 'sub/b.txt'), 'inside b\n');
   const links: Array<[string, string]> = [
-    ['in', 'sub'], ['inFile', 'a.txt'], ['inAbs', join(base, 'sub')],
-    ['out', '../outside'], ['outFile', '../outside/secret.txt'], ['outAbs', join(dir, 'outside')],
-    ['outSibling', '../files2'], ['outConfig', '../config.json'], ['outUsers', '../users.json'],
-    ['dangling', '../outside/none.txt'], ['danglingIn', 'none.txt'], ['danglingDir', '../outside/nodir/'],
-    ['loop1', 'loop2'], ['loop2', 'loop1'], ['swap', 'sub'], ['sub/up', '..'], ['sub/out', '../../outside'],
+    ['in', 'sub'],
+    ['inFile', 'a.txt'],
+    ['inAbs', join(base, 'sub')],
+    ['out', '../outside'],
+    ['outFile', '../outside/secret.txt'],
+    ['outAbs', join(dir, 'outside')],
+    ['outSibling', '../files2'],
+    ['outConfig', '../config.json'],
+    ['outUsers', '../users.json'],
+    ['dangling', '../outside/none.txt'],
+    ['danglingIn', 'none.txt'],
+    ['danglingDir', '../outside/nodir/'],
+    ['loop1', 'loop2'],
+    ['loop2', 'loop1'],
+    ['swap', 'sub'],
+    ['sub/up', '..'],
+    ['sub/out', '../../outside'],
   ];
   for (const [name, target] of links) symlinkSync(target, join(base, name));
   return {
@@ -67,9 +79,62 @@ export function plant(dir: string): Planted {
 
 /** Path pieces an attacker would try: dots in every spelling, separators, look-alikes, links. */
 export const SEGMENTS = [
-  '..', '.', '', '...', '%2e%2e', '%252e%252e', '%2e', '..%2f', '..%5c', '%2e%2e%2f', '..\\', '\\..', '..;',
-  '\u2024\u2024', '\uFF0E\uFF0E', '\u2215', '\uFF0F', '\u2216', '\uFE52\uFE52', '.\u200b.', '\0', '%00', 'a.txt%00.png',
-  'a.txt', 'sub', 'b.txt', 'secret.txt', 'deep.txt', 'in', 'inFile', 'inAbs', 'out', 'outFile', 'outAbs', 'outSibling',
-  'outConfig', 'outUsers', 'dangling', 'danglingIn', 'danglingDir', 'loop1', 'swap', 'up', 'outside', 'files', 'files2',
-  'etc', 'passwd', 'config.json', 'users.json', 'jwt.secret', 'recordings', 'none.txt', 'CON', ' ', '~', '*', '?',
+  '..',
+  '.',
+  '',
+  '...',
+  '%2e%2e',
+  '%252e%252e',
+  '%2e',
+  '..%2f',
+  '..%5c',
+  '%2e%2e%2f',
+  '..\\',
+  '\\..',
+  '..;',
+  '\u2024\u2024',
+  '\uFF0E\uFF0E',
+  '\u2215',
+  '\uFF0F',
+  '\u2216',
+  '\uFE52\uFE52',
+  '.\u200b.',
+  '\0',
+  '%00',
+  'a.txt%00.png',
+  'a.txt',
+  'sub',
+  'b.txt',
+  'secret.txt',
+  'deep.txt',
+  'in',
+  'inFile',
+  'inAbs',
+  'out',
+  'outFile',
+  'outAbs',
+  'outSibling',
+  'outConfig',
+  'outUsers',
+  'dangling',
+  'danglingIn',
+  'danglingDir',
+  'loop1',
+  'swap',
+  'up',
+  'outside',
+  'files',
+  'files2',
+  'etc',
+  'passwd',
+  'config.json',
+  'users.json',
+  'jwt.secret',
+  'recordings',
+  'none.txt',
+  'CON',
+  ' ',
+  '~',
+  '*',
+  '?',
 ];

@@ -27,14 +27,21 @@ export function startVirtualMic(): VirtualMic {
   const run = (cmd: string, args: string[]) =>
     execFileSync(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
   // As root pulseaudio warns "not intended to be run as root" and runs anyway.
-  run('pulseaudio', ['-D', '--exit-idle-time=-1', '-n', '--load=module-native-protocol-unix auth-anonymous=1',
-    '--load=module-null-sink sink_name=vsink']);
+  run('pulseaudio', [
+    '-D',
+    '--exit-idle-time=-1',
+    '-n',
+    '--load=module-native-protocol-unix auth-anonymous=1',
+    '--load=module-null-sink sink_name=vsink',
+  ]);
   run('pactl', ['set-default-source', 'vsink.monitor']);
   // The null sink renders in 2 s blocks while no client asks for less, and a recording
   // that connects then waits for the block in progress: one low-latency listener keeps
   // the blocks short, as a real microphone's are.
   const listener = spawn('parec', ['--latency-msec=20'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
-  listener.on('error', () => { /* pulseaudio-utils missing: recordings just start slower */ });
+  listener.on('error', () => {
+    /* pulseaudio-utils missing: recordings just start slower */
+  });
   return {
     env,
     async stop() {
@@ -43,7 +50,9 @@ export function startVirtualMic(): VirtualMic {
       try {
         pid = Number(readFileSync(join(dir, 'pulse/pid'), 'utf8').trim());
         if (pid > 0) process.kill(pid, 'SIGTERM');
-      } catch { /* already gone: nothing to stop */ }
+      } catch {
+        /* already gone: nothing to stop */
+      }
       // It removes its own files on the way out: wait for it before removing the directory.
       for (let i = 0; i < 50 && pid > 0 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });

@@ -63,14 +63,23 @@ export function openEvents(port: number, headers: Record<string, string>, path =
           return new Promise((ok, fail) => {
             const check = () => {
               const hits = events.filter(pred);
-              if (hits.length >= count) { waiters.delete(check); clearTimeout(timer); ok(hits); }
+              if (hits.length >= count) {
+                waiters.delete(check);
+                clearTimeout(timer);
+                ok(hits);
+              }
             };
-            const timer = setTimeout(() => { waiters.delete(check); fail(new Error(`timed out: ${JSON.stringify(events.map((e) => [e.event, e.at]))}`)); }, timeoutMs);
+            const timer = setTimeout(() => {
+              waiters.delete(check);
+              fail(new Error(`timed out: ${JSON.stringify(events.map((e) => [e.event, e.at]))}`));
+            }, timeoutMs);
             waiters.add(check);
             check();
           });
         },
-        close: () => { req.destroy(); },
+        close: () => {
+          req.destroy();
+        },
       });
     });
     req.on('error', reject);

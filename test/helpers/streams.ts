@@ -14,21 +14,35 @@ export interface Flow {
  * A chunked multipart upload of `total` bytes (each byte `fill`) to `savePath`, sent in
  * 64 KiB blocks, one every `everyMs`; `stopAfter` bytes and then silence (the socket stays).
  */
-export function paceUpload(port: number, token: string, savePath: string, total: number, fill: string,
-  opts: { everyMs?: number; stopAfter?: number } = {}): Flow {
+export function paceUpload(
+  port: number,
+  token: string,
+  savePath: string,
+  total: number,
+  fill: string,
+  opts: { everyMs?: number; stopAfter?: number } = {},
+): Flow {
   const sock = connect(port, '127.0.0.1');
   let out = '';
   let sent = 0;
   const done = new Promise<string>((resolve) => {
-    sock.on('data', (d) => { out += d.toString('latin1'); });
+    sock.on('data', (d) => {
+      out += d.toString('latin1');
+    });
     sock.on('error', () => resolve(out));
     sock.on('close', () => resolve(out));
   });
   const chunk = (b: Buffer) => sock.write(Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]));
-  sock.write(`POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n` +
-    `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-  chunk(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\n${savePath}\r\n` +
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="f.bin"\r\n\r\n`));
+  sock.write(
+    `POST /api/upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\n` +
+      `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  );
+  chunk(
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="saveToPath"\r\n\r\n${savePath}\r\n` +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="myFile"; filename="f.bin"\r\n\r\n`,
+    ),
+  );
   const block = Buffer.alloc(64 * 1024, fill);
   const step = () => {
     if (sock.destroyed || out !== '') return;
@@ -73,7 +87,9 @@ export function partialDownload(port: number, token: string, filepath: string, s
     sock.on('error', () => resolve(head));
     sock.on('close', () => resolve(head));
   });
-  sock.write(`GET /api/download?filepath=${encodeURIComponent(filepath)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
-    `Authorization: Bearer ${token}\r\n\r\n`);
+  sock.write(
+    `GET /api/download?filepath=${encodeURIComponent(filepath)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n` +
+      `Authorization: Bearer ${token}\r\n\r\n`,
+  );
   return { sock, done, bytes: () => body };
 }

@@ -13,32 +13,88 @@ export function makePair(certFile: string, keyFile: string, opts: { subject?: st
 
 /** A certificate for an existing key. */
 export function certFor(certFile: string, keyFile: string, opts: { subject?: string; days?: number; names?: string } = {}): void {
-  execFileSync('openssl', [
-    'req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-days', String(opts.days ?? 30),
-    '-subj', opts.subject ?? '/CN=operator.example', '-addext', `subjectAltName=${opts.names ?? 'DNS:localhost,IP:127.0.0.1'}`,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-x509',
+      '-key',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      String(opts.days ?? 30),
+      '-subj',
+      opts.subject ?? '/CN=operator.example',
+      '-addext',
+      `subjectAltName=${opts.names ?? 'DNS:localhost,IP:127.0.0.1'}`,
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 /** A CA for client certificates (tls.clientCaFile): ECDSA P-256, CA:TRUE, keyCertSign. */
 export function makeCa(certFile: string, keyFile: string, subject = '/CN=Test Client CA'): void {
   execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  execFileSync('openssl', [
-    'req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-days', '30', '-subj', subject,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-x509',
+      '-key',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '30',
+      '-subj',
+      subject,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 /** A client certificate (clientAuth) for a new key, signed by the CA `ca` made by makeCa. */
 export function makeClientCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }, subject = '/CN=client'): void {
   execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  execFileSync('openssl', [
-    'req', '-new', '-key', keyFile, '-out', certFile, '-days', '30', '-subj', subject, '-CA', ca.certFile, '-CAkey', ca.keyFile,
-    '-addext', 'basicConstraints=critical,CA:FALSE', '-addext', 'keyUsage=critical,digitalSignature', '-addext', 'extendedKeyUsage=clientAuth',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-key',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '30',
+      '-subj',
+      subject,
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
+      '-addext',
+      'keyUsage=critical,digitalSignature',
+      '-addext',
+      'extendedKeyUsage=clientAuth',
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 export function spkiPinOf(cert: X509Certificate): string {
-  return `sha256//${createHash('sha256').update(cert.publicKey.export({ type: 'spki', format: 'der' })).digest('base64')}`;
+  return `sha256//${createHash('sha256')
+    .update(cert.publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')}`;
 }
 
 /** The certificate a server presents to a new connection (no verification: the test compares). */
@@ -54,7 +110,11 @@ export function peerCert(port: number): Promise<X509Certificate> {
   });
 }
 
-export interface Run { code: number | null; stdout: string; stderr: string }
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function run(cmd: string, args: string[], input = ''): Promise<Run> {
   return new Promise((resolve) => {
@@ -71,13 +131,18 @@ export function sClient(port: number, opts: string[]): Promise<Run> {
 }
 
 /** GET over HTTPS with Node's own client, trusting `ca`. */
-export function httpsGet(url: string, ca: Buffer | string, headers: Record<string, string> = {}):
-  Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+export function httpsGet(
+  url: string,
+  ca: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { ca, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
+      res.on('data', (d) => {
+        body += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     req.on('error', reject);

@@ -6,7 +6,20 @@
 // overlay, so the cached image is never changed.
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CACHE_DIR, SUITE, debootstrapOnce } from './debian-root.ts';
@@ -16,8 +29,22 @@ const QEMU = '/usr/bin/qemu-system-x86_64';
 const ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', DEBIAN_FRONTEND: 'noninteractive', HOME: '/root' };
 
 /** minbase plus systemd as init, a kernel, the package's Depends and what the checks use. */
-const INCLUDE = ['systemd', 'systemd-sysv', 'udev', 'dbus', 'kmod', 'linux-image-amd64', 'adduser', 'openssl', 'sox',
-  'libsox-fmt-alsa', 'alsa-utils', 'curl', 'procps', 'e2fsprogs'];
+const INCLUDE = [
+  'systemd',
+  'systemd-sysv',
+  'udev',
+  'dbus',
+  'kmod',
+  'linux-image-amd64',
+  'adduser',
+  'openssl',
+  'sox',
+  'libsox-fmt-alsa',
+  'alsa-utils',
+  'curl',
+  'procps',
+  'e2fsprogs',
+];
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
 const ROOT_DIR = join(CACHE_DIR, `${SUITE}-vm-${hash(INCLUDE.join(','))}`);
 
@@ -44,8 +71,15 @@ ExecStopPost=/bin/systemctl --no-block poweroff
 WantedBy=multi-user.target
 `;
 /** Timers that would take the dpkg lock or the CPU in the middle of a check. */
-const MASKED = ['apt-daily.timer', 'apt-daily-upgrade.timer', 'dpkg-db-backup.timer', 'man-db.timer',
-  'e2scrub_all.timer', 'fstrim.timer', 'systemd-tmpfiles-clean.timer'];
+const MASKED = [
+  'apt-daily.timer',
+  'apt-daily-upgrade.timer',
+  'dpkg-db-backup.timer',
+  'man-db.timer',
+  'e2scrub_all.timer',
+  'fstrim.timer',
+  'systemd-tmpfiles-clean.timer',
+];
 const IMAGE_KEY = hash(`${RUNNER}${MASKED.join(',')}v1`);
 const IMAGE = `${ROOT_DIR}-${IMAGE_KEY}.img`;
 const KERNEL = `${IMAGE}.vmlinuz`;
@@ -120,7 +154,7 @@ export async function vmImage(): Promise<{ image: string; kernel: string; initrd
 
 export type Accel = 'kvm' | 'tcg';
 
-const accelArgs = (accel: Accel) => accel === 'kvm' ? ['-accel', 'kvm', '-cpu', 'host'] : ['-accel', 'tcg,thread=multi', '-cpu', 'max'];
+const accelArgs = (accel: Accel) => (accel === 'kvm' ? ['-accel', 'kvm', '-cpu', 'host'] : ['-accel', 'tcg,thread=multi', '-cpu', 'max']);
 
 export interface Boot {
   /** `@ key value` lines of the runner, by key (the last one wins). */
@@ -158,15 +192,37 @@ export async function boot(opts: BootOptions): Promise<Boot> {
   await ext4Image(opts.payload, payloadImage, 16 << 20);
   const consoleLog = `${opts.overlay}.console.log`;
   const started = Date.now();
-  const child = spawn(QEMU, [
-    '-nodefaults', '-display', 'none', '-nic', 'none', '-no-reboot',
-    ...accelArgs(opts.accel), '-smp', '2', '-m', '2048',
-    '-kernel', kernel, '-initrd', initrd,
-    '-append', `root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 ${opts.append ?? ''}`,
-    '-drive', `file=${opts.overlay},format=qcow2,if=virtio`,
-    '-drive', `file=${payloadImage},format=raw,if=virtio,readonly=on`,
-    '-serial', `file:${consoleLog}`, '-serial', 'stdio',
-  ], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    QEMU,
+    [
+      '-nodefaults',
+      '-display',
+      'none',
+      '-nic',
+      'none',
+      '-no-reboot',
+      ...accelArgs(opts.accel),
+      '-smp',
+      '2',
+      '-m',
+      '2048',
+      '-kernel',
+      kernel,
+      '-initrd',
+      initrd,
+      '-append',
+      `root=/dev/vda rw console=ttyS0 quiet loglevel=4 systemd.show_status=0 panic=-1 ${opts.append ?? ''}`,
+      '-drive',
+      `file=${opts.overlay},format=qcow2,if=virtio`,
+      '-drive',
+      `file=${payloadImage},format=raw,if=virtio,readonly=on`,
+      '-serial',
+      `file:${consoleLog}`,
+      '-serial',
+      'stdio',
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let output = '';
   let pending = '';
   const results = new Map<string, string>();
@@ -183,9 +239,14 @@ export async function boot(opts: BootOptions): Promise<Boot> {
     }
   });
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeoutMs);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, opts.timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearTimeout(timer);
   rmSync(payloadImage, { force: true });

@@ -13,10 +13,20 @@ function num(values: Values, name: string, opts: { min?: number; max?: number; i
   const v = values[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== 'string' || v.trim() === '' || !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) ||
-    (opts.min !== undefined && n < opts.min) || (opts.max !== undefined && n > opts.max)) {
-    throw new UsageError(`--${name} must be ${opts.integer ? 'an integer' : 'a number'}` +
-      (opts.min !== undefined ? ` from ${opts.min}` : '') + (opts.max !== undefined ? ` to ${opts.max}` : '') + `, not ${JSON.stringify(v)}`);
+  if (
+    typeof v !== 'string' ||
+    v.trim() === '' ||
+    !Number.isFinite(n) ||
+    (opts.integer && !Number.isInteger(n)) ||
+    (opts.min !== undefined && n < opts.min) ||
+    (opts.max !== undefined && n > opts.max)
+  ) {
+    throw new UsageError(
+      `--${name} must be ${opts.integer ? 'an integer' : 'a number'}` +
+        (opts.min !== undefined ? ` from ${opts.min}` : '') +
+        (opts.max !== undefined ? ` to ${opts.max}` : '') +
+        `, not ${JSON.stringify(v)}`,
+    );
   }
   return n;
 }
@@ -37,8 +47,11 @@ function statusText(s: DeviceStatus): string {
     ['hostname', s.hostname],
     ['system', `${s.distro} ${s.release} (${s.platform} ${s.kernel}, ${s.arch})`],
     ['uptime', duration(s.uptimeSeconds)],
-    ['cpu', `${pct(s.cpu.loadPercent)} of ${s.cpu.cores} cores (${s.cpu.model})` +
-      (s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(1)} °C`)],
+    [
+      'cpu',
+      `${pct(s.cpu.loadPercent)} of ${s.cpu.cores} cores (${s.cpu.model})` +
+        (s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(1)} °C`),
+    ],
     ['memory', used(s.memory.usedBytes, s.memory.totalBytes, s.memory.availableBytes)],
     ['disk', `${used(s.disk.usedBytes, s.disk.totalBytes, s.disk.availableBytes)} on ${s.disk.path}`],
     ['network', s.network.map((n) => `${n.iface} ${[...n.ipv4, ...n.ipv6].join(' ')}`).join('; ') || '-'],
@@ -99,9 +112,12 @@ async function fetchFile(ctx: Ctx, path: string, dest: string | undefined): Prom
 }
 
 const status: Command = {
-  name: 'status', args: '', summary: 'Show the device status (host, CPU, memory, disk, network, recording)',
+  name: 'status',
+  args: '',
+  summary: 'Show the device status (host, CPU, memory, disk, network, recording)',
   examples: ['dagent status', 'dagent status --json | jq .cpu.loadPercent'],
-  positionals: { min: 0, max: 0 }, jsonWhenPiped: true,
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
   async run({ agent }) {
     const s = await agent.status();
     return { json: s, human: statusText(s) };
@@ -109,20 +125,33 @@ const status: Command = {
 };
 
 const ls: Command = {
-  name: 'ls', args: '[DIR]', summary: 'List a directory of the device (default: the base directory)',
+  name: 'ls',
+  args: '[DIR]',
+  summary: 'List a directory of the device (default: the base directory)',
   examples: ['dagent ls', 'dagent ls recordings', 'dagent ls recordings --json | jq -r ".entries[].name"'],
-  positionals: { min: 0, max: 1 }, jsonWhenPiped: true,
+  positionals: { min: 0, max: 1 },
+  jsonWhenPiped: true,
   async run({ agent }, [dir]) {
     const list = await agent.list(dir ?? '');
-    const rows = list.entries.map((e) => [e.type === 'directory' ? `${e.name}/` : e.name, e.type === 'directory' ? '' : bytes(e.sizeBytes), e.modifiedAt]);
-    const human = list.entries.length === 0 ? '(empty)' : table([['NAME', 'SIZE', 'MODIFIED'], ...rows]) + (list.truncated ? '\n(truncated at 10000 entries)' : '');
+    const rows = list.entries.map((e) => [
+      e.type === 'directory' ? `${e.name}/` : e.name,
+      e.type === 'directory' ? '' : bytes(e.sizeBytes),
+      e.modifiedAt,
+    ]);
+    const human =
+      list.entries.length === 0
+        ? '(empty)'
+        : table([['NAME', 'SIZE', 'MODIFIED'], ...rows]) + (list.truncated ? '\n(truncated at 10000 entries)' : '');
     return { json: list, human };
   },
 };
 
 const get: Command = {
-  name: 'get', args: 'PATH [DEST]', summary: 'Download a file (a cut download resumes when run again)',
-  description: 'DEST is a file name, or a directory to put the file in (default: the current directory); "-" writes to standard output.\n' +
+  name: 'get',
+  args: 'PATH [DEST]',
+  summary: 'Download a file (a cut download resumes when run again)',
+  description:
+    'DEST is a file name, or a directory to put the file in (default: the current directory); "-" writes to standard output.\n' +
     'A download that is cut leaves DEST and DEST.dagent; the same command run again fetches the rest with Range and If-Range,\n' +
     'or the whole file when it changed on the device meanwhile. The length is checked at the end.',
   examples: ['dagent get recordings/take.flac', 'dagent get logs/app.log /tmp/', 'dagent get data/big.bin - | sha256sum'],
@@ -137,8 +166,11 @@ const get: Command = {
 };
 
 const put: Command = {
-  name: 'put', args: 'FILE... DEST', summary: 'Upload one or more files',
-  description: 'DEST is the path on the device. Ending in "/" (or naming an existing directory) it is a directory and\n' +
+  name: 'put',
+  args: 'FILE... DEST',
+  summary: 'Upload one or more files',
+  description:
+    'DEST is the path on the device. Ending in "/" (or naming an existing directory) it is a directory and\n' +
     'each file keeps its name; several files need such a DEST. An upload is atomic on the device: all or nothing.',
   examples: ['dagent put config.json etc/config.json', 'dagent put *.wav samples/'],
   positionals: { min: 2, max: Infinity },
@@ -163,7 +195,9 @@ const put: Command = {
 };
 
 const rm: Command = {
-  name: 'rm', args: 'PATH', summary: 'Delete a file, a link or an empty directory (-r: any directory)',
+  name: 'rm',
+  args: 'PATH',
+  summary: 'Delete a file, a link or an empty directory (-r: any directory)',
   examples: ['dagent rm recordings/old.wav', 'dagent rm -r tmp/run-12'],
   options: { recursive: { type: 'boolean', short: 'r', help: 'delete a directory and everything in it' } },
   positionals: { min: 1, max: 1 },
@@ -174,8 +208,11 @@ const rm: Command = {
 };
 
 const mkdirCmd: Command = {
-  name: 'mkdir', args: 'PATH', summary: 'Make a directory (and its parents)',
-  examples: ['dagent mkdir samples/2026-11'], positionals: { min: 1, max: 1 },
+  name: 'mkdir',
+  args: 'PATH',
+  summary: 'Make a directory (and its parents)',
+  examples: ['dagent mkdir samples/2026-11'],
+  positionals: { min: 1, max: 1 },
   async run({ agent }, [path]) {
     const r = await agent.mkdir(path!);
     return { json: r, message: `directory ${r.path}` };
@@ -183,7 +220,9 @@ const mkdirCmd: Command = {
 };
 
 const mv: Command = {
-  name: 'mv', args: 'FROM TO', summary: 'Move or rename a file or directory on the device',
+  name: 'mv',
+  args: 'FROM TO',
+  summary: 'Move or rename a file or directory on the device',
   examples: ['dagent mv recordings/take.flac archive/take.flac', 'dagent mv --force new.json config.json'],
   options: { force: { type: 'boolean', short: 'f', help: 'replace TO when it exists' } },
   positionals: { min: 2, max: 2 },
@@ -194,13 +233,19 @@ const mv: Command = {
 };
 
 const record: Command = {
-  name: 'record', args: '', summary: 'Start a recording; --wait for its end, --get DEST to fetch the file',
+  name: 'record',
+  args: '',
+  summary: 'Start a recording; --wait for its end, --get DEST to fetch the file',
   description: 'Without --wait it returns once the recording started. --get implies --wait.',
-  examples: ['dagent record --duration 10', 'dagent record --duration 10 --format wav --get .', 'dagent record --duration 60 --device plughw:1,0 --wait --json'],
+  examples: [
+    'dagent record --duration 10',
+    'dagent record --duration 10 --format wav --get .',
+    'dagent record --duration 60 --device plughw:1,0 --wait --json',
+  ],
   options: {
     duration: { type: 'string', value: 'S', help: 'length in seconds (required)' },
     format: { type: 'string', value: 'F', help: 'flac (default), wav or mp3' },
-    device: { type: 'string', value: 'D', help: 'capture device id (dagent devices); default: the agent\'s audio.device' },
+    device: { type: 'string', value: 'D', help: "capture device id (dagent devices); default: the agent's audio.device" },
     wait: { type: 'boolean', help: 'wait until the recording has ended' },
     get: { type: 'string', value: 'DEST', help: 'then download the file to DEST (a file or directory)' },
   },
@@ -223,8 +268,11 @@ const record: Command = {
 };
 
 const stop: Command = {
-  name: 'stop', args: '', summary: 'Stop the running recording now (its file is kept)',
-  examples: ['dagent stop'], positionals: { min: 0, max: 0 },
+  name: 'stop',
+  args: '',
+  summary: 'Stop the running recording now (its file is kept)',
+  examples: ['dagent stop'],
+  positionals: { min: 0, max: 0 },
   async run({ agent }) {
     const r = await agent.stopRecording();
     return { json: r, human: recordingText(r) };
@@ -232,32 +280,47 @@ const stop: Command = {
 };
 
 const devices: Command = {
-  name: 'devices', args: '', summary: 'List the audio capture devices',
+  name: 'devices',
+  args: '',
+  summary: 'List the audio capture devices',
   examples: ['dagent devices', 'dagent devices --json | jq -r ".devices[].id"'],
-  positionals: { min: 0, max: 0 }, jsonWhenPiped: true,
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
   async run({ agent }) {
     const d = await agent.devices();
-    const rows = d.devices.map((x) => [x.id, x.default ? 'yes' : '', x.id === d.configured ? 'yes' : '', x.description.replace(/\s+/g, ' ')]);
+    const rows = d.devices.map((x) => [
+      x.id,
+      x.default ? 'yes' : '',
+      x.id === d.configured ? 'yes' : '',
+      x.description.replace(/\s+/g, ' '),
+    ]);
     return { json: d, human: table([['ID', 'DEFAULT', 'CONFIGURED', 'DESCRIPTION'], ...rows]) };
   },
 };
 
 const level: Command = {
-  name: 'level', args: '', summary: 'Measure the input level of a capture device (peak and RMS, dBFS)',
+  name: 'level',
+  args: '',
+  summary: 'Measure the input level of a capture device (peak and RMS, dBFS)',
   examples: ['dagent level', 'dagent level --device plughw:1,0 --seconds 3'],
   options: {
-    device: { type: 'string', value: 'D', help: 'capture device id; default: the agent\'s audio.device' },
+    device: { type: 'string', value: 'D', help: "capture device id; default: the agent's audio.device" },
     seconds: { type: 'string', value: 'S', help: 'how long to listen, 0.2 to 10 (default 1)' },
   },
   positionals: { min: 0, max: 0 },
   async run({ agent }, _args, values) {
     const l = await agent.level({ device: str(values, 'device'), seconds: num(values, 'seconds', { min: 0.2, max: 10 }) });
-    return { json: l, human: `${l.device}: peak ${l.peakDbfs.toFixed(1)} dBFS, rms ${l.rmsDbfs.toFixed(1)} dBFS over ${l.seconds} s${l.clipped ? ', CLIPPED' : ''}` };
+    return {
+      json: l,
+      human: `${l.device}: peak ${l.peakDbfs.toFixed(1)} dBFS, rms ${l.rmsDbfs.toFixed(1)} dBFS over ${l.seconds} s${l.clipped ? ', CLIPPED' : ''}`,
+    };
   },
 };
 
 const listen: Command = {
-  name: 'listen', args: '', summary: 'Stream the live input of a capture device (standard output, or --output FILE)',
+  name: 'listen',
+  args: '',
+  summary: 'Stream the live input of a capture device (standard output, or --output FILE)',
   description: 'Runs until interrupted (Ctrl-C) or the device ends the stream.',
   examples: ['dagent listen | play -t wav -', 'dagent listen --format flac --output live.flac'],
   options: {
@@ -265,7 +328,8 @@ const listen: Command = {
     device: { type: 'string', value: 'D', help: 'capture device id' },
     output: { type: 'string', short: 'o', value: 'FILE', help: 'write to FILE instead of standard output' },
   },
-  positionals: { min: 0, max: 0 }, single: true,
+  positionals: { min: 0, max: 0 },
+  single: true,
   async run(ctx, _args, values) {
     const output = str(values, 'output');
     if (!output && ctx.io.stdoutTty) throw new UsageError('standard output is a terminal: pipe it to a player or give --output FILE');
@@ -276,7 +340,9 @@ const listen: Command = {
     let received = 0;
     try {
       const res = await ctx.agent.live({ format: format(values) ?? 'wav', device: str(values, 'device'), signal: controller.signal });
-      res.on('data', (c: Buffer) => { received += c.length; });
+      res.on('data', (c: Buffer) => {
+        received += c.length;
+      });
       await streams().pipeline(res, output ? createWriteStream(output) : process.stdout, { signal: controller.signal });
     } catch (err) {
       if (controller.signal.aborted) {
@@ -285,7 +351,10 @@ const listen: Command = {
         throw err;
       } else if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') {
         // The agent drops a reader that falls behind the capture.
-        throw new ConnectionError(`the live stream was cut after ${received} bytes (the agent drops a reader that falls behind)`, 'ECONNRESET');
+        throw new ConnectionError(
+          `the live stream was cut after ${received} bytes (the agent drops a reader that falls behind)`,
+          'ECONNRESET',
+        );
       } else {
         throw err;
       }
@@ -298,10 +367,14 @@ const listen: Command = {
 };
 
 const events: Command = {
-  name: 'events', args: '', summary: 'Follow the device\'s events (status, recording, level) until interrupted',
+  name: 'events',
+  args: '',
+  summary: "Follow the device's events (status, recording, level) until interrupted",
   description: 'With --json (or when standard output is not a terminal): one JSON line per event, {"event", "data"}.',
   examples: ['dagent events', 'dagent events --json | jq -c "select(.event == \\"recording\\") | .data.state"'],
-  positionals: { min: 0, max: 0 }, single: true, jsonWhenPiped: true,
+  positionals: { min: 0, max: 0 },
+  single: true,
+  jsonWhenPiped: true,
   async run(ctx, _args, values) {
     const controller = new AbortController();
     const stopIt = () => controller.abort();
@@ -337,7 +410,9 @@ function eventText(e: { event: string; data: unknown }): string {
 }
 
 const tokenCreate: Command = {
-  name: 'token create', args: 'NAME', summary: 'Make an API token for a script or integration (its text is shown once)',
+  name: 'token create',
+  args: 'NAME',
+  summary: 'Make an API token for a script or integration (its text is shown once)',
   description: 'The token gets your scopes and directory unless narrowed. Its text goes to standard output, alone.',
   examples: ['dagent token create backup --scopes files:read --expires-days 30', 'TOKEN=$(dagent token create ci --scopes status)'],
   options: {
@@ -348,10 +423,15 @@ const tokenCreate: Command = {
   },
   positionals: { min: 1, max: 1 },
   async run({ agent }, [name], values) {
-    const scopes = str(values, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean) as Scope[] | undefined;
+    const scopes = str(values, 'scopes')
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) as Scope[] | undefined;
     const days = num(values, 'expires-days', { min: 1, max: 3650, integer: true });
     const t = await agent.createToken({
-      name: name!, ...(scopes ? { scopes } : {}), ...(str(values, 'directory') ? { directory: str(values, 'directory') } : {}),
+      name: name!,
+      ...(scopes ? { scopes } : {}),
+      ...(str(values, 'directory') ? { directory: str(values, 'directory') } : {}),
       ...(values['no-expiry'] ? { expiresInDays: null } : days !== undefined ? { expiresInDays: days } : {}),
     });
     return { json: t, human: t.token };
@@ -359,18 +439,34 @@ const tokenCreate: Command = {
 };
 
 const tokenList: Command = {
-  name: 'token list', args: '', summary: 'List your API tokens (everyone\'s with scope admin)',
+  name: 'token list',
+  args: '',
+  summary: "List your API tokens (everyone's with scope admin)",
   examples: ['dagent token list', 'dagent token list --json | jq -r ".tokens[].name"'],
-  positionals: { min: 0, max: 0 }, jsonWhenPiped: true,
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
   async run({ agent }) {
     const tokens = await agent.tokens();
-    const rows = tokens.map((t) => [t.id, t.name, t.username, t.scopes.join(','), t.directory ?? '', t.expiresAt ?? 'never', t.lastUsedAt ?? '']);
-    return { json: { tokens }, human: tokens.length ? table([['ID', 'NAME', 'USER', 'SCOPES', 'DIRECTORY', 'EXPIRES', 'LAST USED'], ...rows]) : '(no tokens)' };
+    const rows = tokens.map((t) => [
+      t.id,
+      t.name,
+      t.username,
+      t.scopes.join(','),
+      t.directory ?? '',
+      t.expiresAt ?? 'never',
+      t.lastUsedAt ?? '',
+    ]);
+    return {
+      json: { tokens },
+      human: tokens.length ? table([['ID', 'NAME', 'USER', 'SCOPES', 'DIRECTORY', 'EXPIRES', 'LAST USED'], ...rows]) : '(no tokens)',
+    };
   },
 };
 
 const tokenRevoke: Command = {
-  name: 'token revoke', args: 'ID|NAME', summary: 'Revoke an API token by its id or name',
+  name: 'token revoke',
+  args: 'ID|NAME',
+  summary: 'Revoke an API token by its id or name',
   examples: ['dagent token revoke backup', 'dagent token revoke 3f2a9c1e'],
   positionals: { min: 1, max: 1 },
   async run({ agent }, [which]) {
@@ -378,7 +474,8 @@ const tokenRevoke: Command = {
     const byId = tokens.find((t) => t.id === which);
     const byName = tokens.filter((t) => t.name === which);
     const t = byId ?? (byName.length === 1 ? byName[0] : undefined);
-    if (!t && byName.length > 1) throw new UsageError(`several tokens are named ${which} (of ${byName.map((x) => x.username).join(', ')}): give the id`);
+    if (!t && byName.length > 1)
+      throw new UsageError(`several tokens are named ${which} (of ${byName.map((x) => x.username).join(', ')}): give the id`);
     if (!t) throw new ApiError(404, 'token not found');
     await agent.revokeToken(t.id);
     return { json: { id: t.id, name: t.name, revoked: true }, message: `revoked token ${t.name} (${t.id})` };
@@ -386,14 +483,37 @@ const tokenRevoke: Command = {
 };
 
 const users: Command = {
-  name: 'users', args: '', summary: 'List the device\'s users (scope admin)',
-  examples: ['dagent users'], positionals: { min: 0, max: 0 }, jsonWhenPiped: true,
+  name: 'users',
+  args: '',
+  summary: "List the device's users (scope admin)",
+  examples: ['dagent users'],
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
   async run({ agent }) {
     const list = await agent.users();
-    return { json: { users: list }, human: table([['ID', 'USERNAME', 'ROLE', 'DIRECTORY'], ...list.map((u) => [u.id, u.username, u.role, u.directory ?? ''])]) };
+    return {
+      json: { users: list },
+      human: table([['ID', 'USERNAME', 'ROLE', 'DIRECTORY'], ...list.map((u) => [u.id, u.username, u.role, u.directory ?? ''])]),
+    };
   },
 };
 
 export const deviceCommands: Command[] = [
-  status, ls, get, put, rm, mkdirCmd, mv, record, stop, devices, level, listen, events, tokenCreate, tokenList, tokenRevoke, users,
+  status,
+  ls,
+  get,
+  put,
+  rm,
+  mkdirCmd,
+  mv,
+  record,
+  stop,
+  devices,
+  level,
+  listen,
+  events,
+  tokenCreate,
+  tokenList,
+  tokenRevoke,
+  users,
 ];

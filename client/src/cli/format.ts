@@ -6,7 +6,10 @@ export function bytes(n: number | null | undefined): string {
   const units = ['kB', 'MB', 'GB', 'TB'];
   let v = n;
   let i = -1;
-  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
   return `${v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)} ${units[i]}`;
 }
 
@@ -22,7 +25,10 @@ export function duration(seconds: number): string {
 export function table(rows: Array<Array<string | number | null | undefined>>): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
   const widths: number[] = [];
-  for (const r of cells) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, c.length); });
+  for (const r of cells)
+    r.forEach((c, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, c.length);
+    });
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
@@ -33,7 +39,10 @@ export class ProgressBar {
   private bytes = 0;
   private total: number | null = null;
 
-  constructor(private readonly label: string, private readonly out: NodeJS.WriteStream = process.stderr) {}
+  constructor(
+    private readonly label: string,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {}
 
   update = (p: { bytes: number; total: number | null }): void => {
     this.bytes = p.bytes;
@@ -50,7 +59,8 @@ export class ProgressBar {
     const total = this.total;
     const pct = total ? Math.min(this.bytes / total, 1) : 0;
     const left = total && rate > 0 ? (total - this.bytes) / rate : null;
-    const figures = `${bytes(this.bytes)}${total ? ` / ${bytes(total)}` : ''}  ${bytes(rate)}/s` +
+    const figures =
+      `${bytes(this.bytes)}${total ? ` / ${bytes(total)}` : ''}  ${bytes(rate)}/s` +
       (left !== null && this.bytes < (total ?? 0) ? `  ${duration(left)} left` : `  ${duration(secs)}`);
     const cols = this.out.columns || 80;
     const name = this.label.length > 24 ? `…${this.label.slice(-23)}` : this.label;

@@ -39,7 +39,7 @@ export function overview(commands: Command[], globals: Record<string, OptionSpec
     '  $ dagent put notes.txt docs/',
     '  $ dagent status --hosts devices.txt -j 16',
     '',
-    'dagent COMMAND --help shows a command\'s options and examples.',
+    "dagent COMMAND --help shows a command's options and examples.",
     '',
   ].join('\n');
 }

@@ -51,12 +51,13 @@ async function decideTrust(url: string, values: Values, stored: Profile | undefi
   if (peer.authorized) return {};
   process.stderr.write(
     `The device at ${url} presents a certificate that no CA of this system vouches for (${peer.authorizationError}).\n` +
-    `  subject:      ${peer.subject}\n` +
-    `  names:        ${peer.names}\n` +
-    `  valid until:  ${peer.validTo}\n` +
-    `  SHA-256 fingerprint: ${peer.fingerprint}\n` +
-    `  SPKI pin:     ${peer.pin}\n` +
-    'Check it on the device (sudo device-agent tls show) before you accept.\n');
+      `  subject:      ${peer.subject}\n` +
+      `  names:        ${peer.names}\n` +
+      `  valid until:  ${peer.validTo}\n` +
+      `  SHA-256 fingerprint: ${peer.fingerprint}\n` +
+      `  SPKI pin:     ${peer.pin}\n` +
+      'Check it on the device (sudo device-agent tls show) before you accept.\n',
+  );
   if (!(await confirm('Trust this key for this device?'))) {
     throw new TrustError(`not trusted: ${url} (to trust it without asking: dagent login ${url} --pin ${peer.pin})`, undefined, peer.pin);
   }
@@ -71,12 +72,14 @@ async function readSecret(question: string, what: string): Promise<string> {
 }
 
 const login: Command = {
-  name: 'login', args: 'URL',
+  name: 'login',
+  args: 'URL',
   summary: 'Log in to a device and keep an API token for it in a profile',
-  description: 'Asks the password (without echo on a terminal; else one line of standard input, after the trust answer when\n' +
+  description:
+    'Asks the password (without echo on a terminal; else one line of standard input, after the trust answer when\n' +
     'one is asked), makes the API token dagent@<this host> with your rights (replacing an older one of that name) and\n' +
     `stores URL, token and TLS trust in ${profilesPath()} (mode 0600). The password is never stored.\n` +
-    'A self-signed device: its key\'s SPKI pin and fingerprint are shown and you are asked once; the pin is stored and a\n' +
+    "A self-signed device: its key's SPKI pin and fingerprint are shown and you are asked once; the pin is stored and a\n" +
     'different key is refused from then on. URL defaults to https:// and port 5050.',
   examples: [
     'dagent login https://10.0.0.5:5050 --user admin',
@@ -89,7 +92,8 @@ const login: Command = {
     ca: { type: 'string', value: 'FILE', help: 'trust certificates issued by the CA(s) in this PEM file' },
     'token-stdin': { type: 'boolean', help: 'store a token read from standard input instead of logging in' },
   },
-  positionals: { min: 1, max: 1 }, single: true,
+  positionals: { min: 1, max: 1 },
+  single: true,
   async run(ctx, [urlText], values): Promise<Output> {
     const url = normalizeUrl(urlText!);
     const name = profileName(values.profile as string | undefined);
@@ -125,9 +129,20 @@ const login: Command = {
       if (!profile.ca) delete profile.ca;
       data.profiles[name] = profile;
       saveProfiles(data);
-      ctx.io.note(`Logged in to ${url}${profile.username ? ` as ${profile.username}` : ''}; profile "${name}" saved in ${profilesPath()}` +
-        (profile.pin ? ` (key pinned: ${profile.pin})` : ''));
-      return { json: { profile: name, url, username: profile.username, tokenId: profile.tokenId, tokenName: profile.tokenName, pin: profile.pin ?? null } };
+      ctx.io.note(
+        `Logged in to ${url}${profile.username ? ` as ${profile.username}` : ''}; profile "${name}" saved in ${profilesPath()}` +
+          (profile.pin ? ` (key pinned: ${profile.pin})` : ''),
+      );
+      return {
+        json: {
+          profile: name,
+          url,
+          username: profile.username,
+          tokenId: profile.tokenId,
+          tokenName: profile.tokenName,
+          pin: profile.pin ?? null,
+        },
+      };
     } finally {
       agent.close();
     }
@@ -135,10 +150,13 @@ const login: Command = {
 };
 
 const logout: Command = {
-  name: 'logout', args: '', summary: 'Revoke the profile\'s API token and forget the profile',
+  name: 'logout',
+  args: '',
+  summary: "Revoke the profile's API token and forget the profile",
   description: 'A token without scope admin may not revoke itself: then the password is asked (as by login) to revoke it.',
   examples: ['dagent logout', 'dagent logout --profile gw-7'],
-  positionals: { min: 0, max: 0 }, single: true,
+  positionals: { min: 0, max: 0 },
+  single: true,
   async run(ctx, _args, values): Promise<Output> {
     const name = profileName(values.profile as string | undefined);
     const data = loadProfiles();
@@ -165,8 +183,11 @@ const logout: Command = {
     }
     delete data.profiles[name];
     saveProfiles(data);
-    ctx.io.note(revoked ? `Logged out of ${profile.url}: token ${profile.tokenName} revoked, profile "${name}" removed`
-      : `Profile "${name}" removed${profile.tokenId ? '' : ' (its token was given with --token-stdin: revoke it with dagent token revoke)'}`);
+    ctx.io.note(
+      revoked
+        ? `Logged out of ${profile.url}: token ${profile.tokenName} revoked, profile "${name}" removed`
+        : `Profile "${name}" removed${profile.tokenId ? '' : ' (its token was given with --token-stdin: revoke it with dagent token revoke)'}`,
+    );
     return { json: { profile: name, url: profile.url, revoked } };
   },
 };

@@ -29,7 +29,12 @@ export const COMMANDS: Command[] = [...profileCommands, ...deviceCommands];
 let running: Command | undefined;
 
 function parseOptions(specs: Record<string, OptionSpec>) {
-  return Object.fromEntries(Object.entries(specs).map(([k, s]) => [k, { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) }]));
+  return Object.fromEntries(
+    Object.entries(specs).map(([k, s]) => [
+      k,
+      { type: s.type, ...(s.short ? { short: s.short } : {}), ...(s.multiple ? { multiple: true } : {}) },
+    ]),
+  );
 }
 
 /** The command named by the first positionals ("token create" takes two). */
@@ -60,7 +65,8 @@ function agentFor(profile: Profile, url = profile.url): DeviceAgent {
 
 function profileOrFail(name: string): Profile {
   const profile = loadProfiles().profiles[name];
-  if (!profile) throw new NoCredentialError(`no profile "${name}": log in first (dagent login URL${name === 'default' ? '' : ` --profile ${name}`})`);
+  if (!profile)
+    throw new NoCredentialError(`no profile "${name}": log in first (dagent login URL${name === 'default' ? '' : ` --profile ${name}`})`);
   return profile;
 }
 
@@ -76,7 +82,10 @@ function io(progress: boolean): Io {
 async function runHosts(cmd: Command, args: string[], values: Values, file: string): Promise<number> {
   const jobs = values.jobs === undefined ? 8 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`-j must be a positive integer, not ${values.jobs}`);
-  const hosts = readFileSync(file, 'utf8').split(/\r?\n/).map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+  const hosts = readFileSync(file, 'utf8')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean);
   if (hosts.length === 0) throw new UsageError(`${file} names no host`);
   const codes: number[] = [];
   let next = 0;
@@ -91,14 +100,18 @@ async function runHosts(cmd: Command, args: string[], values: Values, file: stri
       process.stdout.write(`${JSON.stringify({ host, ok: true, result: out.json ?? null })}\n`);
     } catch (err) {
       codes.push(exitCodeOf(err));
-      process.stdout.write(`${JSON.stringify({ host, ok: false, status: err instanceof ApiError ? err.status : null, error: messageOf(err) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ host, ok: false, status: err instanceof ApiError ? err.status : null, error: messageOf(err) })}\n`,
+      );
     } finally {
       agent?.close();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(jobs, hosts.length) }, async () => {
-    while (next < hosts.length) await one(hosts[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, hosts.length) }, async () => {
+      while (next < hosts.length) await one(hosts[next++]!);
+    }),
+  );
   if (codes.length === 0) return 0;
   return codes.every((c) => c === codes[0]) ? codes[0]! : 1;
 }
@@ -139,7 +152,9 @@ export async function main(argv: string[]): Promise<number> {
       return asHelp ? 0 : 2;
     }
     const group = positionals[0] === 'token' ? ' (token create, token list, token revoke)' : '';
-    throw new UsageError(`unknown command "${positionals.slice(0, positionals[0] === 'token' ? 2 : 1).join(' ')}"${group}; see dagent --help`);
+    throw new UsageError(
+      `unknown command "${positionals.slice(0, positionals[0] === 'token' ? 2 : 1).join(' ')}"${group}; see dagent --help`,
+    );
   }
   const { cmd, used } = found;
   running = cmd;
@@ -193,11 +208,17 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 // This module is the program: dagent.ts imports it once the compile cache is on.
-main(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-}, (err: unknown) => {
-  process.stderr.write(`dagent: ${messageOf(err)}\n`);
-  if (err instanceof ApiError && err.status === 401 && running && running.name !== 'login' && running.name !== 'logout') process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
-  if (process.env.DAGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
-  process.exitCode = exitCodeOf(err);
-}).finally(closeInput);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`dagent: ${messageOf(err)}\n`);
+      if (err instanceof ApiError && err.status === 401 && running && running.name !== 'login' && running.name !== 'logout')
+        process.stderr.write('(the stored token was refused: log in again with dagent login)\n');
+      if (process.env.DAGENT_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+      process.exitCode = exitCodeOf(err);
+    },
+  )
+  .finally(closeInput);

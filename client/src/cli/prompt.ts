@@ -24,7 +24,12 @@ export function closeInput(): void {
 /** A visible question on the terminal. */
 export function ask(question: string): Promise<string> {
   const q = readline().createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  return new Promise((resolve) => q.question(question, (answer) => { q.close(); resolve(answer); }));
+  return new Promise((resolve) =>
+    q.question(question, (answer) => {
+      q.close();
+      resolve(answer);
+    }),
+  );
 }
 
 /** A question on the terminal whose answer is not echoed (a password). */
