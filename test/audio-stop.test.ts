@@ -153,7 +153,9 @@ stops('a stop sent while the start still waits for the device stops what that st
     const start = startRecording(agent, token, { duration: 60, fileExtension: 'flac' }).finally(() => {
       answered = true;
     });
-    await sleep(30); // the start is checking and opening the device (it answers once sound flows)
+    // The start has spawned its capture and waits for the device (it answers once sound
+    // flows, a block of 0.2 s later): a fixed sleep raced the start's own arrival on a busy host.
+    for (let t = Date.now(); agentChildren(agent.child.pid!).length === 0 && Date.now() - t < 5000; ) await sleep(5);
     assert.not.ok(answered, 'the start answered before the stop was sent: nothing tested');
     const stopped = await stop(agent, token);
     const started = await start;

@@ -2,6 +2,9 @@
 // consumer attached (the recording's encoder, live streams, level meters). Consumers come
 // and go without restarting it; it ends when the last one leaves, or when it fails.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { nativeAddon } from '../native/addon.ts';
 import { errnoName } from '../util/errno.ts';
 import { pollersAwake } from '../util/file-stamp.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
@@ -11,8 +14,9 @@ import { LevelMeter, type ChunkLevel } from './pcm.ts';
 export interface Consumer {
   /**
    * PCM as captured, whole frames or not, with its figures (the capture's meter went over
-   * it once for everyone: valid during the call only). Must not block: a slow consumer
-   * buffers or leaves.
+   * it once for everyone). Both are valid during the call only: the chunk is the capture's
+   * own read buffer, so a consumer that keeps bytes (to batch or to queue them) copies
+   * them. Must not block: a slow consumer buffers or leaves.
    */
   data(chunk: Buffer, level: ChunkLevel): void;
   /** The capture ended: `failure` null when the agent ended it, else a sentence naming the device. */
@@ -37,6 +41,40 @@ const STDERR_TAIL = 4096;
  * period), so 5-8 reports a second.
  */
 export const LEVEL_EVERY_MS = 100;
+
+/** The capture's read buffer: a pipe holds 64 KiB, so one read takes what is there. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * A pipe for the program's stdout, read into one reused buffer (net.Socket's `onread`):
+ * Node's own stdio pipe is a stream that allocates a buffer and runs the stream machinery
+ * for every read, which cost a 5-reads-a-second capture 1.58 ms of CPU a second against
+ * 0.64 this way (docs/performance.md, "Audio"). Without the addon, the stream.
+ */
+function pcmPipe(): { writeFd: number; open(onData: (chunk: Buffer) => void): Socket } | null {
+  const addon = nativeAddon();
+  if (addon instanceof Error) return null;
+  const fds = addon.pipe();
+  if (typeof fds === 'number') return null;
+  const [readFd, writeFd] = fds;
+  const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  return {
+    writeFd,
+    open: (onData) =>
+      new Socket({
+        fd: readFd,
+        readable: true,
+        writable: false,
+        onread: {
+          buffer,
+          callback: (n: number) => {
+            onData(buffer.subarray(0, n));
+            return true;
+          },
+        },
+      }),
+  };
+}
 
 export class Capture {
   readonly program: string;
@@ -64,7 +102,12 @@ export class Capture {
   ) {
     const stage = captureStage(recorder, device, format);
     this.program = stage.program;
-    this.child = spawn(stage.program, stage.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const pipe = pcmPipe();
+    try {
+      this.child = spawn(stage.program, stage.args, { stdio: ['ignore', pipe ? pipe.writeFd : 'pipe', 'pipe'] });
+    } finally {
+      if (pipe) closeSync(pipe.writeFd); // the child has its copy
+    }
     let opened: () => void = () => {};
     let refused: (err: Error) => void = () => {};
     this.opened = new Promise((resolve, reject) => {
@@ -83,7 +126,7 @@ export class Capture {
         this.child.kill('SIGKILL');
       }
     });
-    this.child.stdout!.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       if (!this.flowing) {
         this.flowing = true;
         opened();
@@ -99,7 +142,18 @@ export class Capture {
       for (const c of this.consumers) c.data(chunk, level);
       // The agent is awake: the users and tokens file pollers look now rather than wake it later.
       pollersAwake();
-    });
+    };
+    // The program's output ends when it exits (or its last copy of the pipe closes): the
+    // end below waits for both, as Node's 'close' of a child with a stdout stream does.
+    let outputClosed: Promise<void>;
+    if (pipe) {
+      const socket = pipe.open(onData);
+      socket.on('error', () => socket.destroy());
+      outputClosed = new Promise((resolve) => socket.once('close', () => resolve()));
+    } else {
+      this.child.stdout!.on('data', onData);
+      outputClosed = Promise.resolve();
+    }
     let spawnError: string | null = null;
     this.exited = new Promise((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null) => {
@@ -122,7 +176,7 @@ export class Capture {
         // A child that never started emits no 'close' on every Node version.
         if (this.child.pid === undefined) finish(null, null);
       });
-      this.child.once('close', finish);
+      this.child.once('close', (code, signal) => void outputClosed.then(() => finish(code, signal)));
     });
   }
 

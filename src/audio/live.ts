@@ -111,8 +111,10 @@ export class LiveStreams {
     const consumer: Consumer = {
       data: (chunk) => {
         if (over) return;
-        if (ready) send(chunk);
-        else pending.push(chunk);
+        // The chunk is the capture's read buffer: a write that queues keeps a copy.
+        const own = Buffer.from(chunk);
+        if (ready) send(own);
+        else pending.push(own);
       },
       end: () => finish(true),
     };

@@ -113,6 +113,20 @@ export function encoderBatchBytes(input: PcmFormat): number {
   return Math.min(input.rate * frameBytes(input), 128 * 1024);
 }
 
+/**
+ * Copies sound for the encoder into the batch being filled: the capture's chunk is its
+ * read buffer, valid during the call only. A batch has room for itself and one more read.
+ */
+function hold(job: Job, part: Buffer): void {
+  if (!job.held || job.heldBytes + part.length > job.held.length) {
+    const next = Buffer.allocUnsafe(Math.max(job.batch + 64 * 1024, job.heldBytes + part.length));
+    job.held?.copy(next, 0, 0, job.heldBytes);
+    job.held = next;
+  }
+  part.copy(job.held, job.heldBytes);
+  job.heldBytes += part.length;
+}
+
 /** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
 const SIZE_CHECK_MS = 100;
 
@@ -205,7 +219,8 @@ interface Job {
   /** maxEncodedBytesPerSecond of the recording's format. */
   bound: number;
   /** Sound not yet written to the encoder (encoderBatchBytes), and its bytes. */
-  held: Buffer[];
+  /** The batch being filled for the encoder (null after a flush), and how much of it is sound. */
+  held: Buffer | null;
   heldBytes: number;
   batch: number;
   target: number;
@@ -423,7 +438,7 @@ export class Recorder {
       checkFrom: 0,
       checkedLimit: 0,
       bound: maxEncodedBytesPerSecond(req.format, out),
-      held: [],
+      held: null,
       heldBytes: 0,
       batch: encoderBatchBytes(input),
       target: pcmBytes(input, req.duration),
@@ -443,8 +458,7 @@ export class Recorder {
           if (part === chunk) job.meter.absorb(level);
           else job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
-          job.held.push(part);
-          job.heldBytes += part.length;
+          hold(job, part);
           if (job.heldBytes >= job.batch) this.flush(job);
           for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
@@ -470,8 +484,8 @@ export class Recorder {
   /** Writes the sound held for the encoder (one write, without waiting for it). */
   private flush(job: Job): void {
     if (job.heldBytes === 0) return;
-    const batch = job.held.length === 1 ? job.held[0]! : Buffer.concat(job.held, job.heldBytes);
-    job.held = [];
+    const batch = job.held!.subarray(0, job.heldBytes);
+    job.held = null;
     job.heldBytes = 0;
     job.encoder.stdin!.write(batch);
   }

@@ -24,6 +24,13 @@
 //                              arecord do not hold the port; -ENOTSOCK, -EINVAL (not a
 //                              listening stream) or -EAFNOSUPPORT for anything else
 //
+// A pipe for a child's output (src/audio/capture.ts): Node makes a child's stdio a socket
+// pair read through a stream, a new buffer and a stream event per read.
+//   pipe() -> [readFd, writeFd], or -errno
+//                              pipe2(O_CLOEXEC): the write end goes to the child as its
+//                              stdout (dup2 in the child clears the flag there), the read
+//                              end to a net.Socket reading into one reused buffer (onread)
+//
 // glibc's allocator (src/native/memory.ts): Node exposes none of it.
 //   tuneAllocator() -> 1, or 0 without glibc
 //                              a fixed mmap threshold (128 KiB, glibc's default) and at
@@ -34,6 +41,7 @@
 //   trim() -> 1 when memory went back to the kernel, else 0
 //                              malloc_trim(0): free pages anywhere in the heaps, not only
 //                              at their top, are returned (what an upload burst left)
+#define _GNU_SOURCE // pipe2
 #define NAPI_VERSION 8
 #include <arpa/inet.h>
 #include <errno.h>
@@ -225,6 +233,23 @@ static napi_value Listening(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value Pipe(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    napi_create_int32(env, -errno, &result);
+    return result;
+  }
+  napi_value r, w;
+  napi_create_array_with_length(env, 2, &result);
+  napi_create_int32(env, fds[0], &r);
+  napi_create_int32(env, fds[1], &w);
+  napi_set_element(env, result, 0, r);
+  napi_set_element(env, result, 1, w);
+  return result;
+}
+
 static napi_value TuneAllocator(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;
@@ -259,6 +284,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "notify", fn);
   napi_create_function(env, "listening", NAPI_AUTO_LENGTH, Listening, NULL, &fn);
   napi_set_named_property(env, exports, "listening", fn);
+  napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, Pipe, NULL, &fn);
+  napi_set_named_property(env, exports, "pipe", fn);
   napi_create_function(env, "tuneAllocator", NAPI_AUTO_LENGTH, TuneAllocator, NULL, &fn);
   napi_set_named_property(env, exports, "tuneAllocator", fn);
   napi_create_function(env, "trim", NAPI_AUTO_LENGTH, Trim, NULL, &fn);

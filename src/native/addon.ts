@@ -1,5 +1,6 @@
-// The agent's one C addon (src/native/addon.c): sendfile(2) for downloads, and the systemd
-// notification socket (datagrams, descriptor passing), which Node cannot do. Loaded once,
+// The agent's one C addon (src/native/addon.c): sendfile(2) for downloads, the systemd
+// notification socket (datagrams, descriptor passing), and a plain pipe for a capture's
+// output, which Node cannot do. Loaded once,
 // on first use: the first download, or the start under systemd (NOTIFY_SOCKET).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ export interface NativeAddon {
   notify(socket: string, text: string, fd?: number): number;
   /** "address port" of a listening TCP socket (marked close-on-exec), or -errno. */
   listening(fd: number): string | number;
+  /** pipe2(O_CLOEXEC): [read end, write end], or -errno. */
+  pipe(): [number, number] | number;
   /** glibc: a fixed mmap threshold and at most 2 arenas (src/native/memory.ts); 1, or 0 without glibc. */
   tuneAllocator(): number;
   /** glibc's malloc_trim(0): 1 when memory went back to the kernel. */
@@ -42,7 +45,7 @@ function load(): NativeAddon {
   }
   const addon = module.exports;
   if (typeof addon.tuneAllocator === 'function') addon.tuneAllocator(); // before the first large block
-  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'tuneAllocator', 'trim'] as const) {
+  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'pipe', 'tuneAllocator', 'trim'] as const) {
     if (typeof addon[name] !== 'function') throw new Error(`the addon does not export ${name}()`);
   }
   return addon;
