@@ -15,10 +15,13 @@ export interface Consumer {
   /**
    * PCM as captured, whole frames or not, with its figures (the capture's meter went over
    * it once for everyone). Both are valid during the call only: the chunk is the capture's
-   * own read buffer, so a consumer that keeps bytes (to batch or to queue them) copies
-   * them. Must not block: a slow consumer buffers or leaves.
+   * own read buffer, unless the consumer `keeps` chunks (to queue them), which then get one
+   * copy of each chunk, shared by all such consumers. Must not block: a slow consumer
+   * buffers or leaves.
    */
   data(chunk: Buffer, level: ChunkLevel): void;
+  /** Gets chunks it may keep after the call (one copy per chunk for all that keep). */
+  readonly keeps?: boolean;
   /** The capture ended: `failure` null when the agent ended it, else a sentence naming the device. */
   end(failure: string | null): void;
 }
@@ -139,7 +142,8 @@ export class Capture {
         onLevel(this.meter.take());
       }
       const level = this.meter.last;
-      for (const c of this.consumers) c.data(chunk, level);
+      let kept: Buffer | undefined;
+      for (const c of this.consumers) c.data(c.keeps ? (kept ??= Buffer.from(chunk)) : chunk, level);
       // The agent is awake: the users and tokens file pollers look now rather than wake it later.
       pollersAwake();
     };

@@ -109,12 +109,12 @@ export class LiveStreams {
       }
     };
     const consumer: Consumer = {
+      // A write to the client or its encoder may queue the chunk: the capture's copy of it.
+      keeps: true,
       data: (chunk) => {
         if (over) return;
-        // The chunk is the capture's read buffer: a write that queues keeps a copy.
-        const own = Buffer.from(chunk);
-        if (ready) send(own);
-        else pending.push(own);
+        if (ready) send(chunk);
+        else pending.push(chunk);
       },
       end: () => finish(true),
     };

@@ -116,10 +116,14 @@ export function encoderBatchBytes(input: PcmFormat): number {
 /**
  * Copies sound for the encoder into the batch being filled: the capture's chunk is its
  * read buffer, valid during the call only. A batch has room for itself and one more read.
+ * The buffer of a batch the encoder's pipe has taken whole is filled again (`spare`):
+ * a new one a second would wait for a collection to be freed.
  */
 function hold(job: Job, part: Buffer): void {
   if (!job.held || job.heldBytes + part.length > job.held.length) {
-    const next = Buffer.allocUnsafe(Math.max(job.batch + 64 * 1024, job.heldBytes + part.length));
+    const size = Math.max(job.batch + 64 * 1024, job.heldBytes + part.length);
+    const next = job.spare && job.spare.length >= size ? job.spare : Buffer.allocUnsafe(size);
+    job.spare = null;
     job.held?.copy(next, 0, 0, job.heldBytes);
     job.held = next;
   }
@@ -222,6 +226,8 @@ interface Job {
   /** The batch being filled for the encoder (null after a flush), and how much of it is sound. */
   held: Buffer | null;
   heldBytes: number;
+  /** A batch's buffer the encoder's pipe has taken, to fill again. */
+  spare: Buffer | null;
   batch: number;
   target: number;
   meter: LevelMeter;
@@ -440,6 +446,7 @@ export class Recorder {
       bound: maxEncodedBytesPerSecond(req.format, out),
       held: null,
       heldBytes: 0,
+      spare: null,
       batch: encoderBatchBytes(input),
       target: pcmBytes(input, req.duration),
       meter: new LevelMeter(),
@@ -484,10 +491,13 @@ export class Recorder {
   /** Writes the sound held for the encoder (one write, without waiting for it). */
   private flush(job: Job): void {
     if (job.heldBytes === 0) return;
-    const batch = job.held!.subarray(0, job.heldBytes);
+    const buffer = job.held!;
     job.held = null;
+    const batch = buffer.subarray(0, job.heldBytes);
     job.heldBytes = 0;
-    job.encoder.stdin!.write(batch);
+    job.encoder.stdin!.write(batch, (err) => {
+      if (!err) job.spare = buffer; // written: the pipe holds its own copy
+    });
   }
 
   private endInput(job: Job, by?: StoppedBy): void {
