@@ -6,29 +6,18 @@
 // (docs/performance.md, "Audio"):
 //   cp dist/device-agent /tmp/old-agent; ...change, npm run build...
 //   node bench/audio-ab.mjs 5 8 /tmp/old-agent dist/device-agent
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startMic } from './audio.mjs';
 import { startAgentBin } from './procs.mjs';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const [rounds, window, ...bins] = [Number(process.argv[2]), Number(process.argv[3]), ...process.argv.slice(4)];
 const dir = mkdtempSync(join(tmpdir(), 'ab-'));
-const pd = join(dir, 'pulse');
-mkdirSync(pd);
-const menv = { XDG_RUNTIME_DIR: pd, HOME: pd, PULSE_SERVER: `unix:${join(pd, 'pulse/native')}` };
+const mic = startMic(join(dir, 'pulse'));
+const menv = mic.env;
 const env = { ...process.env, ...menv };
-const run = (c, a) => execFileSync(c, a, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10000 });
-run('pulseaudio', [
-  '-D',
-  '--exit-idle-time=-1',
-  '-n',
-  '--load=module-native-protocol-unix auth-anonymous=1',
-  '--load=module-null-sink sink_name=vsink',
-]);
-run('pactl', ['set-default-source', 'vsink.monitor']);
-const l = spawn('parec', ['--latency-msec=20'], { env, stdio: 'ignore' });
-const tone = spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '3600', 'pinknoise', 'gain', '-20'], { env, stdio: 'ignore' });
 function cpu(pid) {
   let ns = 0;
   for (const t of readdirSync(`/proc/${pid}/task`)) {
@@ -137,9 +126,5 @@ for (const g of agents) {
 }
 for (const g of agents) g.a.stop();
 await sleep(500);
-tone.kill();
-l.kill();
-try {
-  process.kill(Number(readFileSync(join(pd, 'pulse/pid'), 'utf8').trim()));
-} catch {}
+mic.stop();
 rmSync(dir, { recursive: true, force: true });

@@ -22,8 +22,8 @@ import { median, pairRatio, table } from './report.mjs';
 const LISTENERS = 4;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A private PulseAudio server with a null sink, as test/helpers/pulse.ts starts it. */
-function startMic(dir) {
+/** A private PulseAudio server with a null sink, as test/helpers/pulse.ts starts it, playing pink noise. */
+export function startMic(dir) {
   mkdirSync(dir, { recursive: true });
   const env = { XDG_RUNTIME_DIR: dir, HOME: dir, PULSE_SERVER: `unix:${join(dir, 'pulse/native')}` };
   const run = (cmd, args) =>

@@ -4,14 +4,12 @@
 // same bytes: pink noise is played into the virtual microphone, and the PCM of a wav
 // recording must be found, byte for byte, in the live stream that ran around it.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readlinkSync, rmdirSync } from 'node:fs';
-import { request } from 'node:http';
+import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeDir, startAgent } from './helpers/agent.ts';
-import { soxi, startRecording, waitForEnd } from './helpers/audio.ts';
-import { bearer } from './helpers/http.ts';
+import { startAgent, withNoexecTmpdir } from './helpers/agent.ts';
+import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { agentChildren, eventually, fdCount } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 
@@ -39,20 +37,8 @@ async function recordAgainstLive(mic: VirtualMic, env: Record<string, string>, s
     const token = await agent.login();
     const fdsBefore = fdCount(agent.child.pid!);
     // A live wav stream first: the recording then joins its capture.
-    const chunks: Buffer[] = [];
-    let req!: ReturnType<typeof request>;
-    const status = await new Promise<number>((resolve, reject) => {
-      req = request(
-        { host: '127.0.0.1', port: agent.port, path: '/api/v1/audio/live?format=wav', headers: bearer(token), agent: false },
-        (res) => {
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', () => {});
-          resolve(res.statusCode!);
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    const stream = await listenLive(agent, token, 'format=wav');
+    const status = stream.status;
     assert.is(status, 200);
     const programs = agentChildren(agent.child.pid!);
     assert.is(programs.length, 1, 'one capture program');
@@ -64,11 +50,11 @@ async function recordAgainstLive(mic: VirtualMic, env: Record<string, string>, s
     assert.is(r.state, 'finished', r.error ?? '');
     assert.is(agentChildren(agent.child.pid!).length, 1, 'the recording shared the live stream capture');
     await sleep(500);
-    req.destroy();
+    stream.close();
     const file = join(agent.baseDir, r.file!);
     assert.is(soxi(file).seconds, 2);
     const recorded = execFileSync('sox', [file, '-t', 'raw', '-'], { maxBuffer: 1 << 24 });
-    const live = Buffer.concat(chunks).subarray(44); // the streaming wav header
+    const live = stream.body().subarray(44); // the streaming wav header
     assert.is(recorded.length, 2 * 48_000 * 2);
     assert.ok(
       recorded.subarray(0, 4096).some((b) => b !== 0),
@@ -91,17 +77,7 @@ capture('with the addon: the program writes into a pipe; recording and live stre
 });
 
 capture("without the addon (temp directory noexec): Node's stdio socket; the same bytes", async (ctx) => {
-  // mount(8) needs CAP_SYS_ADMIN, as the sendfile fallback test's tmpfs does.
-  if (process.getuid?.() !== 0) throw new Error('this test mounts a noexec tmpfs and must run as root');
-  const tmp = join(makeDir('da-noexec-'), 'tmp');
-  mkdirSync(tmp);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,noexec', 'tmpfs', tmp]);
-  try {
-    await recordAgainstLive(ctx.mic, { TMPDIR: tmp }, 'socket');
-  } finally {
-    execFileSync('umount', ['-l', tmp]);
-    rmdirSync(tmp);
-  }
+  await withNoexecTmpdir((tmp) => recordAgainstLive(ctx.mic, { TMPDIR: tmp }, 'socket'));
 });
 
 capture.run();

@@ -4,13 +4,12 @@
 // plugged in later. Tones of known amplitude are played into the virtual microphone.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
-import { soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { agentChildren, eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -42,35 +41,8 @@ function tone(mic: VirtualMic, db: number): ChildProcess {
 
 const get = (ctx: Ctx, path: string) => fetch(ctx.agent.url + path, { headers: bearer(ctx.token) });
 
-interface Listener {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Bytes received so far. */
-  body(): Buffer;
-  ended: Promise<void>;
-  close(): void;
-}
-
 /** A live stream read with node:http (a connection of its own). */
-function listen(ctx: Ctx, query: string): Promise<Listener> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: ctx.agent.port, path: `/api/v1/audio/live?${query}`, headers: bearer(ctx.token), agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        const ended = new Promise<void>((r) => {
-          res.once('end', r);
-          res.once('close', r);
-          res.once('error', () => r());
-        });
-        resolve({ status: res.statusCode!, headers: res.headers, body: () => Buffer.concat(chunks), ended, close: () => req.destroy() });
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
+const listen = (ctx: Ctx, query: string) => listenLive(ctx.agent, ctx.token, query);
 
 live(
   'the device list is what arecord -L lists; a source added to the ALSA configuration shows at once and records; removed, it goes',

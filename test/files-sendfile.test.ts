@@ -1,14 +1,13 @@
 // Downloads by sendfile(2) (src/files/sendfile.ts, src/native/addon.c) and the copy
 // they fall back to: real agents, real sockets, a real noexec tmpfs.
 import { createHash, randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compiledHelper, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
+import { compiledHelper, startAgent, type TestAgent, withNoexecTmpdir } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
 import { eventually, fdCount, rssKb } from './helpers/proc.ts';
 
@@ -237,37 +236,32 @@ sf.run();
 const noexec = suite('sendfile unavailable');
 
 noexec('temp directory mounted noexec: downloads are copied, whole; the log says why, once', async () => {
-  // mount(8) needs CAP_SYS_ADMIN, as the disk-full test's tmpfs does.
-  if (process.getuid?.() !== 0) throw new Error('this test mounts a noexec tmpfs and must run as root');
-  const tmp = join(makeDir('da-noexec-'), 'tmp');
-  mkdirSync(tmp);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,noexec', 'tmpfs', tmp]);
-  const agent = await startAgent({ env: { TMPDIR: tmp } });
-  try {
-    const data = randomBytes(5 * MiB + 17);
-    writeFileSync(join(agent.baseDir, 'big.bin'), data);
-    const token = await agent.login();
-    for (let i = 0; i < 2; i++) {
-      const res = await download(agent.url, token, 'filepath=big.bin');
-      assert.is(res.status, 200);
-      assert.is(sha(Buffer.from(await res.arrayBuffer())), sha(data));
+  await withNoexecTmpdir(async (tmp) => {
+    const agent = await startAgent({ env: { TMPDIR: tmp } });
+    try {
+      const data = randomBytes(5 * MiB + 17);
+      writeFileSync(join(agent.baseDir, 'big.bin'), data);
+      const token = await agent.login();
+      for (let i = 0; i < 2; i++) {
+        const res = await download(agent.url, token, 'filepath=big.bin');
+        assert.is(res.status, 200);
+        assert.is(sha(Buffer.from(await res.arrayBuffer())), sha(data));
+      }
+      const part = await download(agent.url, token, 'filepath=big.bin', { Range: 'bytes=3-2000000' });
+      assert.ok(Buffer.from(await part.arrayBuffer()).equals(data.subarray(3, 2000001)));
+      const { growthMiB, bodies } = await peakGrowthUnderSlowDownloads(agent, token);
+      assert.equal(bodies, Array(8).fill(48 * MiB));
+      assert.ok(growthMiB < 48, `peak RSS grew by ${growthMiB.toFixed(1)} MiB while copying`);
+      const notes = agent
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(COPIED));
+      assert.is(notes.length, 1, agent.output());
+      assert.not.ok(addonMapped(agent.child.pid!));
+    } finally {
+      await agent.cleanup();
     }
-    const part = await download(agent.url, token, 'filepath=big.bin', { Range: 'bytes=3-2000000' });
-    assert.ok(Buffer.from(await part.arrayBuffer()).equals(data.subarray(3, 2000001)));
-    const { growthMiB, bodies } = await peakGrowthUnderSlowDownloads(agent, token);
-    assert.equal(bodies, Array(8).fill(48 * MiB));
-    assert.ok(growthMiB < 48, `peak RSS grew by ${growthMiB.toFixed(1)} MiB while copying`);
-    const notes = agent
-      .output()
-      .split('\n')
-      .filter((l) => l.includes(COPIED));
-    assert.is(notes.length, 1, agent.output());
-    assert.not.ok(addonMapped(agent.child.pid!));
-  } finally {
-    await agent.cleanup();
-    execFileSync('umount', ['-l', tmp]);
-    rmdirSync(tmp);
-  }
+  });
 });
 
 const denySyscall = () => compiledHelper('deny-syscall');

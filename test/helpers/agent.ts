@@ -1,7 +1,7 @@
 // Starts a real agent process (from source, or the built executable when
 // TEST_AGENT=bin) with its own temp directory, config, users and secret, on port 0.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hashPassword } from '../../src/auth/passwords.ts';
@@ -56,6 +56,23 @@ export interface AgentOptions {
 
 export function makeDir(prefix = 'da-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A 1 MiB tmpfs mounted noexec, for an agent's TMPDIR: the addon cannot be loaded from it,
+ * so the agent runs its fallbacks. mount(8) needs CAP_SYS_ADMIN (the suite runs as root).
+ */
+export async function withNoexecTmpdir<T>(body: (tmp: string) => Promise<T>): Promise<T> {
+  if (process.getuid?.() !== 0) throw new Error('this test mounts a noexec tmpfs and must run as root');
+  const tmp = join(makeDir('da-noexec-'), 'tmp');
+  mkdirSync(tmp);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,noexec', 'tmpfs', tmp]);
+  try {
+    return await body(tmp);
+  } finally {
+    execFileSync('umount', ['-l', tmp]);
+    rmdirSync(tmp);
+  }
 }
 
 const compiled = new Map<string, string>();

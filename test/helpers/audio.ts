@@ -1,5 +1,6 @@
 // Helpers for the recording tests: start, poll the status, and read a file back with soxi.
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import type { RecordingRecord } from '../../src/audio/record.ts';
 import type { TestAgent } from './agent.ts';
 import { bearer, jsonPost } from './http.ts';
@@ -39,4 +40,34 @@ export interface SoundInfo {
 export function soxi(file: string): SoundInfo {
   const ask = (flag: string) => execFileSync('soxi', [flag, file], { encoding: 'utf8' }).trim();
   return { type: ask('-t'), rate: Number(ask('-r')), channels: Number(ask('-c')), seconds: Number(ask('-D')) };
+}
+
+export interface Listener {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Bytes received so far. */
+  body(): Buffer;
+  ended: Promise<void>;
+  close(): void;
+}
+
+/** A live stream (`/api/v1/audio/live?QUERY`) read with node:http, on a connection of its own. */
+export function listenLive(agent: TestAgent, token: string, query: string): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: agent.port, path: `/api/v1/audio/live?${query}`, headers: bearer(token), agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        const ended = new Promise<void>((r) => {
+          res.once('end', r);
+          res.once('close', r);
+          res.once('error', () => r());
+        });
+        resolve({ status: res.statusCode!, headers: res.headers, body: () => Buffer.concat(chunks), ended, close: () => req.destroy() });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
