@@ -22,7 +22,8 @@ Usage:
                                            create a user (role viewer, operator (default)
                                            or admin; DIR relative to baseDir confines its
                                            file routes); the password is read from
-                                           standard input (one line) or prompted twice
+                                           standard input (one line, waited for) or
+                                           prompted twice on a terminal
   device-agent user set NAME [--role R] [--directory DIR | --no-directory]
                                            change a user's role or directory (applies to
                                            its sessions and tokens within 2 s)

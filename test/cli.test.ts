@@ -1,9 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHash } from '../src/auth/passwords.ts';
-import { prepareDir, runCli } from './helpers/agent.ts';
+import { agentCommand, prepareDir, runCli } from './helpers/agent.ts';
 import { PKG_VERSION } from './helpers/version.ts';
 
 const basics = suite('cli basics');
@@ -60,6 +61,44 @@ users('user add reads one line from stdin and stores a hash of the current setti
   assert.equal(parseHash(alice!.hash)!.params, { kind: 'scrypt', logN: 14, r: 8, p: 5 });
   assert.not.ok(alice!.hash.includes('secret-pass-1'));
   assert.is(statSync(join(dir, 'users.json')).mode & 0o777, 0o600);
+});
+
+/** Whether the process has made its standard input non-blocking (O_NONBLOCK in the pipe's flags). */
+function stdinNonBlocking(pid: number): boolean {
+  try {
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/${pid}/fdinfo/0`, 'utf8'))?.[1];
+    return flags !== undefined && (Number.parseInt(flags, 8) & 0o4000) !== 0;
+  } catch {
+    return false; // not yet started, or gone
+  }
+}
+
+users('user add waits for a password that comes late on a pipe (ssh, Ansible)', async ({ dir, cfg }) => {
+  const { cmd, args } = agentCommand();
+  const child = spawn(cmd, [...args, 'user', 'add', 'late', '--config', cfg], {
+    env: { ...process.env, DEVICE_AGENT_CONFIG: '', NOTIFY_SOCKET: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((r) => child.on('close', r));
+  // The password is written only once the CLI has turned to standard input: libuv makes the
+  // pipe non-blocking then, so a read that does not wait finds it empty (EAGAIN).
+  const end = Date.now() + 60_000;
+  while (!stdinNonBlocking(child.pid!) && child.exitCode === null) {
+    if (Date.now() > end) throw new Error('the CLI never read its standard input');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  child.stdin.end('late-pass-1\n');
+  assert.is(await exited, 0, stderr);
+  assert.ok(
+    usersIn(dir).some((u) => u.username === 'late'),
+    'no user late',
+  );
+  const rm = await runCli(['user', 'remove', 'late', '--config', cfg]);
+  assert.is(rm.code, 0, rm.stderr);
 });
 
 users('user add refuses a password shorter than 8 characters', async ({ dir, cfg }) => {
