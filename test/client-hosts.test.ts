@@ -1,11 +1,12 @@
-// dagent --hosts FILE -j N: three agents (one over HTTPS with its pin, one reached by URL with
-// another profile's credential) and a dead one: one JSON line per host, exit code non-zero.
+// dagent --hosts FILE -j N: three agents (one over HTTPS with its pin, two reached by URL
+// with the profile of that URL) and a dead one: one JSON line per host, exit code non-zero;
+// a URL that no profile is for gets no token (a listener records what reaches it).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dagent, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+import { dagent, recorder, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
 
 type Ctx = { a: ClientAgent; b: ClientAgent; c: ClientAgent; home: string; deadPort: number; cUrl: string };
 const hosts = suite<Ctx>('dagent --hosts');
@@ -14,13 +15,11 @@ hosts.before(async (ctx) => {
   ctx.home = tempHome();
   ctx.a = await startClientAgent(false);
   ctx.b = await startClientAgent(true);
-  // c shares a's users and secret: a's token is valid there too (a URL line uses --profile's credential).
-  ctx.c = await startClientAgent(false, {
-    config: { usersFile: join(ctx.a.dir, 'users.json'), jwtSecretFile: join(ctx.a.dir, 'jwt.secret') },
-  });
+  ctx.c = await startClientAgent(false);
   ctx.cUrl = ctx.c.clientUrl;
   await tokenProfile(ctx.a, ctx.home, 'a');
   await tokenProfile(ctx.b, ctx.home, 'b');
+  await tokenProfile(ctx.c, ctx.home, 'c');
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   ctx.deadPort = (server.address() as { port: number }).port;
@@ -30,7 +29,10 @@ hosts.before(async (ctx) => {
   const data = JSON.parse(readFileSync(file, 'utf8'));
   data.profiles.dead = { ...data.profiles.a, url: `http://127.0.0.1:${ctx.deadPort}` };
   writeFileSync(file, JSON.stringify(data));
-  writeFileSync(join(ctx.home, 'hosts.txt'), `# the lab\na\nb   # over HTTPS, pinned\n\n${ctx.cUrl}\ndead\n`);
+  writeFileSync(
+    join(ctx.home, 'hosts.txt'),
+    `# the lab\na\nb   # over HTTPS, pinned\n\n${ctx.cUrl}\n${ctx.b.clientUrl}  # b's profile, its pin\ndead\n`,
+  );
   for (const [agent, text] of [
     [ctx.a, 'from a'],
     [ctx.b, 'from b'],
@@ -57,10 +59,10 @@ hosts('status: one JSON line per host, the dead one with its error; exit 4 (ever
   assert.is(r.code, 4, r.stderr);
   assert.is(r.stderr, '');
   const all = lines(r.stdout);
-  assert.is(all.length, 4);
+  assert.is(all.length, 5);
   const got = byHost(all);
-  assert.equal(Object.keys(got).sort(), ['a', 'b', ctx.cUrl, 'dead'].sort());
-  for (const host of ['a', 'b', ctx.cUrl]) {
+  assert.equal(Object.keys(got).sort(), ['a', 'b', ctx.cUrl, ctx.b.clientUrl, 'dead'].sort());
+  for (const host of ['a', 'b', ctx.cUrl, ctx.b.clientUrl]) {
     assert.is(got[host].ok, true, host);
     assert.equal(Object.keys(got[host]), ['host', 'ok', 'result']);
     assert.is(typeof got[host].result.hostname, 'string');
@@ -94,6 +96,51 @@ hosts(
     });
   },
 );
+
+hosts('a URL line gets only the token of a profile for that URL: none for a listener no profile is for (3)', async (ctx) => {
+  const rec = await recorder('127.0.0.1', 'invalid or expired token');
+  try {
+    const stranger = `http://127.0.0.1:${rec.port}`;
+    writeFileSync(join(ctx.home, 'urls.txt'), `${stranger}\n${ctx.a.clientUrl}\n`);
+    const r = await dagent(['status', '--hosts', 'urls.txt', '--profile', 'b'], { home: ctx.home });
+    assert.is(r.code, 3, r.stderr);
+    const got = byHost(lines(r.stdout));
+    assert.equal(got[stranger], {
+      host: stranger,
+      ok: false,
+      status: null,
+      error: `no profile for ${stranger}: log in first (dagent login ${stranger} --profile NAME)`,
+    });
+    assert.is(got[ctx.a.clientUrl].ok, true, 'the profile for a URL is found whatever --profile names');
+    assert.equal(
+      rec.heads.filter((h) => /^authorization:/im.test(h)),
+      [],
+      'a token reached the listener',
+    );
+    assert.is(rec.connections, 0);
+
+    // Two profiles for one URL: --profile chooses; without a choice the line fails, naming both.
+    const file = join(ctx.home, 'dagent/profiles.json');
+    const saved = readFileSync(file, 'utf8');
+    const data = JSON.parse(saved);
+    data.profiles.a2 = data.profiles.a;
+    writeFileSync(file, JSON.stringify(data));
+    try {
+      const chosen = await dagent(['status', '--hosts', 'urls.txt', '--profile', 'a2'], { home: ctx.home });
+      assert.is(byHost(lines(chosen.stdout))[ctx.a.clientUrl].ok, true);
+      const unsure = await dagent(['status', '--hosts', 'urls.txt', '--profile', 'b'], { home: ctx.home });
+      assert.is(
+        byHost(lines(unsure.stdout))[ctx.a.clientUrl].error,
+        `profiles a, a2 are all for ${ctx.a.clientUrl}: name one with --profile, or in the hosts file`,
+      );
+    } finally {
+      writeFileSync(file, saved);
+    }
+    assert.is(rec.connections, 0);
+  } finally {
+    await rec.close();
+  }
+});
 
 hosts('interactive and streaming commands refuse --hosts (2)', async (ctx) => {
   for (const cmd of [['events'], ['login', 'https://x'], ['listen']]) {

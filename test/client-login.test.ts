@@ -1,17 +1,28 @@
-// dagent login/logout and TLS trust against the built agent: trust on first use (the pin and
-// fingerprint shown, the answer read before the password), a wrong password (3), a key that
-// changed (4, both pins named, no request sent to the new key), --ca, a dead host (4), and
-// the profile file (0600, never a password).
+// dagent login/logout and TLS trust against the built agent: a first contact from a pipe
+// (the pin and fingerprint shown, nothing asked or sent without --pin, the password never
+// echoed), a wrong password (3), a key that changed (4, both pins named, no request sent to
+// the new key), --ca, plain HTTP to another machine (2 without --insecure-http, nothing
+// sent), a dead host (4), and the profile file (0600, never a password).
 import { randomBytes } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN } from './helpers/agent.ts';
-import { dagent, hasRoute, pinOfFile, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+import {
+  dagent,
+  hasRoute,
+  logCaughtUp,
+  pinOfFile,
+  recorder,
+  startClientAgent,
+  tempHome,
+  tokenProfile,
+  type ClientAgent,
+} from './helpers/dagent.ts';
 import { makeCa, makePair, peerCert, spkiPinOf } from './helpers/tls.ts';
 
 type Ctx = { agent: ClientAgent; home: string };
@@ -30,26 +41,43 @@ trust.before.each((ctx) => {
 });
 trust.after.each((ctx) => rmSync(ctx.home, { recursive: true, force: true }));
 
-trust('first contact shows the pin and fingerprint; "n" refuses with exit 4 and stores nothing', async ({ agent, home }) => {
-  const cert = new X509Certificate(readFileSync(join(agent.dir, 'tls/cert.pem')));
-  const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username], { home, input: `n\n${ADMIN.password}\n` });
-  assert.is(r.code, 4);
-  assert.ok(r.stderr.includes(`SPKI pin:     ${agent.pin}\n`), r.stderr);
-  assert.ok(r.stderr.includes(`SHA-256 fingerprint: ${cert.fingerprint256}\n`), r.stderr);
-  assert.match(r.stderr, /Trust this key for this device\? \[y\/N\] n\n/);
-  assert.ok(
-    r.stderr.endsWith(
-      `dagent: not trusted: ${agent.clientUrl} (to trust it without asking: dagent login ${agent.clientUrl} --pin ${agent.pin})\n`,
-    ),
-    r.stderr,
-  );
-  assert.not.ok(existsSync(profilesFile(home)));
-});
+trust(
+  'standard input not a terminal: a first contact without --pin stops before any request (4, naming --pin), the piped password never echoed',
+  async ({ agent, home }) => {
+    const cert = new X509Certificate(readFileSync(join(agent.dir, 'tls/cert.pem')));
+    // Whatever login or --token-stdin would ask: the login, the token, the health check.
+    const requests = () =>
+      agent
+        .output()
+        .split('\n')
+        .filter((l) => /\/api\/v1\/(agentusers\/loginusertoagent|tokens|health)/.test(l)).length;
+    const before = requests();
+    for (const args of [['--user', ADMIN.username], ['--token-stdin']]) {
+      const r = await dagent(['login', agent.clientUrl, ...args], { home, input: `${ADMIN.password}\n` });
+      assert.is(r.code, 4, r.stderr);
+      assert.not.ok(r.stderr.includes(ADMIN.password), `the password was echoed:\n${r.stderr}`);
+      assert.not.ok(r.stderr.includes('[y/N]'), r.stderr);
+      assert.ok(r.stderr.includes(`SPKI pin:     ${agent.pin}\n`), r.stderr);
+      assert.ok(r.stderr.includes(`SHA-256 fingerprint: ${cert.fingerprint256}\n`), r.stderr);
+      assert.ok(
+        r.stderr.endsWith(
+          `dagent: not trusted: ${agent.clientUrl} (standard input is not a terminal, so nobody was asked; ` +
+            `once the pin is checked on the device: dagent login ${agent.clientUrl} --pin ${agent.pin}, or --ca FILE)\n`,
+        ),
+        r.stderr,
+      );
+      assert.not.ok(existsSync(profilesFile(home)));
+    }
+    await logCaughtUp(agent.output, () => fetch(`${agent.url}/api/v1/devicestatus/get`));
+    assert.is(requests(), before, 'a request left before the key was trusted');
+  },
+);
 
-trust('a wrong password, after "y": exit 3 with the API\'s text, nothing stored', async ({ agent, home }) => {
-  const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username], { home, input: 'y\nnot the password\n' });
+trust("a wrong password (the key given by --pin): exit 3 with the API's text, nothing stored", async ({ agent, home }) => {
+  const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username, '--pin', agent.pin!], { home, input: 'not the password\n' });
   assert.is(r.code, 3);
   assert.ok(r.stderr.endsWith('dagent: invalid username or password\n'), r.stderr);
+  assert.not.ok(r.stderr.includes('not the password'), r.stderr);
   assert.not.ok(existsSync(profilesFile(home)));
 });
 
@@ -98,8 +126,8 @@ trust("--ca FILE: the device's certificate as CA is trusted; another CA is refus
 });
 
 when('/api/v1/tokens')('login makes the token dagent@<host> (a second login replaces it); logout revokes it', async ({ agent, home }) => {
-  const input = `y\n${ADMIN.password}\n`;
-  const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username, '--json'], { home, input });
+  const input = `${ADMIN.password}\n`;
+  const r = await dagent(['login', agent.clientUrl, '--user', ADMIN.username, '--pin', agent.pin!, '--json'], { home, input });
   assert.is(r.code, 0, r.stderr);
   const text = readFileSync(profilesFile(home), 'utf8');
   assert.not.ok(text.includes(ADMIN.password), 'the password is stored');
@@ -235,3 +263,59 @@ dead('login and a command against a closed port: exit 4, "could not connect"', a
 });
 
 dead.run();
+
+const plain = suite<{ home: string }>('dagent login over plain HTTP');
+plain.before.each((ctx) => {
+  ctx.home = tempHome();
+});
+plain.after.each((ctx) => rmSync(ctx.home, { recursive: true, force: true }));
+
+/** An IPv4 address of this machine that is not loopback: another machine, as far as dagent can tell. */
+const other = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+(other ? plain : plain.skip)(
+  'to another machine: refused before connecting (2, naming --insecure-http); with --insecure-http the login is sent',
+  async ({ home }) => {
+    const rec = await recorder();
+    try {
+      const url = `http://${other}:${rec.port}`;
+      for (const [args, what] of [
+        [['--user', ADMIN.username], 'password'],
+        [['--token-stdin'], 'token'],
+      ] as const) {
+        const r = await dagent(['login', url, ...args], { home, input: `${ADMIN.password}\n` });
+        assert.is(r.code, 2, r.stderr);
+        assert.is(
+          r.stderr,
+          `dagent: refusing to log in over plain HTTP to ${url}, which is not this machine: the ${what} would cross the network ` +
+            'unencrypted; use https://, or --insecure-http to send it anyway\n',
+        );
+      }
+      assert.is(rec.connections, 0, 'dagent connected');
+      const sent = await dagent(['login', url, '--user', ADMIN.username, '--insecure-http'], { home, input: `${ADMIN.password}\n` });
+      assert.is(sent.code, 3, sent.stderr);
+      assert.is(sent.stderr, 'dagent: invalid username or password\n');
+      assert.match(rec.heads[0] ?? '', /^POST \/api\/v1\/agentusers\/loginusertoagent HTTP\/1\.1\r\n/);
+      assert.not.ok(existsSync(profilesFile(home)));
+    } finally {
+      await rec.close();
+    }
+  },
+);
+
+plain('to this machine (127.0.0.0/8, ::1, localhost): no --insecure-http needed', async ({ home }) => {
+  const rec = await recorder();
+  try {
+    for (const host of ['127.0.0.1', '127.0.0.2', '[::1]', 'localhost']) {
+      const r = await dagent(['login', `http://${host}:${rec.port}`, '--user', ADMIN.username], { home, input: `${ADMIN.password}\n` });
+      assert.is(r.stderr, 'dagent: invalid username or password\n', host);
+    }
+    assert.is(rec.heads.length, 4);
+  } finally {
+    await rec.close();
+  }
+});
+
+plain.run();

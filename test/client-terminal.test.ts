@@ -82,4 +82,16 @@ tty('login asks about the key, then the password without echo; a wrong one is ex
   assert.not.ok(s.includes('typed-wrong-secret'), `the password was echoed:\n${s}`);
 });
 
+tty('login: "n" to the key question refuses (4) and stores nothing', async ({ agent, home }) => {
+  start(home, ['login', agent.clientUrl, '--user', 'admin', '--profile', 'refused']);
+  await until(/Trust this key for this device\? \[y\/N\] $/m);
+  tmux('send-keys', '-t', session, 'n', 'Enter');
+  const s = await until(/exit=\d+/);
+  assert.match(s, /exit=4/);
+  assert.match(s, new RegExp(`^dagent: not trusted: ${agent.clientUrl.replace(/\./g, '\\.')} \\(to trust it without asking: `, 'm'));
+  assert.not.ok(s.includes('Password for'), s);
+  const profiles = JSON.parse(readFileSync(join(home, 'dagent/profiles.json'), 'utf8')).profiles;
+  assert.not.ok('refused' in profiles);
+});
+
 tty.run();

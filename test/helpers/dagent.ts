@@ -233,3 +233,37 @@ export async function failureOf(p: Promise<unknown>): Promise<Error> {
   }
   throw new Error('resolved, expected a failure');
 }
+
+/**
+ * A listener that is no agent: it records every connection and the head of each request
+ * (to see whether a password or an Authorization header reached it) and answers each with
+ * 401 and `error`. Bound to `host` (default `::`, every address, IPv4 too).
+ */
+export async function recorder(
+  host = '::',
+  error = 'invalid username or password',
+): Promise<{ port: number; connections: number; heads: string[]; close(): Promise<void> }> {
+  const state = { connections: 0, heads: [] as string[] };
+  const body = JSON.stringify({ error });
+  const server = createServer((socket) => {
+    state.connections++;
+    let buf = '';
+    socket.on('data', (chunk: Buffer) => {
+      buf += chunk.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      state.heads.push(buf.slice(0, end));
+      buf = '';
+      socket.end(
+        'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((r, reject) => server.once('error', reject).listen(0, host, r));
+  return Object.assign(state, {
+    port: (server.address() as { port: number }).port,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  });
+}

@@ -1,5 +1,5 @@
 // login and logout: the only commands that write profiles. login trusts the device's key
-// (asked once, then pinned), logs in with the password, makes an API token named
+// (asked once on a terminal, given by --pin otherwise, then pinned), logs in with the password, makes an API token named
 // dagent@<this host> and keeps that token, never the password.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -30,6 +30,12 @@ export function tokenName(host = hostname()): string {
   return `dagent@${host.replace(/[^A-Za-z0-9._-]/g, '-')}`.slice(0, 64);
 }
 
+/** 127.0.0.0/8, ::1 and localhost: a password sent there never crosses a network. */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** What to trust for this URL: --pin, --ca, the pin already stored for it, or what the person accepts now. */
 async function decideTrust(url: string, values: Values, stored: Profile | undefined): Promise<Trust> {
   if (!url.startsWith('https:')) return {};
@@ -58,6 +64,16 @@ async function decideTrust(url: string, values: Values, stored: Profile | undefi
       `  SPKI pin:     ${peer.pin}\n` +
       'Check it on the device (sudo device-agent tls show) before you accept.\n',
   );
+  // A pipe or a file is never asked: its first line would be taken as the answer, and a
+  // password meant for the next question would be read (and was once echoed) in its place.
+  if (!process.stdin.isTTY) {
+    throw new TrustError(
+      `not trusted: ${url} (standard input is not a terminal, so nobody was asked; ` +
+        `once the pin is checked on the device: dagent login ${url} --pin ${peer.pin}, or --ca FILE)`,
+      undefined,
+      peer.pin,
+    );
+  }
   if (!(await confirm('Trust this key for this device?'))) {
     throw new TrustError(`not trusted: ${url} (to trust it without asking: dagent login ${url} --pin ${peer.pin})`, undefined, peer.pin);
   }
@@ -76,26 +92,37 @@ const login: Command = {
   args: 'URL',
   summary: 'Log in to a device and keep an API token for it in a profile',
   description:
-    'Asks the password (without echo on a terminal; else one line of standard input, after the trust answer when\n' +
-    'one is asked), makes the API token dagent@<this host> with your rights (replacing an older one of that name) and\n' +
-    `stores URL, token and TLS trust in ${profilesPath()} (mode 0600). The password is never stored.\n` +
-    "A self-signed device: its key's SPKI pin and fingerprint are shown and you are asked once; the pin is stored and a\n" +
-    'different key is refused from then on. URL defaults to https:// and port 5050.',
+    'Asks the password (without echo on a terminal; else one line of standard input, never echoed), makes the API\n' +
+    'token dagent@<this host> with your rights (replacing an older one of that name) and stores URL, token and TLS\n' +
+    `trust in ${profilesPath()} (mode 0600). The password is never stored.\n` +
+    "A self-signed device: its key's SPKI pin and fingerprint are shown and, on a terminal, you are asked once; the pin\n" +
+    'is stored and a different key is refused from then on. When standard input is not a terminal nobody is asked:\n' +
+    'give --pin (or --ca), else login stops before sending anything (exit 4).\n' +
+    'URL defaults to https:// and port 5050. An http:// URL of another machine than this one is refused (exit 2)\n' +
+    'unless --insecure-http is given.',
   examples: [
     'dagent login https://10.0.0.5:5050 --user admin',
     'dagent login pi.local --user ops --pin sha256//q8V...=',
-    'echo "$TOKEN" | dagent login https://gw-7:5050 --token-stdin --profile gw-7',
+    'echo "$PASSWORD" | dagent login https://gw-7:5050 --user ci --pin sha256//q8V...= --profile gw-7',
+    'echo "$TOKEN" | dagent login https://gw-7:5050 --token-stdin --pin sha256//q8V...= --profile gw-7',
   ],
   options: {
     user: { type: 'string', short: 'u', value: 'NAME', help: 'user name (asked on a terminal when absent)' },
     pin: { type: 'string', value: 'sha256//...', help: 'trust this key (SPKI pin, as device-agent tls show prints it) without asking' },
     ca: { type: 'string', value: 'FILE', help: 'trust certificates issued by the CA(s) in this PEM file' },
     'token-stdin': { type: 'boolean', help: 'store a token read from standard input instead of logging in' },
+    'insecure-http': { type: 'boolean', help: 'allow an http:// URL of another machine (the password crosses the network in clear)' },
   },
   positionals: { min: 1, max: 1 },
   single: true,
   async run(ctx, [urlText], values): Promise<Output> {
     const url = normalizeUrl(urlText!);
+    if (url.startsWith('http:') && !isLoopback(url) && !values['insecure-http']) {
+      throw new UsageError(
+        `refusing to log in over plain HTTP to ${url}, which is not this machine: the ${values['token-stdin'] ? 'token' : 'password'} ` +
+          'would cross the network unencrypted; use https://, or --insecure-http to send it anyway',
+      );
+    }
     const name = profileName(values.profile as string | undefined);
     const data = loadProfiles();
     const trust = await decideTrust(url, values, data.profiles[name]);

@@ -18,7 +18,11 @@ const VERSION = (createRequire(import.meta.url)('../../package.json') as { versi
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   profile: { type: 'string', value: 'P', help: 'the profile to use (default: $DAGENT_PROFILE, else "default")' },
   json: { type: 'boolean', help: 'print the result as JSON' },
-  hosts: { type: 'string', value: 'FILE', help: 'run on every host of FILE (profile names or URLs, one a line; # comments)' },
+  hosts: {
+    type: 'string',
+    value: 'FILE',
+    help: 'run on every host of FILE (profile names or URLs, one a line; # comments); a URL uses the profile of that URL',
+  },
   jobs: { type: 'string', short: 'j', value: 'N', help: 'with --hosts: hosts at once (default 8)' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 };
@@ -59,8 +63,9 @@ function messageOf(err: unknown): string {
   return String(err);
 }
 
-function agentFor(profile: Profile, url = profile.url): DeviceAgent {
-  return new DeviceAgent({ url, token: profile.token, pin: profile.pin, ca: profile.ca });
+/** The profile's token goes to the profile's URL only, with the profile's trust. */
+function agentFor(profile: Profile): DeviceAgent {
+  return new DeviceAgent({ url: profile.url, token: profile.token, pin: profile.pin, ca: profile.ca });
 }
 
 function profileOrFail(name: string): Profile {
@@ -68,6 +73,19 @@ function profileOrFail(name: string): Profile {
   if (!profile)
     throw new NoCredentialError(`no profile "${name}": log in first (dagent login URL${name === 'default' ? '' : ` --profile ${name}`})`);
   return profile;
+}
+
+/**
+ * The profile for a URL line of --hosts: one whose URL has the line's origin (the one
+ * --profile names when several do), so a token goes only where it was made, with its trust.
+ */
+function profileForUrl(url: string, preferred: string): Profile {
+  const profiles = loadProfiles().profiles;
+  const names = Object.keys(profiles).filter((n) => profiles[n]!.url === url);
+  if (names.includes(preferred)) return profiles[preferred]!;
+  if (names.length === 1) return profiles[names[0]!]!;
+  if (names.length === 0) throw new NoCredentialError(`no profile for ${url}: log in first (dagent login ${url} --profile NAME)`);
+  throw new NoCredentialError(`profiles ${names.join(', ')} are all for ${url}: name one with --profile, or in the hosts file`);
 }
 
 function io(progress: boolean): Io {
@@ -93,8 +111,8 @@ async function runHosts(cmd: Command, args: string[], values: Values, file: stri
     let agent: DeviceAgent | undefined;
     try {
       const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(host);
-      const profile = profileOrFail(isUrl ? profileName(values.profile as string | undefined) : host);
-      agent = agentFor(profile, isUrl ? normalizeUrl(host) : profile.url);
+      const profile = isUrl ? profileForUrl(normalizeUrl(host), profileName(values.profile as string | undefined)) : profileOrFail(host);
+      agent = agentFor(profile);
       const ctx: Ctx = { agent, io: { ...io(false), note: () => undefined }, host };
       const out = await cmd.run(ctx, args, values);
       process.stdout.write(`${JSON.stringify({ host, ok: true, result: out.json ?? null })}\n`);

@@ -1,5 +1,5 @@
 // Questions to the person at the terminal (on standard error), or lines of standard input
-// when it is not a terminal: the trust answer first, then the password or token.
+// when it is not a terminal: the password or token, never an answer to a question.
 import type { Interface } from 'node:readline';
 import { readline } from '../builtins.ts';
 
@@ -61,14 +61,12 @@ export function askHidden(question: string): Promise<string> {
   });
 }
 
-/** A yes/no question: a terminal prompt, else one line of standard input. No answer is no. */
+/**
+ * A yes/no question on the terminal; no answer is no. Never asked of a pipe: its lines are
+ * the secrets that follow, and an answer read there is neither a person's nor echoed.
+ */
 export async function confirm(question: string): Promise<boolean> {
-  let answer: string | null;
-  if (process.stdin.isTTY) answer = await ask(`${question} [y/N] `);
-  else {
-    process.stderr.write(`${question} [y/N] `);
-    answer = await stdinLine();
-    process.stderr.write(`${answer ?? ''}\n`);
-  }
-  return /^\s*y(es)?\s*$/i.test(answer ?? '');
+  if (!process.stdin.isTTY) return false;
+  const answer = await ask(`${question} [y/N] `);
+  return /^\s*y(es)?\s*$/i.test(answer);
 }
