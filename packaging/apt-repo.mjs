@@ -1,8 +1,10 @@
 // Writes (or adds to) a signed apt repository of the agent's packages with reprepro,
 // so devices install and upgrade it with apt-get and unattended-upgrades (docs/fleet.md).
 //   node packaging/apt-repo.mjs DIR [DEB...]      (npm run repo -- DIR)
-//   --key ID      the gpg key that signs Release/InRelease (else env DEVICE_AGENT_REPO_KEY);
-//                 gpg finds it in $GNUPGHOME (default ~/.gnupg), with no passphrase prompt
+//   --key ID      the gpg key that signs Release/InRelease (else env DEVICE_AGENT_REPO_KEY,
+//                 else the keyring's only secret key, as reprepro's SignWith: default; with
+//                 several it stops and names them); gpg finds it in $GNUPGHOME (default
+//                 ~/.gnupg), with no passphrase prompt
 // Without DEB arguments it takes dist/device-agent_<version>_{amd64,arm64}.deb (npm run package).
 // Run it again on the same DIR with newer packages: the index then offers the new version.
 import { execFileSync } from 'node:child_process';
@@ -23,7 +25,8 @@ export const KEYRING = 'device-agent-archive-keyring.gpg';
 
 function usage(message) {
   console.error(`apt-repo: ${message}
-usage: npm run repo -- DIR [DEB...] [--key ID]   (or DEVICE_AGENT_REPO_KEY=ID; GNUPGHOME selects the keyring)`);
+usage: npm run repo -- DIR [DEB...] [--key ID]   (or DEVICE_AGENT_REPO_KEY=ID, else the keyring's only secret key;
+       GNUPGHOME selects the keyring)`);
   process.exit(2);
 }
 
@@ -39,22 +42,51 @@ SignWith: ${key}
 `;
 }
 
-/** The fingerprint of the secret key `key` names, or a message saying why there is none. */
-function fingerprint(key) {
+const keyring = () => process.env.GNUPGHOME || '~/.gnupg';
+
+/** The secret keys gpg lists (all, or those `key` names): fingerprint and first user id of each. */
+function secretKeys(key) {
   let out;
   try {
-    out = execFileSync('gpg', ['--batch', '--with-colons', '--list-secret-keys', key], {
+    out = execFileSync('gpg', ['--batch', '--with-colons', '--list-secret-keys', ...(key ? [key] : [])], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch {
-    usage(`no secret key ${key} in ${process.env.GNUPGHOME || '~/.gnupg'}`);
+    return []; // gpg exits non-zero when `key` names no secret key
   }
-  return /^fpr:+([0-9A-F]{40,64}):/m.exec(out)[1];
+  const keys = [];
+  for (const line of out.split('\n')) {
+    const f = line.split(':');
+    if (f[0] === 'sec') keys.push({ fpr: null, uid: null });
+    const last = keys.at(-1);
+    if (!last) continue;
+    // The first fpr after sec is the primary key's (a subkey's follows its ssb); colons in a user id are \x3a.
+    if (f[0] === 'fpr' && last.fpr === null) last.fpr = f[9];
+    if (f[0] === 'uid' && last.uid === null)
+      last.uid = f[9].replace(/\\x([0-9a-f]{2})/gi, (_, h) => String.fromCharCode(Number.parseInt(h, 16)));
+  }
+  return keys;
 }
 
-export function buildRepo(dir, debs, key) {
-  const fpr = fingerprint(key);
+/** The fingerprint of the key that signs: the one `key` names, else the keyring's only secret key. */
+export function signingKey(key) {
+  if (key) {
+    const [named] = secretKeys(key);
+    if (!named) usage(`no secret key ${key} in ${keyring()}`);
+    return named.fpr;
+  }
+  const keys = secretKeys();
+  if (keys.length === 1) return keys[0].fpr;
+  if (keys.length === 0) usage(`no secret key in ${keyring()} to sign with: make one (docs/fleet.md) or pass --key ID`);
+  usage(
+    `${keys.length} secret keys in ${keyring()}: name the one that signs with --key ID (or DEVICE_AGENT_REPO_KEY): ` +
+      keys.map((k) => `${k.fpr} (${k.uid})`).join(', '),
+  );
+}
+
+/** The repository in `dir` with `debs`, signed by the key of fingerprint `fpr` (signingKey()). */
+export function buildRepo(dir, debs, fpr) {
   mkdirSync(join(dir, 'conf'), { recursive: true });
   writeFileSync(join(dir, 'conf/distributions'), distributions(fpr));
   // reprepro keeps one version per package and architecture: adding a newer .deb replaces
@@ -78,12 +110,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const [dir, ...given] = args;
   if (!dir) usage('no repository directory given');
-  if (!key) usage('no signing key: pass --key ID or set DEVICE_AGENT_REPO_KEY');
+  const signer = signingKey(key);
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   const debs = given.length
     ? given.map((d) => resolve(d))
     : ARCHITECTURES.map((arch) => join(root, 'dist', `device-agent_${version}_${arch}.deb`));
   for (const deb of debs) if (!existsSync(deb)) usage(`${deb} is missing: run npm run package`);
-  const { fingerprint: fpr } = buildRepo(resolve(dir), debs, key);
+  const { fingerprint: fpr } = buildRepo(resolve(dir), debs, signer);
   console.log(`repo: ${resolve(dir)} signed by ${fpr}; public key ${join(resolve(dir), KEYRING)}`);
 }

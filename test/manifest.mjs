@@ -24,6 +24,7 @@ export const once = new Set([
   'package-build.test.ts',
   'package-install.test.ts',
   'package-repo.test.ts',
+  'package-repo-key.test.ts',
   'fleet-ansible.test.ts',
   'fleet-role.test.ts',
   'bench-smoke.test.ts',
