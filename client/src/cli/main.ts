@@ -18,11 +18,7 @@ const VERSION = (createRequire(import.meta.url)('../../package.json') as { versi
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   profile: { type: 'string', value: 'P', help: 'the profile to use (default: $DAGENT_PROFILE, else "default")' },
   json: { type: 'boolean', help: 'print the result as JSON' },
-  hosts: {
-    type: 'string',
-    value: 'FILE',
-    help: 'run on every host of FILE (profile names or URLs, one a line; # comments); a URL uses the profile of that URL',
-  },
+  hosts: { type: 'string', value: 'FILE', help: 'run on every host of FILE: profile names or their URLs, one a line (# comments)' },
   jobs: { type: 'string', short: 'j', value: 'N', help: 'with --hosts: hosts at once (default 8)' },
   help: { type: 'boolean', short: 'h', help: 'show help' },
 };
