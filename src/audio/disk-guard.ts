@@ -8,6 +8,7 @@ import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
 import { applyRetention, type Recording } from './retention.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** A start refused for want of space (the route answers 507 with both figures). */
 export class NotEnoughSpace extends Error {
@@ -64,7 +65,7 @@ export interface RecordingsGuard {
 export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const { recorder, recordingsDir, log } = opts;
   let watching = false;
-  let lookedAt = 0;
+  let lookedAt = -Infinity;
   let retaining: Promise<void> = Promise.resolve();
 
   const retain = () => {
@@ -99,7 +100,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
 
   const unsubscribeFed = recorder.onFed(() => {
     if (!watching) return;
-    const now = Date.now();
+    const now = monotonicMs();
     if (now - lookedAt < WATCH_MS) return;
     lookedAt = now;
     check();
@@ -107,7 +108,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const unsubscribe = recorder.onChange((record) => {
     if (record.state === 'recording') {
       watching = true;
-      lookedAt = Date.now();
+      lookedAt = monotonicMs();
     } else {
       watching = false;
       if (record.state === 'finished') void retain();

@@ -1,4 +1,5 @@
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
+import { clockPlausible } from '../util/clock.ts';
 import { crypto } from '../util/crypto.ts';
 import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import type { Scope } from '../http/types.ts';
@@ -128,12 +129,24 @@ export interface NewToken {
 /** A token name the user already has: the caller answers 409 (API) or exit 1 (CLI). */
 export class TokenNameTaken extends Error {}
 
+/**
+ * An expiry asked for while the wall clock is before the build (docs/behaviour.md#the-clock):
+ * it would be counted from 1970 and end when NTP sets the clock. 503 (API) or exit 1 (CLI).
+ */
+export class ClockNotSet extends Error {
+  constructor() {
+    super('the device clock is not set');
+    this.name = 'ClockNotSet';
+  }
+}
+
 /** Adds a token to a list read under the lock; the text is returned once, never stored. */
 export function addToken(
   tokens: StoredToken[],
   spec: NewToken,
   now = new Date(),
 ): { tokens: StoredToken[]; value: { record: TokenRecord; token: string } } {
+  if (spec.expiresInDays !== null && !clockPlausible(now.getTime())) throw new ClockNotSet();
   if (tokens.some((t) => t.userId === spec.user.id && t.name === spec.name)) throw new TokenNameTaken(spec.name);
   const token = newTokenText();
   const stored: StoredToken = {
