@@ -1,11 +1,12 @@
 // The wall clock of a real agent moved under it (libfaketime, test/helpers/faketime.ts):
 // the failed-login limiter counts on the monotonic clock, and no token with an expiry is
 // made while the clock is before the build (docs/behaviour.md#the-clock).
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, BIN, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
-import { fakeClock, type FakeClock } from './helpers/faketime.ts';
+import { fakeClock, fastClock, type FakeClock } from './helpers/faketime.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 
 type Ctx = { agent: TestAgent; clock: FakeClock };
@@ -122,6 +123,45 @@ built('an hour before the build the CLI refuses a token, an hour after it makes 
   }
 });
 
+// lastUsedAt reaches tokens.json at most every 10 minutes and at a clean stop: an SD card
+// is not rewritten every minute. The agent runs 60 times as fast (a minute a real second).
+const flush = suite('lastUsedAt on disk');
+
+flush('written at most every 10 minutes, and at a clean stop', async () => {
+  const agent = await startAgent({ env: fastClock(60) });
+  try {
+    const file = join(agent.dir, 'tokens.json');
+    const login = await agent.login();
+    const made = await jsonPost(`${agent.url}/api/v1/tokens`, { name: 'ci' }, bearer(login));
+    assert.is(made.status, 201);
+    const { token } = (await made.json()) as { token: string };
+    const lastUsed = () => (JSON.parse(readFileSync(file, 'utf8')) as { tokens: { lastUsedAt: string | null }[] }).tokens[0]!.lastUsedAt;
+    const use = async () => {
+      const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
+      assert.is(res.status, 200);
+      await res.arrayBuffer();
+    };
+    await use();
+    const ino = statSync(file).ino;
+    // 4 real seconds: 4 minutes of the agent's, four of the old once-a-minute flushes.
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.is(statSync(file).ino, ino, 'tokens.json not rewritten within 4 minutes');
+    assert.is(lastUsed(), null);
+    // Within 10 minutes of the agent's (10 real seconds, 30 allowed for a loaded host) it is.
+    const deadline = Date.now() + 30_000;
+    while (lastUsed() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    assert.type(lastUsed(), 'string', 'written within 10 minutes');
+    const first = lastUsed();
+    await use();
+    const stopped = await agent.stop('SIGTERM');
+    assert.is(stopped.code, 0);
+    assert.ok(lastUsed()! > first!, `a clean stop writes the last use (${first} -> ${lastUsed()})`);
+  } finally {
+    await agent.cleanup();
+  }
+});
+
 limiter.run();
 tokens.run();
 built.run();
+flush.run();
