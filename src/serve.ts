@@ -28,7 +28,9 @@ import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
+import { RecordingOrder, recordingOrderFile } from './audio/recording-order.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { clockSynchronized } from './util/clock.ts';
 import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
@@ -183,6 +185,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const recordings = guardRecordings({
     recorder,
     recordingsDir: config.recordingsDir,
+    baseDir: config.baseDir,
+    order: new RecordingOrder(recordingOrderFile(config.usersFile), opts.log),
     audio: () => current.audio,
     log: opts.log,
     onDeleted: (r) =>
@@ -197,7 +201,12 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
         reason: 'retention',
       }),
   });
-  const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
+  const sampler = new StatusSampler({
+    baseDir: config.baseDir,
+    recordingState: () => recorder.state,
+    deviceId: () => current.deviceId,
+    clockSynchronized: () => clockSynchronized(current.clock.syncedFile),
+  });
   const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
     users,

@@ -1,77 +1,111 @@
 // Which recordings retention deletes (src/audio/retention.ts), on real files in a temp
-// directory, and how the config reads audio.retention and audio.minFreeBytes.
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// directory with the order record (src/audio/recording-order.ts), and how the config reads
+// audio.retention and audio.minFreeBytes.
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyRetention, startedAt, toDelete, type Recording } from '../src/audio/retention.ts';
+import { RecordingOrder } from '../src/audio/recording-order.ts';
+import { applyRetention, isRecordingName, toDelete, type Recording } from '../src/audio/retention.ts';
 import { ConfigError, parseConfig } from '../src/config/config.ts';
+import { createLogger } from '../src/util/logger.ts';
 import { makeDir } from './helpers/agent.ts';
 
 const NONE = { maxCount: null, maxBytes: null, maxAgeDays: null };
 const DAY = 86_400_000;
-const NOW = Date.parse('2026-11-26T12:00:00.000Z');
+const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+const PASS = { now: NOW, plausible: true };
 const rec = (daysAgo: number, bytes = 100): Recording => {
   const t = new Date(NOW - daysAgo * DAY).toISOString();
-  return { name: `recording-${t.replace(/:/g, '-')}.flac`, startedMs: NOW - daysAgo * DAY, bytes };
+  return { name: `recording-${t.replace(/:/g, '-')}.flac`, seq: Math.round(-daysAgo * 1000), madeAt: NOW - daysAgo * DAY, bytes };
 };
 const names = (list: Recording[]) => list.map((r) => r.name);
+const log = createLogger(() => {});
 
 const pick = suite('retention: which recordings go');
 
-pick("reads the start time from the recorder's names only", () => {
-  assert.is(startedAt('recording-2026-11-26T07-48-03.123Z.flac'), Date.parse('2026-11-26T07:48:03.123Z'));
-  assert.is(startedAt('recording-2026-11-26T07-48-03Z.wav'), Date.parse('2026-11-26T07:48:03Z'));
+pick("knows the recorder's names only", () => {
+  assert.ok(isRecordingName('recording-2026-11-26T07-48-03.123Z.flac'));
+  assert.ok(isRecordingName('recording-1970-01-01T00-00-03Z.wav'));
   for (const n of [
     'recording-2026-11-26T07-48-03.123Z.ogg',
     '.recording-2026-11-26T07-48-03.123Z.flac.part',
     'notes.txt',
-    'recording-2026-13-45T99-99-99Z.mp3',
     'my-recording-2026-11-26T07-48-03Z.mp3',
   ])
-    assert.is(startedAt(n), undefined, n);
+    assert.not.ok(isRecordingName(n), n);
 });
 
 pick('no limit deletes nothing', () => {
-  assert.equal(toDelete([rec(1), rec(400)], NONE, NOW), []);
+  assert.equal(toDelete([rec(1), rec(400)], NONE, PASS), []);
 });
 
 pick('maxCount keeps the newest N', () => {
   const all = [rec(3), rec(1), rec(5), rec(2), rec(4)];
-  assert.equal(names(toDelete(all, { ...NONE, maxCount: 2 }, NOW)), names([rec(5), rec(4), rec(3)]));
+  assert.equal(names(toDelete(all, { ...NONE, maxCount: 2 }, PASS)), names([rec(5), rec(4), rec(3)]));
 });
 
 pick('maxBytes keeps the newest that fit together; an older small one does not stay behind one that did not fit', () => {
   const all = [rec(1, 400), rec(2, 400), rec(3, 50), rec(4, 10)];
-  assert.equal(toDelete(all, { ...NONE, maxBytes: 900 }, NOW), []);
-  assert.equal(names(toDelete(all, { ...NONE, maxBytes: 800 }, NOW)), names([rec(4), rec(3)]));
-  assert.equal(names(toDelete(all, { ...NONE, maxBytes: 399 }, NOW)), names([rec(4), rec(3), rec(2), rec(1)]));
+  assert.equal(toDelete(all, { ...NONE, maxBytes: 900 }, PASS), []);
+  assert.equal(names(toDelete(all, { ...NONE, maxBytes: 800 }, PASS)), names([rec(4), rec(3)]));
+  assert.equal(names(toDelete(all, { ...NONE, maxBytes: 399 }, PASS)), names([rec(4), rec(3), rec(2), rec(1)]));
 });
 
 pick('maxAgeDays deletes what is older; every limit must hold at once', () => {
   const all = [rec(0.5), rec(1.5), rec(2.5), rec(10)];
-  assert.equal(names(toDelete(all, { ...NONE, maxAgeDays: 2 }, NOW)), names([rec(10), rec(2.5)]));
-  assert.equal(names(toDelete(all, { maxCount: 3, maxBytes: 150, maxAgeDays: 7 }, NOW)), names([rec(10), rec(2.5), rec(1.5)]));
+  assert.equal(names(toDelete(all, { ...NONE, maxAgeDays: 2 }, PASS)), names([rec(10), rec(2.5)]));
+  assert.equal(names(toDelete(all, { maxCount: 3, maxBytes: 150, maxAgeDays: 7 }, PASS)), names([rec(10), rec(2.5), rec(1.5)]));
 });
 
-const disk = suite<{ dir: string }>('retention: a real directory');
+pick('while the clock is implausible only maxBytes applies', () => {
+  const all = [rec(1, 400), rec(2, 400), rec(300, 400)];
+  const implausible = { now: 0, plausible: false };
+  assert.equal(toDelete(all, { maxCount: 1, maxBytes: null, maxAgeDays: 1 }, implausible), []);
+  assert.equal(names(toDelete(all, { maxCount: 1, maxBytes: 800, maxAgeDays: 1 }, implausible)), names([rec(300)]));
+});
+
+pick('never deletes the recording whose end started the pass, even the oldest', () => {
+  const all = [rec(1), rec(2), rec(3)];
+  const keep = rec(3).name;
+  assert.equal(names(toDelete(all, { ...NONE, maxCount: 1 }, { ...PASS, keep })), names([rec(2)]));
+  assert.equal(names(toDelete(all, { ...NONE, maxBytes: 50 }, { ...PASS, keep })), names([rec(2), rec(1)]));
+});
+
+pick('orders by the order made, not the name; a recording not aged yet is not deleted by age', () => {
+  const from1970 = { name: 'recording-1970-01-01T00-05-00Z.flac', seq: 10, madeAt: null, bytes: 100 };
+  const all = [rec(1), rec(2), from1970];
+  assert.equal(names(toDelete(all, { ...NONE, maxCount: 2 }, PASS)), names([rec(2)]));
+  assert.equal(names(toDelete(all, { ...NONE, maxAgeDays: 0.5 }, PASS)), names([rec(2), rec(1)]));
+});
+
+const disk = suite<{ dir: string; state: string }>('retention: a real directory');
 disk.before.each((ctx) => {
   ctx.dir = makeDir('da-retention-');
+  ctx.state = makeDir('da-retention-state-');
 });
 disk.after.each((ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
+  rmSync(ctx.state, { recursive: true, force: true });
 });
 
-disk("deletes only the agent's oldest recordings; other files, links and directories stay", async ({ dir }) => {
+/** Writes a recording whose file time is `ms`. */
+const put = (dir: string, name: string, ms: number, bytes = 100) => {
+  writeFileSync(join(dir, name), 'x'.repeat(bytes));
+  utimesSync(join(dir, name), new Date(ms), new Date(ms));
+};
+
+disk("deletes only the agent's oldest recordings; other files, links and directories stay", async ({ dir, state }) => {
+  const order = new RecordingOrder(join(state, 'order.json'), log);
   const made = [5, 4, 3, 2, 1].map((d) => rec(d));
-  for (const r of made) writeFileSync(join(dir, r.name), 'x'.repeat(r.bytes));
+  for (const [i, r] of made.entries()) put(dir, r.name, NOW - (5 - i) * DAY);
   writeFileSync(join(dir, 'notes.txt'), 'mine');
   writeFileSync(join(dir, '.recording-2020-01-01T00-00-00Z.flac.part'), 'running');
   mkdirSync(join(dir, 'recording-2019-01-01T00-00-00Z.wav'));
   mkdirSync(join(dir, 'outside'));
   writeFileSync(join(dir, 'outside/target.flac'), 'target');
   symlinkSync('outside/target.flac', join(dir, 'recording-2018-01-01T00-00-00Z.flac'));
-  const deleted = await applyRetention(dir, { ...NONE, maxCount: 2 }, NOW);
+  const deleted = await applyRetention(dir, { ...NONE, maxCount: 2 }, order, { now: NOW });
   assert.equal(names(deleted), names(made.slice(0, 3)));
   assert.equal(
     readdirSync(dir).sort(),
@@ -85,8 +119,47 @@ disk("deletes only the agent's oldest recordings; other files, links and directo
       made[4]!.name,
     ].sort(),
   );
-  assert.equal(await applyRetention(dir, { ...NONE, maxCount: 2 }, NOW), [], 'a second pass finds nothing more');
-  assert.equal(await applyRetention(dir, NONE, NOW), []);
+  assert.equal(await applyRetention(dir, { ...NONE, maxCount: 2 }, order, { now: NOW }), [], 'a second pass finds nothing more');
+  assert.equal(await applyRetention(dir, NONE, order, { now: NOW }), []);
+});
+
+disk('the order survives a restart: a recording named 1970, made last, is the newest', async ({ dir, state }) => {
+  const file = join(state, 'order.json');
+  put(dir, 'recording-2026-11-28T10-00-00Z.flac', NOW - DAY);
+  put(dir, 'recording-2026-11-28T11-00-00Z.flac', NOW - DAY);
+  // Their ends enter the record even without limits.
+  await applyRetention(dir, NONE, new RecordingOrder(file, log), { now: NOW, keep: 'recording-2026-11-28T11-00-00Z.flac' });
+  assert.equal(Object.keys(JSON.parse(readFileSync(file, 'utf8')).recordings).length, 2);
+  // Made under a clock at 1970 (its file time too), after the two above.
+  put(dir, 'recording-1970-01-01T00-05-00Z.flac', 300_000);
+  const early = new RecordingOrder(file, log);
+  assert.equal(
+    await applyRetention(dir, { maxCount: 1, maxBytes: null, maxAgeDays: 1 }, early, { now: 400_000 }),
+    [],
+    'nothing by count or age while implausible',
+  );
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).recordings['recording-1970-01-01T00-05-00Z.flac'], [2, null]);
+  // Restart with the clock set: it is the newest, and ages from now.
+  const later = new RecordingOrder(file, log);
+  const deleted = await applyRetention(dir, { maxCount: 2, maxBytes: null, maxAgeDays: 1 }, later, { now: NOW });
+  assert.equal(names(deleted), ['recording-2026-11-28T10-00-00Z.flac']);
+  assert.equal(JSON.parse(readFileSync(file, 'utf8')).recordings['recording-1970-01-01T00-05-00Z.flac'], [2, NOW]);
+  assert.equal(readdirSync(dir).sort(), ['recording-1970-01-01T00-05-00Z.flac', 'recording-2026-11-28T11-00-00Z.flac']);
+});
+
+disk('recordings in subdirectories count, in one order with the rest; links to directories are not followed', async ({ dir, state }) => {
+  const order = new RecordingOrder(join(state, 'order.json'), log);
+  mkdirSync(join(dir, 'schedule/night'), { recursive: true });
+  put(dir, 'recording-2026-11-20T00-00-00Z.flac', NOW - 3 * DAY);
+  put(join(dir, 'schedule/night'), 'recording-2026-11-21T00-00-00Z.flac', NOW - 2 * DAY);
+  put(dir, 'recording-2026-11-22T00-00-00Z.flac', NOW - DAY);
+  mkdirSync(join(dir, '../elsewhere'), { recursive: true });
+  put(join(dir, '../elsewhere'), 'recording-2000-01-01T00-00-00Z.flac', NOW - 9 * DAY);
+  symlinkSync('../elsewhere', join(dir, 'linked'));
+  const deleted = await applyRetention(dir, { ...NONE, maxCount: 1 }, order, { now: NOW });
+  assert.equal(names(deleted), ['recording-2026-11-20T00-00-00Z.flac', 'schedule/night/recording-2026-11-21T00-00-00Z.flac']);
+  assert.equal(readdirSync(join(dir, '../elsewhere')), ['recording-2000-01-01T00-00-00Z.flac']);
+  rmSync(join(dir, '../elsewhere'), { recursive: true });
 });
 
 const config = suite('retention: config');

@@ -10,6 +10,7 @@ import { pollersAwake } from '../util/file-stamp.ts';
 import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
 import { LevelMeter, type ChunkLevel } from './pcm.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 export interface Consumer {
   /**
@@ -88,7 +89,7 @@ export class Capture {
   private readonly child: ChildProcess;
   private readonly consumers = new Set<Consumer>();
   private readonly meter = new LevelMeter();
-  private levelAt = Date.now();
+  private levelAt = monotonicMs();
   private stderr = '';
   private stopped = false;
   private over = false;
@@ -136,7 +137,7 @@ export class Capture {
       }
       this.bytes += chunk.length;
       this.meter.add(chunk);
-      const now = Date.now();
+      const now = monotonicMs();
       if (now - this.levelAt >= LEVEL_EVERY_MS) {
         this.levelAt = now;
         onLevel(this.meter.take());

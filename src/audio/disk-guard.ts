@@ -4,10 +4,14 @@
 // retention limits are applied at start, after each recording and daily. Both read the
 // config at each use, so a reload changes them without a restart.
 import { statfsSync } from 'node:fs';
+import { posix } from 'node:path';
 import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
 import { applyRetention, type Recording } from './retention.ts';
+import { clockPlausible, monotonicMs } from '../util/clock.ts';
+import { joinName } from '../util/paths.ts';
+import type { RecordingOrder } from './recording-order.ts';
 
 /** A start refused for want of space (the route answers 507 with both figures). */
 export class NotEnoughSpace extends Error {
@@ -38,12 +42,17 @@ export function freeBytes(dir: string): number {
  */
 export const WATCH_MS = 500;
 const DAY_MS = 86_400_000;
+const CLOCK_WATCH_MS = 60_000;
 
 export interface GuardOptions {
   recorder: Recorder;
   recordingsDir: string;
   /** The running config's audio section (changes with a reload). */
   audio: () => AudioConfig;
+  /** The order the recordings were made in (src/audio/recording-order.ts). */
+  order: RecordingOrder;
+  /** Where a recording record's `file` is relative to. */
+  baseDir: string;
   /** Hears each recording retention deleted (the audit trail's `delete`, reason `retention`). */
   onDeleted: (recording: Recording) => void;
   log: Log;
@@ -56,25 +65,44 @@ export interface RecordingsGuard {
    * recorder taking the start, so a stop sent right after a start still finds it.
    */
   admit(): void;
-  /** Applies the retention limits now (also run at start, after each recording, daily). */
-  retain(): Promise<void>;
+  /**
+   * Applies the retention limits now (also run at start, after each recording, daily);
+   * `keep` (a path under recordingsDir): the recording whose end started it, never deleted.
+   */
+  retain(keep?: string): Promise<void>;
   close(): void;
 }
 
 export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const { recorder, recordingsDir, log } = opts;
   let watching = false;
-  let lookedAt = 0;
+  let lookedAt = -Infinity;
   let retaining: Promise<void> = Promise.resolve();
 
-  const retain = () => {
+  // Recordings made under an implausible clock age from the moment it becomes plausible:
+  // while there are any, the clock is looked at every minute (no timer otherwise).
+  let clockWatch: NodeJS.Timeout | undefined;
+  const watchClock = () => {
+    if (opts.order.waiting && !clockWatch) {
+      clockWatch = setInterval(() => {
+        if (clockPlausible()) void retain();
+      }, CLOCK_WATCH_MS);
+      clockWatch.unref();
+    } else if (!opts.order.waiting && clockWatch) {
+      clearInterval(clockWatch);
+      clockWatch = undefined;
+    }
+  };
+
+  const retain = (keep?: string) => {
     // One pass at a time: a recording that ends during the daily pass waits for it.
     retaining = retaining.then(async () => {
       try {
-        for (const r of await applyRetention(recordingsDir, opts.audio().retention)) opts.onDeleted(r);
+        for (const r of await applyRetention(recordingsDir, opts.audio().retention, opts.order, { keep })) opts.onDeleted(r);
       } catch (err) {
         log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
       }
+      watchClock();
     });
     return retaining;
   };
@@ -99,7 +127,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
 
   const unsubscribeFed = recorder.onFed(() => {
     if (!watching) return;
-    const now = Date.now();
+    const now = monotonicMs();
     if (now - lookedAt < WATCH_MS) return;
     lookedAt = now;
     check();
@@ -107,10 +135,12 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const unsubscribe = recorder.onChange((record) => {
     if (record.state === 'recording') {
       watching = true;
-      lookedAt = Date.now();
+      lookedAt = monotonicMs();
     } else {
       watching = false;
-      if (record.state === 'finished') void retain();
+      if (record.state === 'finished' && record.file) {
+        void retain(posix.relative(recordingsDir, joinName(opts.baseDir, record.file)));
+      }
     }
   });
   const daily = setInterval(() => void retain(), DAY_MS);
@@ -130,6 +160,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
       unsubscribeFed();
       watching = false;
       clearInterval(daily);
+      clearInterval(clockWatch);
     },
   };
 }

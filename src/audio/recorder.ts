@@ -16,6 +16,7 @@ import { preflight, RecorderUnavailable } from './preflight.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState, type StoppedBy } from './record.ts';
 import { isoTime } from '../util/time.ts';
 import type { Log } from '../util/logger.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 export { RecorderUnavailable };
 
@@ -440,7 +441,7 @@ export class Recorder {
       capture: undefined,
       input,
       fed: 0,
-      sizeAt: 0,
+      sizeAt: -Infinity,
       checkFrom: 0,
       checkedLimit: 0,
       bound: maxEncodedBytesPerSecond(req.format, out),
@@ -472,9 +473,9 @@ export class Recorder {
           if (
             req.format !== 'wav' &&
             (job.fed >= job.checkFrom || job.checkedLimit !== this.opts.maxFileBytes) &&
-            Date.now() - job.sizeAt >= SIZE_CHECK_MS
+            monotonicMs() - job.sizeAt >= SIZE_CHECK_MS
           ) {
-            job.sizeAt = Date.now();
+            job.sizeAt = monotonicMs();
             this.checkSize(job, temp);
           }
         },

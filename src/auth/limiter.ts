@@ -6,8 +6,11 @@
 // is bounded (a 16 KiB name per key could otherwise pin ~160 MB). Flooding the LRU with
 // other valid names to evict a victim's counter needs a new failure per entry, and each
 // costs a password hash behind a gate of one. (lru-cache allocates its arrays for `max`
-// entries up front: 50,000 cost 7 ms of every start.)
+// entries up front: 50,000 cost 7 ms of every start.) Windows count on the monotonic
+// clock: a wall clock set back two days must not lock a user out for two days
+// (docs/behaviour.md#the-clock).
 import type { LRUCache } from 'lru-cache';
+import { monotonicMs } from '../util/clock.ts';
 import { lruCache } from '../util/lru.ts';
 import { validUsername } from './users.ts';
 
@@ -19,6 +22,7 @@ export interface LimiterOptions {
 
 interface Counter {
   failures: number;
+  /** Monotonic milliseconds (src/util/clock.ts). */
   windowStart: number;
 }
 
@@ -39,7 +43,7 @@ export class LoginLimiter {
   }
 
   /** Seconds until the pair may try again, or 0 when it may try now. */
-  async retryAfter(address: string, username: string, now = Date.now()): Promise<number> {
+  async retryAfter(address: string, username: string, now = monotonicMs()): Promise<number> {
     const counters = await this.counters();
     const c = counters.get(this.key(address, username));
     if (!c) return 0;
@@ -51,7 +55,7 @@ export class LoginLimiter {
     return c.failures >= this.opts.maxFailures ? Math.ceil((end - now) / 1000) : 0;
   }
 
-  async fail(address: string, username: string, now = Date.now()): Promise<void> {
+  async fail(address: string, username: string, now = monotonicMs()): Promise<void> {
     const counters = await this.counters();
     const k = this.key(address, username);
     const c = counters.get(k);

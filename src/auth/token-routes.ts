@@ -9,7 +9,7 @@ import { Errors } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Route, Scope } from '../http/types.ts';
-import { addToken, publicRecord, TOKEN_NAME, TokenNameTaken, type ApiTokenStore } from './api-tokens.ts';
+import { addToken, ClockNotSet, publicRecord, TOKEN_NAME, TokenNameTaken, type ApiTokenStore } from './api-tokens.ts';
 import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes } from './scopes.ts';
 import { normalizeDirectory, type User, type UserStore } from './users.ts';
 
@@ -123,6 +123,7 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
           );
         } catch (err) {
           if (err instanceof TokenNameTaken) throw Errors.tokenNameTaken(asked.name);
+          if (err instanceof ClockNotSet) throw Errors.clockNotSet();
           throw err;
         }
         audit(req, 'token.create', { name: made.record.name, for: owner.username, scopes: made.record.scopes });
@@ -147,6 +148,7 @@ export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
           Errors.tokenTooPowerful(),
           Errors.tokenNameTaken('<name>'),
           Errors.bodyTooLarge(BODY_LIMIT),
+          Errors.clockNotSet(),
         ],
         notes: { 400: 'A bad field; the text names it' },
       }),

@@ -1,6 +1,15 @@
 // `device-agent token create|list|revoke` on the device: the same file and lock as the
 // running agent's token routes (src/auth/api-tokens.ts), so neither loses the other's writes.
-import { addToken, publicRecord, readTokens, TOKEN_NAME, TokenNameTaken, updateTokensSync, type StoredToken } from '../auth/api-tokens.ts';
+import {
+  addToken,
+  ClockNotSet,
+  publicRecord,
+  readTokens,
+  TOKEN_NAME,
+  TokenNameTaken,
+  updateTokensSync,
+  type StoredToken,
+} from '../auth/api-tokens.ts';
 import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes } from '../auth/scopes.ts';
 import { readUsers, type User } from '../auth/users.ts';
 import type { Config } from '../config/config.ts';
@@ -94,6 +103,7 @@ export async function tokenCommand(
         );
       } catch (err) {
         if (err instanceof TokenNameTaken) throw new CliError(`a token named ${name} already exists for ${user.username}`);
+        if (err instanceof ClockNotSet) throw new CliError(err.message);
         throw err;
       }
       await withCliAudit(config, async (audit) =>

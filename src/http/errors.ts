@@ -56,6 +56,8 @@ export const Errors = {
     e(403, `insufficient scope: ${scope} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
   tokenTooPowerful: () => e(403, 'a token cannot have more rights than its user'),
   tokenNameTaken: (name: string) => e(409, `a token named ${name} already exists`),
+  /** An expiry counted from a wall clock that is not set yet (docs/behaviour.md#the-clock). */
+  clockNotSet: () => e(503, 'the device clock is not set'),
   tokenNotFound: () => e(404, 'token not found'),
   userNotFound: (name: string) => e(400, `username ${name} is not a user`),
 

@@ -3,6 +3,7 @@
 // its disappearing and reappearing are changes too.
 import { stat, statSync, type Stats } from 'node:fs';
 import { errnoName } from './errno.ts';
+import { monotonicMs } from './clock.ts';
 
 function stampOf(st: Stats): string {
   return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
@@ -31,7 +32,7 @@ export interface Poller {
 const tickers = new Map<number, { timer: NodeJS.Timeout; polls: Set<() => void>; at: number }>();
 
 function look(ticker: { polls: Set<() => void>; at: number }): void {
-  ticker.at = Date.now();
+  ticker.at = monotonicMs();
   for (const poll of ticker.polls) poll();
 }
 
@@ -49,7 +50,7 @@ export function pollStamp(file: () => string, intervalMs: number, onStamp: (stam
   let ticker = tickers.get(intervalMs);
   if (!ticker) {
     const polls = new Set<() => void>();
-    const made = { polls, at: Date.now(), timer: undefined as unknown as NodeJS.Timeout };
+    const made = { polls, at: monotonicMs(), timer: undefined as unknown as NodeJS.Timeout };
     made.timer = setInterval(() => look(made), intervalMs);
     made.timer.unref();
     ticker = made;
@@ -77,7 +78,7 @@ export function pollStamp(file: () => string, intervalMs: number, onStamp: (stam
  */
 export function pollersAwake(): void {
   if (tickers.size === 0) return;
-  const now = Date.now();
+  const now = monotonicMs();
   for (const [intervalMs, ticker] of tickers) {
     if (now - ticker.at < intervalMs / 2) continue;
     look(ticker);
