@@ -4,7 +4,7 @@
 // so `journalctl -t device-agent-audit -o cat` shows them and nothing else; the CLI (and
 // the agent where the addon cannot load) uses a stream of its own with that identifier
 // (the protocol systemd-cat speaks: a header of seven lines, then one entry per line).
-// Elsewhere they go to standard output as `audit <json>`. `audit.file` also appends them
+// Elsewhere they go to standard output as `<6>audit <json>`. `audit.file` also appends them
 // (0600), reopened on SIGHUP for logrotate.
 import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
 import { connect, type Socket } from 'node:net';
@@ -12,6 +12,8 @@ import { nativeAddon } from '../native/addon.ts';
 import { isoTime } from '../util/time.ts';
 
 export const AUDIT_IDENTIFIER = 'device-agent-audit';
+/** An event on standard output: info priority, as every log line carries one (docs/operations.md, "Log priorities"). */
+export const STDOUT_PREFIX = '<6>audit ';
 const JOURNAL_STDOUT = '/run/systemd/journal/stdout';
 /** journald's native protocol socket (datagrams of KEY=value lines). */
 const JOURNAL_SOCKET = '/run/systemd/journal/socket';
@@ -60,7 +62,7 @@ function openSink(
     const write =
       mode === 'service'
         ? (line: string) => {
-            process.stdout.write(`audit ${line}\n`);
+            process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
           }
         : () => {};
     return { write, close: async () => {} };
@@ -78,7 +80,7 @@ function openSink(
         if (r === 0) return;
         if (!failed) onError(`audit trail: journal socket ${JOURNAL_SOCKET}: errno ${-r}; events go to standard output`);
         failed = true;
-        process.stdout.write(`audit ${line}\n`);
+        process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
       },
       close: async () => {},
     };
@@ -103,7 +105,7 @@ function openSink(
         socket ??= open();
         socket.write(`${line}\n`);
       } else if (mode === 'service') {
-        process.stdout.write(`audit ${line}\n`);
+        process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
       }
     },
     close: () =>
