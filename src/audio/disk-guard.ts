@@ -7,6 +7,7 @@ import { statfsSync } from 'node:fs';
 import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
+import { makeRecordingsDir } from './recordings-dir.ts';
 import { applyRetention, type Recording } from './retention.ts';
 
 /** A start refused for want of space (the route answers 507 with both figures). */
@@ -121,6 +122,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     admit() {
       const min = opts.audio().minFreeBytes;
       if (min === 0) return;
+      makeRecordingsDir(recordingsDir); // deleted through the file routes: measured where the recording will go
       const free = freeBytes(recordingsDir);
       if (free < min) throw new NotEnoughSpace(free, min);
     },
