@@ -122,7 +122,12 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     admit() {
       const min = opts.audio().minFreeBytes;
       if (min === 0) return;
-      makeRecordingsDir(recordingsDir); // deleted through the file routes: measured where the recording will go
+      // Deleted through the file routes: made again, and measured where the recording will go.
+      try {
+        makeRecordingsDir(recordingsDir);
+      } catch {
+        return; // the recorder's start fails with the reason (503), as it does with the guard off
+      }
       const free = freeBytes(recordingsDir);
       if (free < min) throw new NotEnoughSpace(free, min);
     },
