@@ -12,6 +12,9 @@ import { COALESCE_WINDOW_MS, coalescer } from '../util/coalesce.ts';
 /** Hears each request as its log line is written: status (0: no answer) and milliseconds. */
 export type Observe = (req: Request, status: number, ms: number) => void;
 
+/** Access-log lines of refusals from one address (per status) written in full per window. */
+export const REFUSAL_LINES = 10;
+
 /**
  * Monotonic milliseconds from process.hrtime, which Node always has loaded: not
  * performance.now(), whose node:perf_hooks brings nine modules into every start (~1.1 ms),
@@ -62,8 +65,11 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
  */
 export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false, observe?: Observe) {
   const seconds = COALESCE_WINDOW_MS / 1000;
-  const refusals = coalescer<string>((key, more, overflow) =>
-    log.info(`${overflow ? 'refusals of other clients' : key}: ${more} more in the last ${seconds} s`),
+  // Ten lines of a key in full per window: their paths and methods differ, and a person's
+  // few mistakes (a mistyped token, an expired session) stay in the log as they were.
+  const refusals = coalescer<string>(
+    (key, more, overflow) => log.info(`${overflow ? 'refusals of other clients' : key}: ${more} more in the last ${seconds} s`),
+    { burst: REFUSAL_LINES },
   );
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = nowMs() - start;

@@ -1,6 +1,6 @@
 // Identical lines in a flood written once per window (docs/behaviour.md, "Refusals in a
-// flood"): the first of a key is written in full, the next ones within 10 s are only
-// counted, and one line then says how many more came. A client without a valid
+// flood"): the first of a key (or the first few: `burst`) is written in full, the next ones
+// within 10 s are only counted, and one line then says how many more came. A client without a valid
 // credential could otherwise make the agent write (the audit trail, the log, the disk of
 // an SD card) as fast as it can send requests.
 
@@ -15,8 +15,15 @@ export const COALESCE_MAX_KEYS = 1_000;
 /** How many more came after the first, and whether they are the overflow's (many keys). */
 export type Summarize<T> = (first: T, more: number, overflow: boolean) => void;
 
+export interface CoalesceOptions {
+  windowMs?: number;
+  maxKeys?: number;
+  /** Lines of one key written in full in a window before the rest are counted (default 1). */
+  burst?: number;
+}
+
 export interface Coalescer<T> {
-  /** True: write this one in full (the first of its key in the window); false: counted. */
+  /** True: write this one in full (among the first `burst` of its key in the window); false: counted. */
   admit(key: string, sample: T): boolean;
   /** Writes every pending count now (a clean stop). */
   flush(): void;
@@ -24,13 +31,15 @@ export interface Coalescer<T> {
 
 interface Entry<T> {
   first: T;
+  written: number;
   more: number;
   timer: NodeJS.Timeout;
 }
 
 const OVERFLOW = '\0overflow';
 
-export function coalescer<T>(summarize: Summarize<T>, windowMs = COALESCE_WINDOW_MS, maxKeys = COALESCE_MAX_KEYS): Coalescer<T> {
+export function coalescer<T>(summarize: Summarize<T>, opts: CoalesceOptions = {}): Coalescer<T> {
+  const { windowMs = COALESCE_WINDOW_MS, maxKeys = COALESCE_MAX_KEYS, burst = 1 } = opts;
   const entries = new Map<string, Entry<T>>();
   const end = (key: string) => {
     const e = entries.get(key);
@@ -39,24 +48,28 @@ export function coalescer<T>(summarize: Summarize<T>, windowMs = COALESCE_WINDOW
     clearTimeout(e.timer);
     if (e.more > 0) summarize(e.first, e.more, key === OVERFLOW);
   };
-  const open = (key: string, first: T, more: number) => {
+  const open = (key: string, first: T, written: number, more: number) => {
     // unref: a pending count never holds the process; close() flushes it at a clean stop.
-    entries.set(key, { first, more, timer: setTimeout(() => end(key), windowMs).unref() });
+    entries.set(key, { first, written, more, timer: setTimeout(() => end(key), windowMs).unref() });
   };
   return {
     admit(key, sample) {
       const e = entries.get(key);
       if (e) {
+        if (e.written < burst && key !== OVERFLOW) {
+          e.written++;
+          return true;
+        }
         e.more++;
         return false;
       }
       if (entries.size < maxKeys) {
-        open(key, sample, 0);
+        open(key, sample, 1, 0);
         return true;
       }
       const o = entries.get(OVERFLOW);
       if (o) o.more++;
-      else open(OVERFLOW, sample, 1);
+      else open(OVERFLOW, sample, 0, 1); // never written in full: many keys would be many lines
       return false;
     },
     flush() {
