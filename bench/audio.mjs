@@ -90,13 +90,14 @@ async function cpuRate(pid, window) {
   return (treeCpu(pid) - c0) / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-/** `n` live wav streams, read as fast as they come. */
+/** `n` live wav streams, read as fast as they come; two users take turns (one holds at most 2). */
 async function listeners(agent, n) {
+  agent.token2 ??= await agent.secondToken();
   const { port } = new URL(agent.url);
   const open = await Promise.all(
     Array.from(
       { length: n },
-      () =>
+      (_, i) =>
         new Promise((resolve, reject) => {
           const req = request(
             {
@@ -104,7 +105,7 @@ async function listeners(agent, n) {
               port,
               path: '/api/v1/audio/live?format=wav',
               agent: false,
-              headers: { Authorization: `Bearer ${agent.token}` },
+              headers: { Authorization: `Bearer ${i % 2 === 0 ? agent.token : agent.token2}` },
             },
             (res) => {
               if (res.statusCode !== 200) {

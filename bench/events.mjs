@@ -14,14 +14,15 @@ import { pairRatio, pairRatios, table } from './report.mjs';
 
 const STREAMS = 20;
 
-/** `n` open event streams, each read (and counted) as a browser would. */
-async function openStreams(url, token, n) {
+/** `n` open event streams, each read (and counted) as a browser would; `tokens` take turns (one user holds at most 16). */
+async function openStreams(url, tokens, n) {
   const { port } = new URL(url);
   const streams = await Promise.all(
     Array.from(
       { length: n },
-      () =>
+      (_, i) =>
         new Promise((resolve, reject) => {
+          const token = tokens[i % tokens.length];
           const req = request(
             { host: '127.0.0.1', port, path: '/api/v1/events', agent: false, headers: { Authorization: `Bearer ${token}` } },
             (res) => {
@@ -52,6 +53,7 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
   const agent = await startAgentBin(bin, join(dir, 'agent'));
   const status = `${agent.url}/api/v1/devicestatus/get`;
   const headers = { Authorization: `Bearer ${agent.token}` };
+  const tokens = [agent.token, await agent.secondToken()];
   const runs = [[], []]; // req/s [with streams, without]
   const cpu = [[], []]; // the agent's CPU µs per request, likewise
   let events = 0;
@@ -65,7 +67,7 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
     }
   };
   const withStreams = async (secs, into) => {
-    const open = await openStreams(agent.url, agent.token, STREAMS);
+    const open = await openStreams(agent.url, tokens, STREAMS);
     try {
       await measure(secs, into);
     } finally {

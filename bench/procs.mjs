@@ -90,6 +90,8 @@ export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   );
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+    // A second user: one user holds at most half of the stream slots (docs/api.md, "Stream slots").
+    execFileSync(bin, ['user', 'add', 'bench2', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
   }
   // The log goes to a file, as with StandardOutput=append: (the agent still writes every
   // line); a pipe would make this harness spend the shared CPU reading it.
@@ -99,13 +101,18 @@ export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   closeSync(fd);
   const port = await portIn(logFile, AGENT_LISTENING, child);
   const url = `http://127.0.0.1:${port}`;
-  const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
-  });
-  const { token } = await res.json();
-  return { child, url, token, config, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
+  const login = async (username) => {
+    const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username, password: 'bench-password' }),
+    });
+    return (await res.json()).token;
+  };
+  const token = await login('bench');
+  /** A login token of the second user, for more streams than one user may hold. */
+  const secondToken = () => login('bench2');
+  return { child, url, token, secondToken, config, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
 }
 
 /**

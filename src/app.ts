@@ -131,7 +131,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       user: req.user?.username || null,
       credential: req.user?.credential ?? 'none',
       client: clientOf(req),
-      path: req.path,
+      ...(req.asked ?? { path: req.path }),
       status,
       reason,
     });

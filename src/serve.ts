@@ -1,6 +1,6 @@
 // Starting the service: prepare directories, secret and users, build the app, listen.
 import { errnoName } from './util/errno.ts';
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { joinName } from './util/paths.ts';
 import { createApp } from './app.ts';
@@ -8,6 +8,7 @@ import { guardRecordings } from './audio/disk-guard.ts';
 import { Captures } from './audio/captures.ts';
 import { LiveStreams } from './audio/live.ts';
 import { Recorder, recordingStateFile } from './audio/recorder.ts';
+import { makeRecordingsDir } from './audio/recordings-dir.ts';
 import { LoginLimiter } from './auth/limiter.ts';
 import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
@@ -95,7 +96,7 @@ function requireDir(path: string, key: string): void {
 /** Creates what the agent owns and checks what it needs. Problems are ConfigErrors (exit 78). */
 export function prepare(config: Config): void {
   try {
-    mkdirSync(config.recordingsDir, { recursive: true, mode: 0o755 });
+    makeRecordingsDir(config.recordingsDir);
   } catch (err) {
     throw new ConfigError(`recordingsDir: cannot create ${config.recordingsDir}: ${errnoName(err)}`);
   }

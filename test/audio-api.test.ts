@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -106,6 +106,18 @@ api('no temporary file is left beside the recordings', async ({ agent }) => {
 api('the device status reports the recording state', async ({ agent, token }) => {
   const res = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
   assert.equal((await res.json()).recording, { state: 'finished' });
+});
+
+api('recordings/ deleted through the API is made again by the next recording', async ({ agent, token }) => {
+  const del = await fetch(`${agent.url}/api/v1/files?path=recordings&recursive=true`, { method: 'DELETE', headers: bearer(token) });
+  assert.is(del.status, 204, await del.text());
+  assert.not.ok(existsSync(join(agent.baseDir, 'recordings')));
+  const res = await startRecording(agent, token, { duration: 0.5, fileExtension: 'flac' });
+  assert.is(res.status, 202, await res.clone().text());
+  const r = await waitForEnd(agent, token);
+  assert.is(r.state, 'finished', r.error ?? '');
+  assert.is(soxi(join(agent.baseDir, r.file!)).type, 'flac');
+  assert.is(statSync(join(agent.baseDir, 'recordings')).mode & 0o777, 0o755);
 });
 
 api.run();

@@ -8,20 +8,27 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
 import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { agentChildren, eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 import { openEvents } from './helpers/sse.ts';
 
-type Ctx = { mic: VirtualMic; agent: TestAgent; token: string };
+type Ctx = { mic: VirtualMic; agent: TestAgent; token: string; olga: string; ivan: string };
 const live = suite<Ctx>('audio devices, levels and live audio');
 
 live.before(async (ctx) => {
   ctx.mic = startVirtualMic();
-  ctx.agent = await startAgent({ env: ctx.mic.env, config: { audio: { device: 'pulse' } } });
+  const operator = (username: string) => ({ username, password: ADMIN.password, role: 'operator' as const });
+  ctx.agent = await startAgent({
+    env: ctx.mic.env,
+    config: { audio: { device: 'pulse' } },
+    users: [ADMIN, operator('olga'), operator('ivan')],
+  });
   ctx.token = await ctx.agent.login();
+  ctx.olga = await ctx.agent.login('olga', ADMIN.password);
+  ctx.ivan = await ctx.agent.login('ivan', ADMIN.password);
 });
 live.after(async (ctx) => {
   await ctx.agent?.cleanup();
@@ -42,7 +49,7 @@ function tone(mic: VirtualMic, db: number): ChildProcess {
 const get = (ctx: Ctx, path: string) => fetch(ctx.agent.url + path, { headers: bearer(ctx.token) });
 
 /** A live stream read with node:http (a connection of its own). */
-const listen = (ctx: Ctx, query: string) => listenLive(ctx.agent, ctx.token, query);
+const listen = (ctx: Pick<Ctx, 'agent' | 'token'>, query: string) => listenLive(ctx.agent, ctx.token, query);
 
 live(
   'the device list is what arecord -L lists; a source added to the ALSA configuration shows at once and records; removed, it goes',
@@ -172,7 +179,7 @@ live('a live stream ends when its credential expires', async () => {
   try {
     const token = await agent.login();
     const t0 = Date.now();
-    const stream = await listen({ mic, agent, token }, 'format=wav');
+    const stream = await listen({ agent, token }, 'format=wav');
     assert.is(stream.status, 200);
     await stream.ended;
     const after = (Date.now() - t0) / 1000;
@@ -184,13 +191,30 @@ live('a live stream ends when its credential expires', async () => {
   }
 });
 
+live('at most 2 live streams for one user, all their sessions together: the third is 503 for them, not for others', async (ctx) => {
+  const two = await Promise.all([1, 2].map(() => listen(ctx, 'format=wav')));
+  assert.equal(
+    two.map((l) => l.status),
+    [200, 200],
+  );
+  const session = await ctx.agent.login(); // another session of the same user
+  const third = await fetch(`${ctx.agent.url}/api/v1/audio/live?format=wav`, { headers: bearer(session) });
+  assert.is(third.status, 503);
+  assert.is(third.headers.get('retry-after'), '5');
+  assert.equal(await third.json(), { error: 'too many live audio streams for this user (at most 2)' });
+  const other = await listenLive(ctx.agent, ctx.olga, 'format=wav');
+  assert.is(other.status, 200);
+  for (const l of [...two, other]) l.close();
+});
+
 live('at most 4 live streams: the fifth is 503; a bad format is 400', async (ctx) => {
-  const four = await Promise.all([1, 2, 3, 4].map(() => listen(ctx, 'format=wav')));
+  // Two users with 2 each (one user's share is half: the test above).
+  const four = await Promise.all([ctx.token, ctx.token, ctx.olga, ctx.olga].map((t) => listenLive(ctx.agent, t, 'format=wav')));
   assert.equal(
     four.map((l) => l.status),
     [200, 200, 200, 200],
   );
-  const fifth = await get(ctx, '/api/v1/audio/live?format=wav');
+  const fifth = await fetch(`${ctx.agent.url}/api/v1/audio/live?format=wav`, { headers: bearer(ctx.ivan) });
   assert.is(fifth.status, 503);
   assert.equal(await fifth.json(), { error: 'too many live audio streams (at most 4), try again later' });
   for (const l of four) l.close();
@@ -277,12 +301,14 @@ live('size rule under loud noise (flac near its most bytes a second): the skippe
 
 live('SIGTERM with a recording and 3 live streams: the file complete, the streams ended, exit 0', async () => {
   const mic = startVirtualMic();
-  const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } } });
+  const olga = { username: 'olga', password: ADMIN.password, role: 'operator' as const };
+  const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse' } }, users: [ADMIN, olga] });
   try {
     const token = await agent.login();
     assert.is((await startRecording(agent, token, { duration: 30, fileExtension: 'mp3' })).status, 202);
-    const ctx = { mic, agent, token };
-    const three = await Promise.all(['wav', 'flac', 'mp3'].map((f) => listen(ctx, `format=${f}`)));
+    // Two users: one user holds at most 2 live streams.
+    const tokens = [token, token, await agent.login(olga.username, olga.password)];
+    const three = await Promise.all(['wav', 'flac', 'mp3'].map((f, i) => listen({ agent, token: tokens[i]! }, `format=${f}`)));
     assert.equal(
       three.map((l) => l.status),
       [200, 200, 200],

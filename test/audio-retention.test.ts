@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import type { RecordingRecord } from '../src/audio/record.ts';
 import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { auditEvents } from './helpers/log.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
 
@@ -28,12 +29,7 @@ const recordings = (agent: TestAgent) =>
     .filter((n) => n.startsWith('recording-'))
     .sort();
 
-const audits = (agent: TestAgent) =>
-  agent
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('audit '))
-    .map((l) => JSON.parse(l.slice(6)));
+const audits = (agent: TestAgent) => auditEvents(agent.output());
 
 /** Rewrites the config's audio section and reloads (SIGHUP); resolves once the agent says it applied. */
 async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Promise<void> {

@@ -1,5 +1,5 @@
 // The audit trail outside systemd (docs/behaviour.md, "Audit trail"): the agent's events as
-// `audit <json>` lines on standard output and in `audit.file` (0600), the CLI's in
+// `<6>audit <json>` lines on standard output and in `audit.file` (0600), the CLI's in
 // `audit.file`; one JSON object per event with its fields; and no password or token, of
 // any kind used here, in any line the agent, the CLI or the file wrote.
 import { createHash } from 'node:crypto';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { auditEvents, unprefixed } from './helpers/log.ts';
 
 const PASSWORD = 'a password for the audit';
 const NEW_PASSWORD = 'another password for the audit';
@@ -76,13 +77,8 @@ const cli = async (ctx: Ctx, args: string[], input?: string) => {
   return r;
 };
 
-/** The agent's standard-output events. */
-const stdoutEvents = (agent: TestAgent): Event[] =>
-  agent
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('audit {'))
-    .map((l) => JSON.parse(l.slice('audit '.length)) as Event);
+/** The agent's standard-output events (`<6>audit <json>`: info priority, as every line). */
+const stdoutEvents = (agent: TestAgent): Event[] => auditEvents(agent.output());
 const fileEvents = (agent: TestAgent): Event[] =>
   readFileSync(join(agent.dir, 'audit.log'), 'utf8')
     .split('\n')
@@ -159,6 +155,8 @@ trail('every kind of event the agent and the CLI record, with its fields', async
 
   const out = stdoutEvents(agent);
   const file = fileEvents(agent);
+  // Each event on standard output carries the info priority, as every line does.
+  assert.equal(unprefixed(agent.output()), []);
   assert.is(statSync(join(agent.dir, 'audit.log')).mode & 0o777, 0o600);
   for (const e of file) {
     assert.match(e.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -200,7 +198,7 @@ trail('every kind of event the agent and the CLI record, with its fields', async
     event: 'denied',
     user: 'otto',
     credential: 'token:ci',
-    path: '/api/download',
+    path: 'small.txt',
     status: 403,
     reason: 'file path is not allowed',
   });

@@ -41,6 +41,18 @@ parse('puts the metrics token beside the JWT secret unless named (docs/api.md#me
   assert.is(parseConfig({ metrics: { enabled: false } }, '/srv').metrics.enabled, false);
 });
 
+parse('puts the TLS pair in tls/ beside the JWT secret unless named, as the metrics token (docs/api.md, "HTTPS")', () => {
+  const beside = parseConfig({ jwtSecretFile: 'state/jwt.secret', tls: {} }, '/srv/agent').tls!;
+  assert.is(beside.certFile, '/srv/agent/state/tls/cert.pem');
+  assert.is(beside.keyFile, '/srv/agent/state/tls/key.pem');
+  const packaged = parseConfig({ tls: {} }, '/etc/device-agent').tls!;
+  assert.is(packaged.certFile, '/var/lib/device-agent/tls/cert.pem');
+  assert.is(packaged.keyFile, '/var/lib/device-agent/tls/key.pem');
+  const named = parseConfig({ jwtSecretFile: 'state/jwt.secret', tls: { certFile: 'pki/c.pem' } }, '/srv/agent').tls!;
+  assert.is(named.certFile, '/srv/agent/pki/c.pem');
+  assert.is(named.keyFile, '/srv/agent/state/tls/key.pem');
+});
+
 parse('names the metrics key that is wrong', () => {
   assert.throws(() => parseConfig({ metrics: 1 }, '/'), /^metrics: must be an object$/);
   assert.throws(() => parseConfig({ metrics: { token: 'x' } }, '/'), /^metrics\.token: unknown key$/);

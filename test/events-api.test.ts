@@ -6,19 +6,27 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordingRecord } from '../src/audio/record.ts';
 import { join } from 'node:path';
-import { runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { ADMIN, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { recordingStatus, startRecording } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { openEvents, type SseEvent, type SseStream } from './helpers/sse.ts';
 
-type Ctx = { agent: TestAgent; token: string };
+type Ctx = { agent: TestAgent; token: string; vera: string; otto: string };
 const events = suite<Ctx>('events stream');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const named = (name: string) => (e: SseEvent) => e.event === name;
 
 events.before(async (ctx) => {
-  ctx.agent = await startAgent();
+  ctx.agent = await startAgent({
+    users: [
+      ADMIN,
+      { username: 'vera', password: ADMIN.password, role: 'viewer' },
+      { username: 'otto', password: ADMIN.password, role: 'viewer' },
+    ],
+  });
   ctx.token = await ctx.agent.login();
+  ctx.vera = await ctx.agent.login('vera', ADMIN.password);
+  ctx.otto = await ctx.agent.login('otto', ADMIN.password);
 });
 events.after(async (ctx) => {
   await ctx.agent?.cleanup();
@@ -111,27 +119,71 @@ events('the bearer header is required: none, a token in the URL, a bad one: 401'
   await expectRefused(await openEvents(agent.port, bearer('a.b.c')), 401, 'invalid token');
 });
 
-events('at most 32 streams: the 33rd is 503 with Retry-After; a closed one frees its place', async ({ agent, token }) => {
+/** Opens `n` streams with one credential; all must be 200. */
+async function openMany(port: number, token: string, n: number): Promise<SseStream[]> {
+  const open: SseStream[] = [];
+  for (let i = 0; i < n; i++) open.push(await openEvents(port, bearer(token)));
+  assert.equal(
+    open.map((s) => s.status),
+    Array(n).fill(200),
+  );
+  return open;
+}
+
+/** Opens a stream once the agent has seen a closed one's socket go: polls with a deadline. */
+async function openWhenFree(port: number, token: string): Promise<SseStream> {
+  let next: SseStream | undefined;
+  for (let i = 0; i < 40 && next?.status !== 200; i++) {
+    await sleep(50);
+    next?.close();
+    next = await openEvents(port, bearer(token));
+  }
+  assert.is(next!.status, 200);
+  return next!;
+}
+
+events('one user holds at most 16 streams, all their sessions and API tokens together: then 503 for them, not for others', async (ctx) => {
+  const { agent, token } = ctx;
   const open: SseStream[] = [];
   await sleep(300); // the streams the tests above closed: the agent sees their sockets close
   try {
-    for (let i = 0; i < 32; i++) open.push(await openEvents(agent.port, bearer(token)));
-    assert.equal(
-      open.map((s) => s.status),
-      Array(32).fill(200),
-    );
-    const extra = await openEvents(agent.port, bearer(token));
+    const second = await agent.login(); // another session of the same user
+    const made = await fetch(`${agent.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { ...bearer(token), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'events-quota', scopes: ['status'] }),
+    });
+    assert.is(made.status, 201);
+    const apiToken = ((await made.json()) as { token: string }).token;
+    open.push(...(await openMany(agent.port, token, 8)), ...(await openMany(agent.port, second, 8)));
+    for (const credential of [token, second, apiToken]) {
+      const extra = await openEvents(agent.port, bearer(credential));
+      assert.is(extra.headers['retry-after'], '5');
+      await expectRefused(extra, 503, 'too many event streams for this user (at most 16)');
+    }
+    // Another user is not held back by the first one's streams.
+    const other = await openEvents(agent.port, bearer(ctx.vera));
+    open.push(other);
+    assert.is(other.status, 200);
+    // A closed one frees its place for its user, whichever credential takes it.
+    open.shift()!.close();
+    open.push(await openWhenFree(agent.port, apiToken));
+  } finally {
+    for (const s of open) s.close();
+  }
+});
+
+events('at most 32 streams: the 33rd is 503 with Retry-After; a closed one frees its place', async ({ agent, token, vera, otto }) => {
+  const open: SseStream[] = [];
+  await sleep(300); // the streams the tests above closed: the agent sees their sockets close
+  try {
+    // Two users with 16 each (one user's share is half: the test above).
+    open.push(...(await openMany(agent.port, token, 16)), ...(await openMany(agent.port, vera, 16)));
+    const extra = await openEvents(agent.port, bearer(otto));
     assert.is(extra.headers['retry-after'], '5');
     await expectRefused(extra, 503, 'too many open event streams (at most 32), try again later');
     open.pop()!.close();
-    let next: SseStream | undefined;
-    for (let i = 0; i < 20 && next?.status !== 200; i++) {
-      await sleep(50);
-      next?.close();
-      next = await openEvents(agent.port, bearer(token));
-    }
-    assert.is(next!.status, 200);
-    open.push(next!);
+    open.push(await openWhenFree(agent.port, otto));
   } finally {
     for (const s of open) s.close();
   }

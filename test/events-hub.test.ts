@@ -15,7 +15,7 @@ import { connect } from 'node:net';
 type Ctx = { server: Server; port: number; hub: EventHub; refreshes: number; emit: (r: RecordingRecord) => void };
 const hub = suite<Ctx>('event hub');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const FAR = () => ({ expiresAtMs: Date.now() + 3_600_000, valid: () => true });
+const FAR = () => ({ user: 'one user', expiresAtMs: Date.now() + 3_600_000, valid: () => true });
 
 hub.before(async (ctx) => {
   const sampler = new StatusSampler({ baseDir: tmpdir(), recordingState: () => 'idle', maxAgeMs: 1000 });

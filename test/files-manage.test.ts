@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
+import { auditEvents } from './helpers/log.ts';
 import { manage, type Call } from './helpers/manage.ts';
 import { plant, type Planted } from './helpers/planted.ts';
 
@@ -387,11 +388,7 @@ scopes('each change is an audit event', async (ctx) => {
   await ctx.op.move({ from: 'audited', to: 'audited2' });
   await ctx.op.del('audited2');
   await ctx.carol.del('other.txt');
-  const events = ctx.agent
-    .output()
-    .split('\n')
-    .filter((l) => l.startsWith('audit '))
-    .map((l) => JSON.parse(l.slice(6)));
+  const events = auditEvents(ctx.agent.output());
   const pick = (e: Record<string, unknown>) => ({ event: e.event, outcome: e.outcome, user: e.user, path: e.path, to: e.to });
   const mine = events.filter((e) => ['mkdir', 'move', 'delete'].includes(e.event) && String(e.path).startsWith('audited')).map(pick);
   assert.equal(mine, [

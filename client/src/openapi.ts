@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * Listen: the device's input as it is captured
-         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams; a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
+         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams, 2 of them for one user (all their tokens and sessions); a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
          */
         get: operations["audioLive"];
         put?: never;
@@ -222,7 +222,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: status and recording as they change
-         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
+         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once, 16 of them for one user (all their tokens and sessions). A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
          */
         get: operations["events"];
         put?: never;
@@ -1521,7 +1521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many live streams, the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `the agent is shutting down`; `<why the device could not be opened>` */
+            /** @description Too many live streams (in all, or of this user), the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `too many live audio streams for this user (at most 2)`; `the agent is shutting down`; `<why the device could not be opened>` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
@@ -1845,7 +1845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many open streams, or the agent is stopping: `too many open event streams (at most 32), try again later`; `the agent is shutting down` */
+            /** @description Too many open streams (in all, or of this user), or the agent is stopping: `too many open event streams (at most 32), try again later`; `too many event streams for this user (at most 16)`; `the agent is shutting down` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
+import { makeRecordingsDir } from './recordings-dir.ts';
 import { applyRetention, type Recording } from './retention.ts';
 import { clockPlausible, monotonicMs } from '../util/clock.ts';
 import { joinName } from '../util/paths.ts';
@@ -151,6 +152,12 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     admit() {
       const min = opts.audio().minFreeBytes;
       if (min === 0) return;
+      // Deleted through the file routes: made again, and measured where the recording will go.
+      try {
+        makeRecordingsDir(recordingsDir);
+      } catch {
+        return; // the recorder's start fails with the reason (503), as it does with the guard off
+      }
       const free = freeBytes(recordingsDir);
       if (free < min) throw new NotEnoughSpace(free, min);
     },

@@ -8,10 +8,13 @@ import { encodeStage, type AudioFormat, type PcmFormat } from './argv.ts';
 import type { Consumer } from './capture.ts';
 import type { Captures } from './captures.ts';
 import { streamingWavHeader } from './pcm.ts';
+import { Slots, type SlotRefusal } from '../util/slots.ts';
 
 export const LIVE_LIMITS = {
   /** Open live streams at most; the next one is 503. */
   maxStreams: 4,
+  /** Open live streams of one user at most, all their tokens and sessions (docs/api.md, "Stream slots"). */
+  maxStreamsPerUser: 2,
   /** What may wait for a client (or its encoder) before it counts as not reading: ~2.7 s of 48 kHz stereo. */
   maxBufferedBytes: 512 * 1024,
   /** How often a stream's credential is checked (revoked, expired). */
@@ -30,8 +33,9 @@ export function liveHeaders(format: AudioFormat): Record<string, string> {
   };
 }
 
-/** Whose stream: its credential's expiry, and whether it still holds. */
+/** Whose stream: the user (their id), its credential's expiry, and whether it still holds. */
 export interface LiveOwner {
+  user: string;
   expiresAtMs: number;
   valid: () => boolean;
 }
@@ -43,21 +47,23 @@ interface Stream {
 export class LiveStreams {
   private readonly streams = new Set<Stream>();
   /** Places taken, counting streams still opening their device. */
-  private taken = 0;
+  private readonly slots: Slots;
   private closed = false;
 
   constructor(
     private readonly captures: Captures,
     private readonly limits = LIVE_LIMITS,
-  ) {}
+  ) {
+    this.slots = new Slots(limits.maxStreams, limits.maxStreamsPerUser);
+  }
 
   get size(): number {
     return this.streams.size;
   }
 
-  /** Whether another stream may open now (false: 503). */
-  get full(): boolean {
-    return this.taken >= this.limits.maxStreams;
+  /** Why another stream of `user` may not open now (503), or null. */
+  refusal(user: string): SlotRefusal | null {
+    return this.slots.refusal(user);
   }
 
   get isClosed(): boolean {
@@ -70,13 +76,7 @@ export class LiveStreams {
    * yet) when the device cannot be opened.
    */
   async open(res: ServerResponse, device: string, format: AudioFormat, fallback: PcmFormat, owner: LiveOwner): Promise<void> {
-    this.taken++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      this.taken--;
-    };
+    const release = this.slots.take(owner.user);
     let ready = false;
     let over = false;
     const pending: Buffer[] = [];

@@ -13,6 +13,7 @@ import type { Captures } from './captures.ts';
 import { explainFailure, hung, notInstalled } from './messages.ts';
 import { LevelMeter } from './pcm.ts';
 import { preflight, RecorderUnavailable } from './preflight.ts';
+import { makeRecordingsDir } from './recordings-dir.ts';
 import { IDLE, loadRecord, saveRecord, type RecordingRecord, type RecordingState, type StoppedBy } from './record.ts';
 import { isoTime } from '../util/time.ts';
 import type { Log } from '../util/logger.ts';
@@ -335,6 +336,11 @@ export class Recorder {
       if (this.stopping) throw new RecorderUnavailable('the agent is shutting down');
     } catch (err) {
       return refuse(err instanceof Error ? err.message : String(err));
+    }
+    try {
+      makeRecordingsDir(opts.recordingsDir);
+    } catch (err) {
+      return refuse(`cannot create the recordings directory ${opts.recordingsDir}: ${errnoName(err)}`);
     }
     this.persist();
     // A capture already running on the device (a live stream) keeps its format; the encoder converts.

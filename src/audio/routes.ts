@@ -297,7 +297,7 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           description:
             'Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say ' +
             '"unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same ' +
-            `device shares its capture. At most ${LIVE_LIMITS.maxStreams} streams; a client that stops reading is ` +
+            `device shares its capture. At most ${LIVE_LIMITS.maxStreams} streams, ${LIVE_LIMITS.maxStreamsPerUser} of them for one user (all their tokens and sessions); a client that stops reading is ` +
             'dropped; a stream ends when its credential expires or is revoked, and when the agent stops. ' +
             '`curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`',
           parameters: [
@@ -315,12 +315,13 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           Errors.badField('format', '<rule>'),
           Errors.unknownDevice('<id>'),
           Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams),
+          Errors.tooManyLiveStreamsForUser(LIVE_LIMITS.maxStreamsPerUser),
           Errors.shuttingDown(),
           Errors.deviceUnavailable('<why the device could not be opened>'),
         ],
         notes: {
           400: 'A bad `format`, or a device that is not listed',
-          503: 'Too many live streams, the agent is stopping, or the device could not be opened',
+          503: 'Too many live streams (in all, or of this user), the agent is stopping, or the device could not be opened',
         },
       }),
       handler: async (req, res) => {
@@ -335,9 +336,12 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           res.end();
           return;
         }
-        if (live.full) throw Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams);
+        const owner = deps.owner(req);
+        const refusal = live.refusal(owner.user);
+        if (refusal === 'full') throw Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams);
+        if (refusal === 'user') throw Errors.tooManyLiveStreamsForUser(LIVE_LIMITS.maxStreamsPerUser);
         try {
-          await live.open(res, device, format as AudioFormat, { rate: DEFAULT_RATE, channels: DEFAULT_CHANNELS }, deps.owner(req));
+          await live.open(res, device, format as AudioFormat, { rate: DEFAULT_RATE, channels: DEFAULT_CHANNELS }, owner);
         } catch (err) {
           if (err instanceof CaptureFailed) throw Errors.deviceUnavailable(err.message);
           throw err;

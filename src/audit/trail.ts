@@ -4,14 +4,19 @@
 // so `journalctl -t device-agent-audit -o cat` shows them and nothing else; the CLI (and
 // the agent where the addon cannot load) uses a stream of its own with that identifier
 // (the protocol systemd-cat speaks: a header of seven lines, then one entry per line).
-// Elsewhere they go to standard output as `audit <json>`. `audit.file` also appends them
-// (0600), reopened on SIGHUP for logrotate.
+// Elsewhere they go to standard output as `<6>audit <json>`. `audit.file` also appends them
+// (0600), reopened on SIGHUP for logrotate. Identical denials in a flood are coalesced:
+// the first in full, then one line of how many more came in 10 s (docs/behaviour.md,
+// "Refusals in a flood").
 import { closeSync, existsSync, openSync, writeSync, constants as C } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { nativeAddon } from '../native/addon.ts';
+import { COALESCE_WINDOW_MS, coalescer } from '../util/coalesce.ts';
 import { isoTime } from '../util/time.ts';
 
 export const AUDIT_IDENTIFIER = 'device-agent-audit';
+/** An event on standard output: info priority, as every log line carries one (docs/operations.md, "Log priorities"). */
+export const STDOUT_PREFIX = '<6>audit ';
 const JOURNAL_STDOUT = '/run/systemd/journal/stdout';
 /** journald's native protocol socket (datagrams of KEY=value lines). */
 const JOURNAL_SOCKET = '/run/systemd/journal/socket';
@@ -60,7 +65,7 @@ function openSink(
     const write =
       mode === 'service'
         ? (line: string) => {
-            process.stdout.write(`audit ${line}\n`);
+            process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
           }
         : () => {};
     return { write, close: async () => {} };
@@ -78,7 +83,7 @@ function openSink(
         if (r === 0) return;
         if (!failed) onError(`audit trail: journal socket ${JOURNAL_SOCKET}: errno ${-r}; events go to standard output`);
         failed = true;
-        process.stdout.write(`audit ${line}\n`);
+        process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
       },
       close: async () => {},
     };
@@ -103,7 +108,7 @@ function openSink(
         socket ??= open();
         socket.write(`${line}\n`);
       } else if (mode === 'service') {
-        process.stdout.write(`audit ${line}\n`);
+        process.stdout.write(`${STDOUT_PREFIX}${line}\n`);
       }
     },
     close: () =>
@@ -138,25 +143,50 @@ export function createAudit(
     }
   };
   setFile(file);
+  const write = (event: AuditEvent) => {
+    const line = JSON.stringify({ time: isoTime(Date.now()), ...event });
+    sink.write(line);
+    if (fd !== undefined) {
+      try {
+        writeSync(fd, `${line}\n`);
+      } catch (err) {
+        onError(`audit trail: could not write audit.file: ${(err as NodeJS.ErrnoException).code ?? err}`);
+      }
+    }
+  };
+  const denials = coalescer<AuditEvent>((first, more, overflow) => write(coalesced(first, more, overflow)));
   return {
     record(event) {
-      const line = JSON.stringify({ time: isoTime(Date.now()), ...event });
-      sink.write(line);
-      if (fd !== undefined) {
-        try {
-          writeSync(fd, `${line}\n`);
-        } catch (err) {
-          onError(`audit trail: could not write audit.file: ${(err as NodeJS.ErrnoException).code ?? err}`);
-        }
-      }
+      // Denials (no valid credential, a missing scope, a path outside) are what a client can
+      // repeat at will; every other event is bounded by what it does (a login by scrypt).
+      if (event.outcome === 'denied' && !denials.admit(denialKey(event), event)) return;
+      write(event);
     },
     setFile,
     close() {
+      denials.flush();
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
       return sink.close();
     },
   };
+}
+
+/** Identical denials: the same event, outcome, user, credential, client, status and reason (not the path). */
+function denialKey(e: AuditEvent): string {
+  return JSON.stringify([e.event, e.user, e.credential, e.client, e.status ?? null, e.reason ?? null]);
+}
+
+/**
+ * The line that stands for `more` denials after `first` in the window: its fields without
+ * the path (which differed), plus `more` and `seconds`. The overflow's (too many keys at
+ * once) names no one: client and credential `*`, user null.
+ */
+function coalesced(first: AuditEvent, more: number, overflow: boolean): AuditEvent {
+  const seconds = COALESCE_WINDOW_MS / 1000;
+  if (overflow) return { event: first.event, outcome: 'denied', user: null, credential: '*', client: '*', more, seconds };
+  const { path: _path, to: _to, ...fields } = first;
+  return { ...fields, more, seconds };
 }
 
 /** An audit that records nothing (tests of units that take one). */

@@ -187,7 +187,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   const retention = parseRetention(rawAudio.retention);
   const minFreeBytes = int(rawAudio, 'minFreeBytes', 'audio.minFreeBytes', 104857600, 0, Number.MAX_SAFE_INTEGER);
 
-  const tls = parseTls(raw.tls, baseForPaths);
+  const tls = parseTls(raw.tls, baseForPaths, jwtSecretFile);
 
   return {
     host,
@@ -271,14 +271,16 @@ function parseAudit(rawAudit: unknown, baseForPaths: string): AuditConfig {
 
 const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'clientCaFile', 'plainHttp']);
 
-function parseTls(rawTls: unknown, baseForPaths: string): TlsConfig | null {
+/** `tls`: the pair defaults to tls/ beside the JWT secret, with the other state (docs/api.md, "HTTPS"). */
+function parseTls(rawTls: unknown, baseForPaths: string, jwtSecretFile: string): TlsConfig | null {
   if (rawTls === undefined || rawTls === null) return null;
   if (!isObject(rawTls)) throw new ConfigError('tls: must be an object or null');
   for (const key of Object.keys(rawTls)) {
     if (!TLS_KEYS.has(key)) throw new ConfigError(`tls.${key}: unknown key`);
   }
-  const certFile = resolveFrom(baseForPaths, str(rawTls, 'certFile', 'tls.certFile', '/var/lib/device-agent/tls/cert.pem'));
-  const keyFile = resolveFrom(baseForPaths, str(rawTls, 'keyFile', 'tls.keyFile', '/var/lib/device-agent/tls/key.pem'));
+  const dir = joinName(dirname(jwtSecretFile), 'tls');
+  const certFile = resolveFrom(baseForPaths, str(rawTls, 'certFile', 'tls.certFile', joinName(dir, 'cert.pem')));
+  const keyFile = resolveFrom(baseForPaths, str(rawTls, 'keyFile', 'tls.keyFile', joinName(dir, 'key.pem')));
   if (certFile === keyFile) throw new ConfigError('tls.keyFile: must not be the same file as tls.certFile');
   const selfSigned = rawTls.selfSigned ?? true;
   if (typeof selfSigned !== 'boolean') throw new ConfigError('tls.selfSigned: must be true or false');

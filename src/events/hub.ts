@@ -1,17 +1,20 @@
 // GET /api/v1/events (docs/api.md#events): Server-Sent Events. One hub holds every open stream:
 // one status refresh every 2 s shared by all (no timer at all while none is open), the
-// recording record at each state change, a comment line every 15 s, a stream cap, each
-// stream ended when its token expires, and all ended at once on shutdown.
+// recording record at each state change, a comment line every 15 s, a stream cap (and half
+// of it per user), each stream ended when its token expires, and all ended at once on shutdown.
 import type { RecordingRecord } from '../audio/record.ts';
 import type { Captures, Level } from '../audio/captures.ts';
 import type { Recorder } from '../audio/recorder.ts';
 import { Errors } from '../http/errors.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { JsonText, StatusSampler } from '../status/sampler.ts';
+import { Slots } from '../util/slots.ts';
 
 export const EVENT_LIMITS = {
   /** Open streams at most; the next one is 503. */
   maxStreams: 32,
+  /** Open streams of one user at most, all their tokens and sessions (docs/api.md, "Stream slots"). */
+  maxStreamsPerUser: 16,
   /** A `status` event this often while any stream is open. */
   statusMs: 2_000,
   /** A comment line this often, so that proxies and clients see the stream alive. */
@@ -45,8 +48,9 @@ export const frame = (event: string, json: string) => `event: ${event}\ndata: ${
 /** The longest delay setTimeout takes (about 24.8 days); a later expiry is re-armed. */
 const MAX_DELAY = 2 ** 31 - 1;
 
-/** Whose stream: its token's expiry, and whether the token still holds (not revoked). */
+/** Whose stream: the user (their id), its token's expiry, and whether the token still holds (not revoked). */
 export interface StreamOwner {
+  user: string;
   expiresAtMs: number;
   valid: () => boolean;
 }
@@ -55,12 +59,15 @@ interface Stream {
   res: Response;
   owner: StreamOwner;
   expiry: NodeJS.Timeout | undefined;
+  /** Gives its place back. */
+  release: () => void;
   /** The client closed its side: it left (the server keeps half-closed connections open to answer them). */
   left: () => void;
 }
 
 export class EventHub {
   private readonly streams = new Set<Stream>();
+  private readonly slots: Slots;
   private statusTimer: NodeJS.Timeout | undefined;
   private commentTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -69,6 +76,7 @@ export class EventHub {
     private readonly sources: EventSources,
     private readonly limits = EVENT_LIMITS,
   ) {
+    this.slots = new Slots(limits.maxStreams, limits.maxStreamsPerUser);
     sources.onRecordingChange((record) => this.broadcast(frame('recording', JSON.stringify(record))));
     // While a recording or a live stream runs: its device's level, every LEVEL_EVERY_MS.
     sources.onLevel?.((level) => {
@@ -83,7 +91,9 @@ export class EventHub {
   /** Answers one request with a stream, or throws 503 (full, or shutting down). */
   open(req: Request, res: Response, owner: StreamOwner): void {
     if (this.closed) throw Errors.shuttingDown();
-    if (this.streams.size >= this.limits.maxStreams) throw Errors.tooManyStreams(this.limits.maxStreams);
+    const refusal = this.slots.refusal(owner.user);
+    if (refusal === 'full') throw Errors.tooManyStreams(this.limits.maxStreams);
+    if (refusal === 'user') throw Errors.tooManyStreamsForUser(this.limits.maxStreamsPerUser);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-store',
@@ -98,6 +108,7 @@ export class EventHub {
       res,
       owner,
       expiry: undefined,
+      release: this.slots.take(owner.user),
       left: () => {
         this.drop(stream);
         res.destroy();
@@ -140,6 +151,7 @@ export class EventHub {
 
   private drop(stream: Stream): void {
     if (!this.streams.delete(stream)) return;
+    stream.release();
     clearTimeout(stream.expiry);
     stream.res.socket?.removeListener('end', stream.left); // a kept-alive socket serves other requests after
     if (this.streams.size === 0) {

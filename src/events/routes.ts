@@ -6,14 +6,22 @@ import type { Request, Route } from '../http/types.ts';
 import { LEVEL_EVERY_MS } from '../audio/capture.ts';
 import { EVENT_LIMITS, type EventHub } from './hub.ts';
 
-/** How long the request's credential holds, and whether it still does (revocation, a user removed). */
-export function validity(req: Request, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): { expiresAtMs: number; valid: () => boolean } {
+/**
+ * Whose request (the user, one for all their tokens and sessions: the stream slots'
+ * quota), how long its credential holds, and whether it still does (revocation, a user removed).
+ */
+export function validity(
+  req: Request,
+  creds: { tokens: Tokens; apiTokens: ApiTokenStore },
+): { user: string; expiresAtMs: number; valid: () => boolean } {
+  const user = req.user!.id || req.user!.username;
   const hash = req.apiToken;
   if (hash !== undefined) {
-    return { expiresAtMs: creds.apiTokens.expiresAtMs(hash), valid: () => creds.apiTokens.valid(hash) };
+    return { user, expiresAtMs: creds.apiTokens.expiresAtMs(hash), valid: () => creds.apiTokens.valid(hash) };
   }
   const claims = req.claims!; // the credential check set them
   return {
+    user,
     expiresAtMs: claims.exp * 1000,
     // A password change or removal of the user revokes the token: the stream ends too.
     valid: () => {
@@ -48,7 +56,7 @@ export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: A
             `${EVENT_LIMITS.commentMs / 1000} s; \`level\` (\`{"device", "peakDbfs", "rmsDbfs"}\`) at most every ${LEVEL_EVERY_MS} ms (with the ` +
             'chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is ' +
             `\`event: <name>\` and one \`data: <JSON>\` line. At most ` +
-            `${EVENT_LIMITS.maxStreams} streams are open at once. A stream ends when its credential expires or is revoked, and when the agent ` +
+            `${EVENT_LIMITS.maxStreams} streams are open at once, ${EVENT_LIMITS.maxStreamsPerUser} of them for one user (all their tokens and sessions). A stream ends when its credential expires or is revoked, and when the agent ` +
             'shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).',
           responses: {
             200: {
@@ -57,8 +65,12 @@ export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: A
             },
           },
         },
-        errors: [Errors.tooManyStreams(EVENT_LIMITS.maxStreams), Errors.shuttingDown()],
-        notes: { 503: 'Too many open streams, or the agent is stopping' },
+        errors: [
+          Errors.tooManyStreams(EVENT_LIMITS.maxStreams),
+          Errors.tooManyStreamsForUser(EVENT_LIMITS.maxStreamsPerUser),
+          Errors.shuttingDown(),
+        ],
+        notes: { 503: 'Too many open streams (in all, or of this user), or the agent is stopping' },
       }),
     },
   ];

@@ -239,6 +239,7 @@ export function downloadHandler(config: Config, log: Log, counted: Counted, audi
     if (!filepath) throw Errors.filePathRequired();
     checkFsType(query.get('fstype'));
     checkClientPath(filepath, 'filepath');
+    req.asked = { path: filepath };
 
     const { fd, st } = await openChecked(config, filepath, confinementRoot(config.baseDir, req));
     const name = basename(filepath);

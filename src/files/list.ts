@@ -113,6 +113,7 @@ export function listHandler(config: Config) {
     const query = parseQuery(req.search);
     checkFsType(query.get('fstype'));
     const path = checkClientPath(query.get('path') ?? '', 'path');
+    req.asked = { path };
     sendJson(res, 200, await listDirectory(config, path, confinementRoot(config.baseDir, req)));
   };
 }

@@ -49,6 +49,7 @@ export function deleteHandler(config: Config, audit: Audit) {
     const raw = query.get('path');
     if (raw === undefined) throw Errors.badField('path', 'is required');
     const path = checkClientPath(raw, 'path');
+    req.asked = { path };
     const flag = query.get('recursive');
     if (flag !== undefined && flag !== 'true' && flag !== 'false') throw Errors.badField('recursive', 'must be true or false');
     const recursive = flag === 'true';
@@ -67,6 +68,7 @@ export function mkdirHandler(config: Config, audit: Audit) {
     const body = await readJsonObject(req, BODY_LIMIT);
     fsTypeField(body);
     const path = pathField(body, 'path');
+    req.asked = { path };
     const shown = shownPath(config.baseDir, path);
     let made = false;
     await audited(audit, req, { event: 'mkdir', path: shown }, async () => {
@@ -83,6 +85,7 @@ export function moveHandler(config: Config, audit: Audit) {
     fsTypeField(body);
     const from = pathField(body, 'from');
     const to = pathField(body, 'to');
+    req.asked = { path: from, to };
     const overwrite = body.overwrite ?? false;
     if (typeof overwrite !== 'boolean') throw Errors.badField('overwrite', 'must be true or false');
     const shown = shownPath(config.baseDir, to);

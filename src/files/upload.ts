@@ -148,6 +148,7 @@ class UploadSession {
   private setSavePath(value: string): void {
     if (this.savePath !== undefined) throw Errors.badField('saveToPath', 'must be given once');
     this.savePath = checkClientPath(value, 'saveToPath');
+    this.req.asked = { path: value };
     if (value === '') return;
     this.dest = resolveSavePath(this.config.uploadDir, this.baseReal, value, this.confinedTo);
     this.dest.catch((err) => this.fail(err));

@@ -99,6 +99,7 @@ export const Errors = {
 
   // events (docs/api.md#events)
   tooManyStreams: (max: number) => e(503, `too many open event streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
+  tooManyStreamsForUser: (max: number) => e(503, `too many event streams for this user (at most ${max})`, { 'Retry-After': '5' }),
   shuttingDown: () => e(503, 'the agent is shutting down'),
 
   // recording (docs/api.md#audio-recording)
@@ -118,6 +119,7 @@ export const Errors = {
   wavTooLarge: (duration: number | string, sizeMb: string, limitMb: string) =>
     e(400, `a ${duration} s wav recording would be ${sizeMb} MB, over the ${limitMb} MB download limit`),
   tooManyLiveStreams: (max: number) => e(503, `too many live audio streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
+  tooManyLiveStreamsForUser: (max: number) => e(503, `too many live audio streams for this user (at most ${max})`, { 'Retry-After': '5' }),
   deviceUnavailable: (detail: string) => e(503, detail),
 } as const;
 

@@ -1,13 +1,19 @@
 // One access-log line per request: method, path without query, status, bytes, ms, user.
 // Never the query string, a header or a body, so no token or password reaches the log.
+// Refusals of a credential (401, and 429 for logins) are coalesced per client address and
+// status in a flood (docs/behaviour.md, "Refusals in a flood").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { bytesSent } from './node-internals.ts';
 import type { Log } from '../util/logger.ts';
 import type { Request } from './types.ts';
+import { COALESCE_WINDOW_MS, coalescer } from '../util/coalesce.ts';
 
 /** Hears each request as its log line is written: status (0: no answer) and milliseconds. */
 export type Observe = (req: Request, status: number, ms: number) => void;
+
+/** Access-log lines of refusals from one address (per status) written in full per window. */
+export const REFUSAL_LINES = 10;
 
 /**
  * Monotonic milliseconds from process.hrtime, which Node always has loaded: not
@@ -58,6 +64,13 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
  * wrapper on the hot path.
  */
 export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false, observe?: Observe) {
+  const seconds = COALESCE_WINDOW_MS / 1000;
+  // Ten lines of a key in full per window: their paths and methods differ, and a person's
+  // few mistakes (a mistyped token, an expired session) stay in the log as they were.
+  const refusals = coalescer<string>(
+    (key, more, overflow) => log.info(`${overflow ? 'refusals of other clients' : key}: ${more} more in the last ${seconds} s`),
+    { burst: REFUSAL_LINES },
+  );
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
     const ms = nowMs() - start;
     // Gone before any answer: status 000 and no bytes (Node may have written its own 400
@@ -68,6 +81,13 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     const user = (req as Request).user?.username ?? '-';
     // With TLS on, a last field says how the request came: https or http.
     const via = scheme ? ((socket as Socket & { encrypted?: boolean }).encrypted ? ' https' : ' http') : '';
+    if (answered && (res.statusCode === 401 || res.statusCode === 429)) {
+      const key = `${res.statusCode} from ${socket.remoteAddress ?? ''}`;
+      if (!refusals.admit(key, key)) {
+        if (observe) observe(req as Request, res.statusCode, ms);
+        return;
+      }
+    }
     // A 5xx is the agent's failure (priority err); any other answer, or none, is info.
     (answered && res.statusCode >= 500 ? log.error : log.info)(
       `${req.method} ${pathOf(url)} ${status} ${bytes} ${tenths(ms)}ms ${user}${via}`,

@@ -25,6 +25,11 @@ export class AgentRequest extends IncomingMessage {
   /** An API token's hash, set with `user` instead of `claims`. */
   apiToken: string | undefined = undefined;
   /**
+   * The file paths a file route was asked for, as the client wrote them, set once read: a
+   * refusal of them is audited with these paths, not the route's (docs/api.md, "Audit trail").
+   */
+  asked: { path: string; to?: string } | undefined = undefined;
+  /**
    * The response of a request that sent `Expect: 100-continue`, until `100 Continue` is
    * written: on the first read of the body, so only once the request passed its route's
    * auth check and the handler wants the body (src/http/server.ts). An answer that comes

@@ -39,8 +39,15 @@ export function logLines(output: string): LogLine[] {
   return lines;
 }
 
-/** Lines of output that are not log lines (neither empty nor `<p>time text`). */
+/** Lines of output without a priority prefix (audit events carry one too: `<6>audit <json>`). */
 export function unprefixed(output: string): string[] {
-  // Audit events outside systemd are `audit <json>` lines of their own (docs/api.md, "Audit trail").
-  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l) && !l.startsWith('audit {'));
+  return output.split('\n').filter((l) => l !== '' && !/^<[0-7]>/.test(l));
+}
+
+/** The audit events an agent wrote to standard output (`<6>audit <json>`, docs/api.md, "Audit trail"). */
+export function auditEvents(output: string): any[] {
+  return output
+    .split('\n')
+    .filter((l) => l.startsWith('<6>audit {'))
+    .map((l) => JSON.parse(l.slice('<6>audit '.length)));
 }
