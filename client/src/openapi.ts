@@ -362,7 +362,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API token (its text is shown this once)
-         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.
+         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored. Its scopes and directory never exceed the caller's, nor its user's.
          */
         post: operations["createToken"];
         delete?: never;
@@ -594,15 +594,6 @@ export interface components {
             /** @description agent version */
             version: string;
         };
-        LoginRequest: {
-            /**
-             * Format: password
-             * @description agent user password
-             */
-            password: string;
-            /** @description agent user name */
-            username: string;
-        };
         LoginResponse: {
             /** @description JSON Web Token (HS256) to send as `Authorization: Bearer <token>` */
             token: string;
@@ -719,18 +710,6 @@ export interface components {
         };
         TokenList: {
             tokens: components["schemas"]["Token"][];
-        };
-        TokenRequest: {
-            /** @description relative to the base; default: the caller's */
-            directory?: string | null;
-            /** @description default 365; null: never */
-            expiresInDays?: number | null;
-            /** @description unique per user */
-            name: string;
-            /** @description default: all of the caller's */
-            scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
-            /** @description admin only: make the token for this user */
-            username?: string;
         };
         UploadForm: {
             /**
@@ -1211,7 +1190,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LoginRequest"];
+                "application/json": {
+                    /**
+                     * Format: password
+                     * @description agent user password
+                     */
+                    password: string;
+                    /** @description agent user name */
+                    username: string;
+                };
             };
         };
         responses: {
@@ -1224,7 +1211,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `username is required and must be a string`; `password is required and must be a string` */
+            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a login`; `username is required and must be a string`; `password is required and must be a string` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2371,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TokenRequest"];
+                "application/json": {
+                    /** @description relative to the base; default: the caller's (for another user: the narrower of both); null: the whole base */
+                    directory?: string | null;
+                    /**
+                     * @description null: never
+                     * @default 365
+                     */
+                    expiresInDays?: number | null;
+                    /** @description unique per user */
+                    name: string;
+                    /** @description default: all that the caller and the token's user both have */
+                    scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+                    /** @description admin only: make the token for this user */
+                    username?: string;
+                };
             };
         };
         responses: {
@@ -2397,7 +2398,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewToken"];
                 };
             };
-            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<field> <rule>`; `username <name> is not a user` */
+            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a token`; `name must be 1-64 of A-Z a-z 0-9 . _ @ -`; `scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin`; `directory must be a path relative to the base directory, or null`; `expiresInDays must be an integer from 1 to 3650, or null for no expiry`; `username must be a string`; `directory <dir> is not a directory inside the base directory`; `username <name> is not a user` */
             400: {
                 headers: {
                     [name: string]: unknown;

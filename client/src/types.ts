@@ -28,7 +28,7 @@ export type RecordStart = Body<'recordStart'>;
 export type TokenRecord = Schemas['Token'];
 /** A token as created: the record and its text, shown this once. */
 export type CreatedToken = Schemas['NewToken'];
-export type TokenCreate = Schemas['TokenRequest'];
+export type TokenCreate = Body<'createToken'>;
 export type UserRecord = Schemas['UserList']['users'][number];
 
 export type AudioDevices = Schemas['AudioDevices'];

@@ -35,11 +35,6 @@ const TOKEN_PROPERTIES: Record<string, Schema> = {
 export const schemas: Record<string, Schema> = {
   Error: closed({ error: { type: 'string', description: 'What went wrong, in the exact text the spec fixes.' } }),
 
-  LoginRequest: closed({
-    username: { type: 'string', description: 'agent user name' },
-    password: { type: 'string', format: 'password', description: 'agent user password' },
-  }),
-
   LoginResponse: closed({
     token: { type: 'string', description: 'JSON Web Token (HS256) to send as `Authorization: Bearer <token>`' },
     user: closed({
@@ -50,19 +45,6 @@ export const schemas: Record<string, Schema> = {
       directory: nullable('string', { description: 'the directory (relative to the base) every file route is confined to; null: none' }),
     }),
   }),
-
-  TokenRequest: {
-    type: 'object',
-    required: ['name'],
-    additionalProperties: false,
-    properties: {
-      name: { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', description: 'unique per user' },
-      scopes: { type: 'array', items: { enum: [...SCOPES] }, description: "default: all of the caller's" },
-      directory: nullable('string', { description: "relative to the base; default: the caller's" }),
-      expiresInDays: nullable('integer', { minimum: 1, maximum: 3650, description: 'default 365; null: never' }),
-      username: { type: 'string', description: 'admin only: make the token for this user' },
-    },
-  },
 
   Token: closed(TOKEN_PROPERTIES),
 

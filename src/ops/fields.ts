@@ -144,11 +144,14 @@ interface Common {
 }
 
 /** A string; `pattern` and `maxLength` (in characters) are checked and documented. */
-export function string(o: Common & { pattern?: RegExp; minLength?: number; maxLength?: number; noNul?: boolean }): Field<string> {
+export function string(
+  o: Common & { pattern?: RegExp; minLength?: number; maxLength?: number; noNul?: boolean; format?: string | undefined },
+): Field<string> {
   const { pattern, minLength, maxLength, noNul } = o;
   return new Field({
     schema: {
       type: 'string',
+      ...(o.format ? { format: o.format } : {}),
       ...(pattern ? { pattern: pattern.source } : {}),
       ...(minLength !== undefined ? { minLength } : {}),
       ...(maxLength !== undefined ? { maxLength } : {}),
