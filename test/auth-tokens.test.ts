@@ -433,7 +433,7 @@ confined.after(async (ctx) => {
 
 const TOO_POWERFUL = { error: 'a token cannot have more rights than its user' };
 
-confined("an admin token with files:read in shared/ makes for another user nothing beyond its own rights", async (ctx) => {
+confined('an admin token with files:read in shared/ makes for another user nothing beyond its own rights', async (ctx) => {
   const { agent, logins } = ctx;
   const narrow = await create(ctx, logins.ada!, { name: 'narrow-admin', scopes: ['admin', 'files:read'], directory: 'shared' });
   const ask = (body: unknown) => api(agent, 'POST', '/api/v1/tokens', narrow.token, body);
