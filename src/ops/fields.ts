@@ -90,14 +90,20 @@ export class Field<T, Present extends boolean = false> {
     return this.spec.check ? this.spec.check(parsed, name) : parsed;
   }
 
-  /** The field's JSON schema for the document. */
-  schema(): Schema {
+  /**
+   * The field's JSON schema for the document, with the exact 400 text of a bad value as
+   * `x-error` (and of a missing one as `x-missing-error` where it differs), which the test
+   * generated from the document (test/ops-declared.test.ts) expects.
+   */
+  schema(name: string): Schema {
     const { schema, description, examples } = this.spec;
     return {
       ...schema,
       ...(this.fallback !== undefined ? { default: this.fallback } : {}),
       ...(description ? { description } : {}),
       ...(examples ? { examples } : {}),
+      'x-error': Errors.badField(name, this.spec.rule).message,
+      ...(this.required && this.missingRule ? { 'x-missing-error': Errors.badField(name, this.missingRule).message } : {}),
     };
   }
 
@@ -125,15 +131,15 @@ export function readFields<F extends Fields>(fields: F, from: (name: string) => 
   return out as Input<F>;
 }
 
-/** The JSON schema of an object of these fields (closed: an undeclared field is refused). */
-export function objectSchema(fields: Fields, closed: boolean): Schema {
+/** The JSON schema of an object of these fields, closed: an undeclared field is refused with `undeclared` (`<key>` for the key). */
+export function objectSchema(fields: Fields, undeclared: string): Schema {
   const properties: Record<string, Schema> = {};
   const required: string[] = [];
   for (const [name, f] of Object.entries(fields)) {
-    properties[name] = f.schema();
+    properties[name] = f.schema(name);
     if (f.required) required.push(name);
   }
-  return { type: 'object', ...(required.length ? { required } : {}), properties, ...(closed ? { additionalProperties: false } : {}) };
+  return { type: 'object', ...(required.length ? { required } : {}), properties, additionalProperties: false, 'x-error': undeclared };
 }
 
 // --- the kinds of field ---------------------------------------------------------------

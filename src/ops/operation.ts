@@ -100,7 +100,7 @@ export function operationDoc(op: AnyOperation): RouteDoc {
     schema: { type: 'string' },
   }));
   for (const [name, f] of Object.entries((op.query ?? {}) as Fields)) {
-    const { description, ...schema } = f.schema();
+    const { description, ...schema } = f.schema(name);
     parameters.push({ name, in: 'query', required: f.required, ...(description ? { description } : {}), schema });
   }
   const responses: Record<string, unknown> = {};
@@ -120,7 +120,12 @@ export function operationDoc(op: AnyOperation): RouteDoc {
       // Inline, not a component: generators (openapi-typescript) make a property with a
       // default optional only in a request body's own schema.
       ...(op.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: objectSchema(op.body.fields, true) } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: objectSchema(op.body.fields, undeclared('<key>', op.body.what).message) } },
+            },
+          }
         : {}),
       responses,
     },
