@@ -40,6 +40,8 @@ export const once = new Set([
   'client-terminal.test.ts',
   'client-big.test.ts',
   'client-types.test.ts',
+  // tsc on a program of openapi-fetch calls (~1 min): once is enough.
+  'client-openapi-fetch.test.ts',
   'client-download.test.ts',
   'client-upload.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
