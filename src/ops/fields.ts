@@ -1,4 +1,4 @@
-// The inputs of an operation as data (docs/operations.md): each field's type, whether it is
+// The inputs of an operation as data (docs/declaring-operations.md): each field's type, whether it is
 // required or its default, its range, enum or pattern, and the one 400 text that refuses
 // it. The same declaration validates (before the handler, which gets typed, defaulted
 // values), writes the field's JSON schema and lists its errors in the document.

@@ -1,4 +1,4 @@
-// One API operation, declared once (docs/operations.md): method, path, scope, inputs
+// One API operation, declared once (docs/declaring-operations.md): method, path, scope, inputs
 // (query and body fields, src/ops/fields.ts), answers and the handler. The HTTP route
 // (src/ops/http.ts), the document's operation (operationDoc below) and calls from other
 // front ends (src/ops/invoke.ts) all come from this one object.
