@@ -410,7 +410,7 @@ tokens("no token text in the agent's output or the CLI's token list", async (ctx
 
 tokens.run();
 
-// Contract 13: a token's scopes and directory never exceed the caller's and its owner's,
+// docs/api.md, "API tokens": a token's scopes and directory never exceed the caller's and its owner's,
 // for an admin confined to a directory (by its token, or by its user) too.
 const confined = suite<Ctx>('API tokens: a confined admin');
 

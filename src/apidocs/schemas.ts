@@ -3,8 +3,7 @@
 // so that a response the document does not describe fails the drift test.
 import { FORMATS } from '../audio/argv.ts';
 import { RECORDING_STATES, STOPPED_BY } from '../audio/record.ts';
-import { ROLES } from '../auth/scopes.ts';
-import { SCOPES } from '../http/types.ts';
+import { ROLES, SCOPES } from '../auth/scopes.ts';
 import { MAX_ENTRIES } from '../files/list.ts';
 
 type Schema = Record<string, unknown>;

@@ -2,8 +2,7 @@
 // (src/auth/token-routes.ts) and the CLI (src/cli/tokens.ts). Its scopes and directory
 // never exceed its owner's, nor the caller's: for another user too, an admin confined to
 // a directory (by its token or its user) included.
-import type { Scope } from '../http/types.ts';
-import { narrowerDirectory, ROLE_SCOPES, sortScopes } from './scopes.ts';
+import { narrowerDirectory, ROLE_SCOPES, type Scope, sortScopes } from './scopes.ts';
 import type { User } from './users.ts';
 
 /** What a caller holds: its scopes and directory. */

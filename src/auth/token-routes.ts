@@ -6,12 +6,12 @@ import type { Config } from '../config/config.ts';
 import { ref } from '../apidocs/responses.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { Errors } from '../http/errors.ts';
-import { SCOPES } from '../http/types.ts';
 import { checked, listOf, number, string } from '../ops/fields.ts';
 import { toRoute } from '../ops/http.ts';
 import { type Context, operation } from '../ops/operation.ts';
 import type { Route } from '../http/types.ts';
 import { addToken, publicRecord, TOKEN_NAME, TokenNameTaken, type ApiTokenStore } from './api-tokens.ts';
+import { SCOPES } from './scopes.ts';
 import { grant, TokenTooPowerful } from './token-grant.ts';
 import { normalizeDirectory, type User, type UserStore } from './users.ts';
 

@@ -2,11 +2,10 @@
 // running agent's token routes (src/auth/api-tokens.ts), so neither loses the other's writes;
 // the same rule for what a token may have (src/auth/token-grant.ts).
 import { addToken, publicRecord, readTokens, TOKEN_NAME, TokenNameTaken, updateTokensSync, type StoredToken } from '../auth/api-tokens.ts';
-import { isScope } from '../auth/scopes.ts';
+import { isScope, type Scope } from '../auth/scopes.ts';
 import { grant, TokenTooPowerful } from '../auth/token-grant.ts';
 import { readUsers, type User } from '../auth/users.ts';
 import type { Config } from '../config/config.ts';
-import type { Scope } from '../http/types.ts';
 import { CliError, directoryOption, onlyOptions, usageError, withCliAudit, type Options } from './users.ts';
 
 function userOption(options: Options, config: Config, required: boolean): User | undefined {

@@ -2,10 +2,9 @@
 // MQTT action, with a principal and an input object, through the same validation, scope
 // check, audit of refusals and error catalogue as the HTTP route; the answer is
 // `{status, body}`, the body being what the route would send as JSON.
-import type { Principal } from '../auth/scopes.ts';
+import type { Principal, Scope } from '../auth/scopes.ts';
 import type { Audit } from '../audit/trail.ts';
 import { Errors, HttpError } from '../http/errors.ts';
-import type { Scope } from '../http/types.ts';
 import type { Log } from '../util/logger.ts';
 import { type Fields, type Input, readFields } from './fields.ts';
 import { readBody } from './http.ts';

@@ -4,7 +4,8 @@
 // front ends (src/ops/invoke.ts) all come from this one object.
 import type { Principal } from '../auth/scopes.ts';
 import { Errors, type HttpError } from '../http/errors.ts';
-import type { Method, RouteDoc, Scope } from '../http/types.ts';
+import type { Scope } from '../auth/scopes.ts';
+import type { Method, RouteDoc } from '../http/types.ts';
 import { type Fields, type Input, objectSchema, type Schema } from './fields.ts';
 
 /** Who calls, from where: what a handler may know of its caller, whatever the front end. */
