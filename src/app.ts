@@ -21,6 +21,7 @@ import { withAccessLog } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
 import type { AgentMetrics } from './metrics/agent.ts';
 import { metricsRoutes } from './metrics/route.ts';
+import { clientOf, hasUnreadBody } from './http/request.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
@@ -61,17 +62,8 @@ export interface App {
   operations: Operations;
 }
 
-function hasUnreadBody(req: Request): boolean {
-  if (req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
 /** The metrics token's principal: `metrics` and nothing else. */
 const METRICS_PRINCIPAL: Principal = { id: '', username: '', scopes: new Set(['metrics']), directory: null, credential: 'metrics' };
-
-/** The client address the audit trail names. */
-export const clientOf = (req: Request): string => req.socket.remoteAddress ?? '';
 
 function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[]): Route[] {
   return [

@@ -3,7 +3,7 @@
 // rest with Range and If-Range (the ETag), so a file changed on the device meanwhile comes
 // whole instead of being spliced. The length is checked before DEST.dagent goes.
 //
-// The bytes take the short way when they can (raw-get.ts): a connection of its own, read
+// The bytes take the short way when they can (raw-http.ts): a connection of its own, read
 // into one reused 1 MiB buffer and written from it with writeSync at the file's offset.
 // An answer that path does not take (chunked, no Content-Length, 1xx...) is asked for
 // again through node:http (DeviceAgent.download) and written the same way.

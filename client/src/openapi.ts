@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one or more files
-         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total.
+         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total (`maxFileBytes`).
          */
         post: operations["upload"];
         delete?: never;

@@ -128,7 +128,7 @@ export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audi
           description:
             'Atomic: the data goes to a temporary file and replaces the target only when complete. ' +
             "The target directory must exist and lie inside the credential's directory. Created files get mode 0644. " +
-            'At most 50 MB in total.',
+            `At most ${Errors.fileTooLarge(config.maxFileBytes).message.split('is ')[1]} in total (\`maxFileBytes\`).`,
           requestBody: {
             required: true,
             content: {

@@ -3,7 +3,7 @@
 // check stay the router's (src/app.ts), which sets req.user before this runs.
 import { parseQuery } from '../files/query.ts';
 import { readJsonObject } from '../http/json-body.ts';
-import { NO_FIELDS } from '../http/request.ts';
+import { clientOf, NO_FIELDS } from '../http/request.ts';
 import { jsonHeaders, sendJson } from '../http/respond.ts';
 import type { Request, Response, Route } from '../http/types.ts';
 import { type Fields, type Input, readFields } from './fields.ts';
@@ -52,7 +52,7 @@ function answerer(): (res: Response, a: Answer) => void {
 export function toRoute(op: AnyOperation): Route {
   const send = answerer();
   const run = (req: Request, res: Response, query: Input<Fields>, body: Input<Fields>): void | Promise<void> => {
-    const ctx: Context = { principal: req.user, client: req.socket.remoteAddress ?? '' };
+    const ctx: Context = { principal: req.user, client: clientOf(req) };
     const answer = op.run({ body, query, params: req.params ?? NO_FIELDS }, ctx);
     if (answer instanceof Promise) return answer.then((a) => send(res, a));
     send(res, answer);
