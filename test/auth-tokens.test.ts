@@ -409,3 +409,59 @@ tokens("no token text in the agent's output or the CLI's token list", async (ctx
 });
 
 tokens.run();
+
+// docs/api.md, "API tokens": a token's scopes and directory never exceed the caller's and its owner's,
+// for an admin confined to a directory (by its token, or by its user) too.
+const confined = suite<Ctx>('API tokens: a confined admin');
+
+confined.before(async (ctx) => {
+  ctx.secrets = [];
+  ctx.agent = await startAgent({
+    users: [
+      { username: 'ada', password: PASSWORD, role: 'admin' },
+      { username: 'cora', password: PASSWORD, role: 'admin', directory: 'shared' },
+      { username: 'op', password: PASSWORD, role: 'operator' },
+    ],
+  });
+  mkdirSync(join(ctx.agent.baseDir, 'shared/deeper'), { recursive: true });
+  ctx.logins = {};
+  for (const u of ['ada', 'cora']) ctx.logins[u] = await ctx.agent.login(u, PASSWORD);
+});
+confined.after(async (ctx) => {
+  await ctx.agent?.cleanup();
+});
+
+const TOO_POWERFUL = { error: 'a token cannot have more rights than its user' };
+
+confined('an admin token with files:read in shared/ makes for another user nothing beyond its own rights', async (ctx) => {
+  const { agent, logins } = ctx;
+  const narrow = await create(ctx, logins.ada!, { name: 'narrow-admin', scopes: ['admin', 'files:read'], directory: 'shared' });
+  const ask = (body: unknown) => api(agent, 'POST', '/api/v1/tokens', narrow.token, body);
+  // The request of the red-team pass: files:write, no directory, for op.
+  const wider = await ask({ name: 'w1', username: 'op', scopes: ['files:write'] });
+  assert.equal([wider.status, wider.json], [403, TOO_POWERFUL]);
+  const whole = await ask({ name: 'w2', username: 'op', scopes: ['files:read'], directory: null });
+  assert.equal([whole.status, whole.json], [403, TOO_POWERFUL]);
+  // By default: what both have, scopes and directory.
+  const made = await ask({ name: 'w3', username: 'op' });
+  assert.is(made.status, 201, JSON.stringify(made.json));
+  assert.equal([made.json.scopes, made.json.directory], [['files:read'], 'shared']);
+  ctx.secrets.push(made.json.token);
+  const deeper = await ask({ name: 'w4', username: 'op', scopes: ['files:read'], directory: 'shared/deeper' });
+  assert.equal([deeper.status, deeper.json.directory], [201, 'shared/deeper']);
+});
+
+confined('an admin user confined to shared/ (a login) makes for another user no token outside shared/', async (ctx) => {
+  const { agent, logins } = ctx;
+  const ask = (body: unknown) => api(agent, 'POST', '/api/v1/tokens', logins.cora!, body);
+  const whole = await ask({ name: 'c1', username: 'op', scopes: ['files:read'], directory: null });
+  assert.equal([whole.status, whole.json], [403, TOO_POWERFUL]);
+  const made = await ask({ name: 'c2', username: 'op', scopes: ['files:read', 'files:write'] });
+  assert.is(made.status, 201, JSON.stringify(made.json));
+  assert.is(made.json.directory, 'shared');
+  // Its own default is its own directory, as before.
+  const own = await ask({ name: 'c3' });
+  assert.equal([own.status, own.json.directory], [201, 'shared']);
+});
+
+confined.run();

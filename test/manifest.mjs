@@ -23,6 +23,8 @@ export const once = new Set([
   'unit-web-names.test.ts',
   'unit-retention.test.ts',
   'unit-coalesce.test.ts',
+  // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
+  'ops-invoke.test.ts',
   'package-build.test.ts',
   'package-install.test.ts',
   'package-repo.test.ts',
@@ -41,6 +43,8 @@ export const once = new Set([
   'client-terminal.test.ts',
   'client-big.test.ts',
   'client-types.test.ts',
+  // tsc on a program of openapi-fetch calls (~1 min): once is enough.
+  'client-openapi-fetch.test.ts',
   'client-download.test.ts',
   'client-upload.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.

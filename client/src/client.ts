@@ -9,6 +9,7 @@ import {
   downloadToFile,
   type DownloadHead,
   type DownloadToFileOptions,
+  type Progress,
   type SavedFile,
 } from './download.ts';
 import { multipartBody, type UploadPart } from './multipart.ts';
@@ -48,7 +49,7 @@ export interface DeviceAgentOptions {
 }
 
 /** Progress of a transfer: bytes done so far (a resumed download counts from its offset) of total (null: unknown). */
-export type Progress = (p: { bytes: number; total: number | null }) => void;
+export type { Progress };
 
 export interface DownloadOptions {
   /** Bytes from `start` (to `end`, inclusive) only: 206. */

@@ -3,17 +3,33 @@
 // rest with Range and If-Range (the ETag), so a file changed on the device meanwhile comes
 // whole instead of being spliced. The length is checked before DEST.dagent goes.
 //
-// The bytes take the short way when they can (raw-get.ts): a connection of its own, read
+// The bytes take the short way when they can (raw-http.ts): a connection of its own, read
 // into one reused 1 MiB buffer and written from it with writeSync at the file's offset.
 // An answer that path does not take (chunked, no Content-Length, 1xx...) is asked for
 // again through node:http (DeviceAgent.download) and written the same way.
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import { streams } from './builtins.ts';
 import { ApiError, ConnectionError } from './errors.ts';
 import { BodyCut, rawGet } from './raw-http.ts';
-import type { DeviceAgent, Progress } from './client.ts';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Transport } from './transport.ts';
+
+/** Called as bytes arrive: `total` null when the size is unknown. */
+export type Progress = (p: { bytes: number; total: number | null }) => void;
+
+/**
+ * What a download to a file needs of the client (DeviceAgent in client.ts, which imports
+ * this module): its transport, and its plain download for the answers the short way
+ * does not take.
+ */
+export interface Downloader {
+  transport: Transport;
+  download(
+    filepath: string,
+    opts: { fstype?: string | undefined; signal?: AbortSignal | undefined; range?: { start: number }; ifRange?: string },
+  ): Promise<DownloadHead & { status: number; body: IncomingMessage }>;
+}
 
 export interface DownloadToFileOptions {
   onProgress?: Progress;
@@ -181,7 +197,7 @@ async function cutError(filepath: string, dest: string, total: number | null, co
 }
 
 export async function downloadToFile(
-  agent: DeviceAgent,
+  agent: Downloader,
   filepath: string,
   dest: string,
   opts: DownloadToFileOptions = {},

@@ -3,6 +3,7 @@
 // token (`dat_...`), turned into the principal whose scopes the route's scope is checked
 // against (src/app.ts).
 import { Errors } from '../http/errors.ts';
+import { clientOf } from '../http/request.ts';
 import type { Request } from '../http/types.ts';
 import { ApiTokenStore } from './api-tokens.ts';
 import { ROLE_SCOPES, type Principal } from './scopes.ts';
@@ -77,7 +78,7 @@ export function authenticate(creds: Credentials, req: Request): void | Promise<v
     socket[LAST] = last;
   }
   if (last.apiHash) {
-    const p = creds.apiTokens.principal(last.apiHash, req.socket.remoteAddress ?? '');
+    const p = creds.apiTokens.principal(last.apiHash, clientOf(req));
     if (typeof p === 'string') throw Errors.unauthorized(p);
     req.user = p;
     req.apiToken = last.apiHash;

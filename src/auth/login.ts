@@ -1,9 +1,10 @@
 // POST /api/v1/agentusers/loginusertoagent: a password for a login token (a JWT).
 import type { Audit } from '../audit/trail.ts';
-import { json, ref } from '../apidocs/responses.ts';
+import { ref } from '../apidocs/responses.ts';
+import { string } from '../ops/fields.ts';
+import { toRoute } from '../ops/http.ts';
+import { operation } from '../ops/operation.ts';
 import { Errors } from '../http/errors.ts';
-import { readJsonObject } from '../http/json-body.ts';
-import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { Cell } from '../metrics/registry.ts';
 import type { LoginLimiter } from './limiter.ts';
@@ -29,51 +30,67 @@ export interface LoginDeps {
   log: Log;
 }
 
+const credential = (description: string, format?: string) =>
+  string({ rule: 'is required and must be a string', format }).need().about(description);
+
 export function loginRoutes(deps: LoginDeps): Route[] {
-  return [
-    {
-      method: 'POST',
-      path: '/api/v1/agentusers/loginusertoagent',
-      scope: null,
-      handler: async (req, res) => {
-        const body = await readJsonObject(req, LOGIN_BODY_LIMIT);
-        const { username, password } = body;
-        if (typeof username !== 'string') throw Errors.badField('username', 'is required and must be a string');
-        if (typeof password !== 'string') throw Errors.badField('password', 'is required and must be a string');
+  const login = operation({
+    id: 'login',
+    method: 'POST',
+    path: '/api/v1/agentusers/loginusertoagent',
+    scope: null,
+    tags: ['auth'],
+    summary: 'Obtain a bearer token',
+    description:
+      'After 10 failed logins within 15 minutes for one (address, username), ' +
+      'the answer is 429 until the window passes, even for the right password.',
+    body: {
+      fields: { username: credential('agent user name'), password: credential('agent user password', 'password') },
+      limit: LOGIN_BODY_LIMIT,
+      what: 'a login',
+    },
+    answers: { 200: { description: 'logged in', schema: ref('LoginResponse') } },
+    errors: () => [Errors.badCredentials(), Errors.tooManyLogins(900), Errors.loginBusy()],
+    notes: { 401: 'Wrong password or unknown user' },
+    run: async ({ body }, { client: address }) => {
+      const { username, password } = body;
+      // A name that cannot be a user's is neither kept nor logged: at most 64 safe characters are.
+      const shown = validUsername(username) ? username : null;
+      const audit = (outcome: 'ok' | 'failed' | 'denied', reason?: string) =>
+        deps.audit.record({
+          event: 'login',
+          outcome,
+          user: shown,
+          credential: 'login',
+          client: address,
+          ...(reason ? { reason } : {}),
+        });
+      const wait = await deps.limiter.retryAfter(address, username);
+      if (wait > 0) {
+        deps.loginCounts.throttled.value++;
+        audit('denied', 'throttled');
+        throw Errors.tooManyLogins(wait);
+      }
 
-        const address = req.socket.remoteAddress ?? '';
-        // A name that cannot be a user's is neither kept nor logged: at most 64 safe characters are.
-        const shown = validUsername(username) ? username : null;
-        const audit = (outcome: 'ok' | 'failed' | 'denied', reason?: string) =>
-          deps.audit.record({
-            event: 'login',
-            outcome,
-            user: shown,
-            credential: 'login',
-            client: address,
-            ...(reason ? { reason } : {}),
-          });
-        const wait = await deps.limiter.retryAfter(address, username);
-        if (wait > 0) {
-          deps.loginCounts.throttled.value++;
-          audit('denied', 'throttled');
-          throw Errors.tooManyLogins(wait);
-        }
-
-        const user = deps.users.findByName(username);
-        // Unknown users are checked against a dummy hash: same work, same time.
-        const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
-        if (!result) throw Errors.loginBusy();
-        if (!result.value || !user) {
-          deps.loginCounts.failures.value++;
-          await deps.limiter.fail(address, username);
-          audit('failed', 'invalid username or password');
-          throw Errors.badCredentials();
-        }
-        await deps.limiter.succeed(address, username);
-        audit('ok');
-        sendJson(res, 200, {
-          token: await deps.tokens.issue(user),
+      const user = deps.users.findByName(username);
+      // Unknown users are checked against a dummy hash: same work, same time.
+      const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
+      if (!result) throw Errors.loginBusy();
+      if (!result.value || !user) {
+        deps.loginCounts.failures.value++;
+        await deps.limiter.fail(address, username);
+        audit('failed', 'invalid username or password');
+        throw Errors.badCredentials();
+      }
+      await deps.limiter.succeed(address, username);
+      audit('ok');
+      const token = await deps.tokens.issue(user);
+      // An older setting's hash gets the current one, after the answer (it waits for the gate).
+      setImmediate(() => void rehashOnLogin(user, password, deps));
+      return {
+        status: 200,
+        body: {
+          token,
           user: {
             id: user.id,
             username: user.username,
@@ -81,32 +98,9 @@ export function loginRoutes(deps: LoginDeps): Route[] {
             scopes: sortScopes(ROLE_SCOPES[user.role]),
             directory: user.directory,
           },
-        });
-        // An older setting's hash gets the current one, after the answer (it waits for the gate).
-        void rehashOnLogin(user, password, deps);
-      },
-      doc: () => ({
-        operation: {
-          tags: ['auth'],
-          operationId: 'login',
-          summary: 'Obtain a bearer token',
-          description:
-            'After 10 failed logins within 15 minutes for one (address, username), ' +
-            'the answer is 429 until the window passes, even for the right password.',
-          requestBody: { required: true, content: json(ref('LoginRequest')) },
-          responses: { 200: { description: 'logged in', content: json(ref('LoginResponse')) } },
         },
-        errors: [
-          Errors.bodyNotJson(),
-          Errors.badField('username', 'is required and must be a string'),
-          Errors.badField('password', 'is required and must be a string'),
-          Errors.badCredentials(),
-          Errors.bodyTooLarge(LOGIN_BODY_LIMIT),
-          Errors.tooManyLogins(900),
-          Errors.loginBusy(),
-        ],
-        notes: { 401: 'Wrong password or unknown user' },
-      }),
+      };
     },
-  ];
+  });
+  return [toRoute(login)];
 }

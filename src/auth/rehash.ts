@@ -1,6 +1,6 @@
 // A successful login whose hash has an older setting (scrypt N=2^17: 128 MiB a check)
 // gets a hash of the current one, written into the users file the same way the CLI
-// writes it (temp file, fsync, rename: src/atomic.ts), then the store reads it again.
+// writes it (temp file, fsync, rename: src/util/atomic.ts), then the store reads it again.
 import type { Log } from '../util/logger.ts';
 import type { Gate } from './passwords.ts';
 import { hashPassword, needsRehash } from './passwords.ts';

@@ -1,6 +1,9 @@
 // Roles, the scopes each one grants, and the credential a request carries once checked
 // (docs/api.md, "Roles, scopes and API tokens").
-import { SCOPES, type Scope } from '../http/types.ts';
+
+/** The rights a credential carries; every protected route needs exactly one (docs/api.md, "Scopes"). */
+export const SCOPES = ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
 
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];

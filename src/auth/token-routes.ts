@@ -3,19 +3,20 @@
 // script's token cannot mint or list others unless it was made to administer.
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
-import { json, ref } from '../apidocs/responses.ts';
+import { ref } from '../apidocs/responses.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { Errors } from '../http/errors.ts';
-import { readJsonObject } from '../http/json-body.ts';
-import { sendJson } from '../http/respond.ts';
-import type { Request, Route, Scope } from '../http/types.ts';
+import { checked, listOf, number, string } from '../ops/fields.ts';
+import { toRoute } from '../ops/http.ts';
+import { type Context, operation } from '../ops/operation.ts';
+import type { Route } from '../http/types.ts';
 import { addToken, ClockNotSet, publicRecord, TOKEN_NAME, TokenNameTaken, type ApiTokenStore } from './api-tokens.ts';
-import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes } from './scopes.ts';
+import { SCOPES } from './scopes.ts';
+import { grant, TokenTooPowerful } from './token-grant.ts';
 import { normalizeDirectory, type User, type UserStore } from './users.ts';
 
 const BODY_LIMIT = 16 * 1024;
 const DEFAULT_DAYS = 365;
-const FIELDS = new Set(['name', 'scopes', 'directory', 'expiresInDays', 'username']);
 
 export interface TokenRouteDeps {
   users: UserStore;
@@ -23,203 +24,153 @@ export interface TokenRouteDeps {
   audit: Audit;
 }
 
-const SCOPE_LIST = 'status, files:read, files:write, audio, metrics, admin';
+const DIRECTORY_RULE = 'must be a path relative to the base directory, or null';
 
-interface Asked {
-  name: string;
-  scopes: Scope[] | undefined;
-  directory: string | null | undefined;
-  days: number | null;
-  username: string | undefined;
-}
-
-/** The body's fields, each refused with a 400 naming it. */
-function parseBody(body: Record<string, unknown>): Asked {
-  for (const key of Object.keys(body)) if (!FIELDS.has(key)) throw Errors.badField(key, 'is not a field of a token');
-  const { name, scopes, directory, expiresInDays, username } = body;
-  if (typeof name !== 'string' || !TOKEN_NAME.test(name)) throw Errors.badField('name', 'must be 1-64 of A-Z a-z 0-9 . _ @ -');
-  if (scopes !== undefined && (!Array.isArray(scopes) || scopes.length === 0 || !scopes.every(isScope))) {
-    throw Errors.badField('scopes', `must be a non-empty array of: ${SCOPE_LIST}`);
-  }
-  let dir: string | null | undefined;
-  if (directory !== undefined && directory !== null) {
-    dir = typeof directory === 'string' ? normalizeDirectory(directory) : undefined;
-    if (dir === undefined) throw Errors.badField('directory', 'must be a path relative to the base directory, or null');
-  } else {
-    dir = directory as null | undefined;
-  }
-  let days: number | null = DEFAULT_DAYS;
-  if (expiresInDays === null) days = null;
-  else if (expiresInDays !== undefined) {
-    if (typeof expiresInDays !== 'number' || !Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > 3650) {
-      throw Errors.badField('expiresInDays', 'must be an integer from 1 to 3650, or null for no expiry');
-    }
-    days = expiresInDays;
-  }
-  if (username !== undefined && typeof username !== 'string') throw Errors.badField('username', 'must be a string');
-  return { name, scopes: scopes as Scope[] | undefined, directory: dir, days, username };
-}
+/** A token's fields, each refused with a 400 naming it (the CLI's options mean the same). */
+export const TOKEN_FIELDS = {
+  name: string({ pattern: TOKEN_NAME, rule: 'must be 1-64 of A-Z a-z 0-9 . _ @ -' }).need().about('unique per user'),
+  scopes: listOf(SCOPES, { rule: `must be a non-empty array of: ${SCOPES.join(', ')}` }).about(
+    "default: all that the caller and the token's user both have",
+  ),
+  directory: checked(
+    string({ rule: DIRECTORY_RULE }),
+    (v, name) => {
+      if (normalizeDirectory(v) === undefined) throw Errors.badField(name, DIRECTORY_RULE);
+      return v;
+    },
+    () => [],
+  )
+    .nullable()
+    .about("relative to the base; default: the caller's (for another user: the narrower of both); null: the whole base"),
+  expiresInDays: number({ integer: true, min: 1, max: 3650, rule: 'must be an integer from 1 to 3650, or null for no expiry' })
+    .nullable()
+    .or(DEFAULT_DAYS)
+    .about('null: never'),
+  username: string({ rule: 'must be a string' }).about('admin only: make the token for this user'),
+};
 
 export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
-  const userOf = (req: Request): User => {
-    const user = deps.users.findById(req.user!.id);
+  const userOf = ({ principal }: Context): User => {
+    const user = deps.users.findById(principal!.id);
     if (!user) throw Errors.unauthorized('revoked');
     return user;
   };
-  const isAdmin = (req: Request) => req.user!.scopes.has('admin');
-  const audit = (req: Request, event: string, extra: Record<string, unknown>) =>
-    deps.audit.record({
-      event,
-      outcome: 'ok',
-      user: req.user!.username,
-      credential: req.user!.credential,
-      client: req.socket.remoteAddress ?? '',
-      ...extra,
-    });
-  const tokenDoc = {
-    'x-credential': 'a login token, or an API token with scope `admin`',
-  };
+  const isAdmin = ({ principal }: Context) => principal!.scopes.has('admin');
+  const audit = ({ principal, client }: Context, event: string, extra: Record<string, unknown>) =>
+    deps.audit.record({ event, outcome: 'ok', user: principal!.username, credential: principal!.credential, client, ...extra });
+  const extra = { 'x-credential': 'a login token, or an API token with scope `admin`' };
   return [
-    {
+    operation({
+      id: 'createToken',
       method: 'POST',
       path: '/api/v1/tokens',
       scope: 'admin',
       loginSuffices: true,
-      handler: async (req, res) => {
-        const asked = parseBody(await readJsonObject(req, BODY_LIMIT));
-        const caller = req.user!;
-        let owner = userOf(req);
-        if (asked.username !== undefined && asked.username !== owner.username) {
-          if (!isAdmin(req)) throw Errors.tokenTooPowerful();
-          const other = deps.users.findByName(asked.username);
-          if (!other) throw Errors.userNotFound(asked.username);
+      tags: ['auth'],
+      summary: 'Make an API token (its text is shown this once)',
+      extra,
+      description:
+        'A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked ' +
+        "for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored. " +
+        "Its scopes and directory never exceed the caller's, nor its user's.",
+      body: { fields: TOKEN_FIELDS, limit: BODY_LIMIT, what: 'a token' },
+      answers: { 201: { description: 'made; `token` is its text, never shown again', schema: ref('NewToken') } },
+      errors: () => [
+        Errors.badField('directory', '<dir> is not a directory inside the base directory'),
+        Errors.userNotFound('<name>'),
+        Errors.tokenTooPowerful(),
+        Errors.tokenNameTaken('<name>'),
+        Errors.clockNotSet(),
+      ],
+      notes: { 400: 'A bad field; the text names it' },
+      run: async ({ body }, ctx) => {
+        const caller = ctx.principal!;
+        let owner = userOf(ctx);
+        if (body.username !== undefined && body.username !== owner.username) {
+          if (!isAdmin(ctx)) throw Errors.tokenTooPowerful();
+          const other = deps.users.findByName(body.username);
+          if (!other) throw Errors.userNotFound(body.username);
           owner = other;
         }
-        // What the token may have: its user's rights, and never more than the caller's.
-        const ownerScopes = ROLE_SCOPES[owner.role];
-        const limit = owner.id === caller.id ? caller.scopes : ownerScopes;
-        const scopes = asked.scopes ?? sortScopes(limit);
-        if (!scopes.every((s) => limit.has(s) && ownerScopes.has(s))) throw Errors.tokenTooPowerful();
-        const ownerDir = owner.id === caller.id ? caller.directory : owner.directory;
-        let directory: string | null = ownerDir;
-        if (asked.directory !== undefined) {
-          const narrowed = narrowerDirectory(ownerDir, asked.directory);
-          if (narrowed === false || narrowed !== asked.directory) throw Errors.tokenTooPowerful();
-          directory = asked.directory;
+        let granted;
+        try {
+          // `""` and "." are the whole base, as null.
+          const directory = typeof body.directory === 'string' ? normalizeDirectory(body.directory) : body.directory;
+          granted = grant(owner, caller, { scopes: body.scopes, directory });
+        } catch (err) {
+          if (err instanceof TokenTooPowerful) throw Errors.tokenTooPowerful();
+          throw err;
         }
+        const { scopes, directory } = granted;
         if (directory !== null && !directoryInside(config.baseDir, directory)) {
           throw Errors.badField('directory', `${directory} is not a directory inside the base directory`);
         }
         let made;
         try {
           made = await deps.apiTokens.update((tokens) =>
-            addToken(tokens, {
-              name: asked.name,
-              user: owner,
-              scopes,
-              directory,
-              expiresInDays: asked.days,
-            }),
+            addToken(tokens, { name: body.name, user: owner, scopes, directory, expiresInDays: body.expiresInDays }),
           );
         } catch (err) {
-          if (err instanceof TokenNameTaken) throw Errors.tokenNameTaken(asked.name);
+          if (err instanceof TokenNameTaken) throw Errors.tokenNameTaken(body.name);
           if (err instanceof ClockNotSet) throw Errors.clockNotSet();
           throw err;
         }
-        audit(req, 'token.create', { name: made.record.name, for: owner.username, scopes: made.record.scopes });
-        sendJson(res, 201, { ...made.record, token: made.token });
+        audit(ctx, 'token.create', { name: made.record.name, for: owner.username, scopes: made.record.scopes });
+        return { status: 201, body: { ...made.record, token: made.token } };
       },
-      doc: () => ({
-        operation: {
-          tags: ['auth'],
-          operationId: 'createToken',
-          summary: 'Make an API token (its text is shown this once)',
-          ...tokenDoc,
-          description:
-            'A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked ' +
-            "for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.",
-          requestBody: { required: true, content: json(ref('TokenRequest')) },
-          responses: { 201: { description: 'made; `token` is its text, never shown again', content: json(ref('NewToken')) } },
-        },
-        errors: [
-          Errors.bodyNotJson(),
-          Errors.badField('<field>', '<rule>'),
-          Errors.userNotFound('<name>'),
-          Errors.tokenTooPowerful(),
-          Errors.tokenNameTaken('<name>'),
-          Errors.bodyTooLarge(BODY_LIMIT),
-          Errors.clockNotSet(),
-        ],
-        notes: { 400: 'A bad field; the text names it' },
-      }),
-    },
-    {
+    }),
+    operation({
+      id: 'listTokens',
       method: 'GET',
       path: '/api/v1/tokens',
       scope: 'admin',
       loginSuffices: true,
-      handler: (req, res) => {
+      tags: ['auth'],
+      summary: "The caller's API tokens (with `admin`: everyone's)",
+      extra,
+      answers: { 200: { description: 'the tokens, never their text or hash', schema: ref('TokenList') } },
+      run: (_input, ctx) => {
         const all = deps.apiTokens.all();
-        const shown = isAdmin(req) ? all : all.filter((t) => t.userId === req.user!.id);
-        sendJson(res, 200, { tokens: shown.map(publicRecord) });
+        const shown = isAdmin(ctx) ? all : all.filter((t) => t.userId === ctx.principal!.id);
+        return { status: 200, body: { tokens: shown.map(publicRecord) } };
       },
-      doc: () => ({
-        operation: {
-          tags: ['auth'],
-          operationId: 'listTokens',
-          summary: "The caller's API tokens (with `admin`: everyone's)",
-          ...tokenDoc,
-          responses: { 200: { description: 'the tokens, never their text or hash', content: json(ref('TokenList')) } },
-        },
-      }),
-    },
-    {
+    }),
+    operation({
+      id: 'revokeToken',
       method: 'DELETE',
       path: '/api/v1/tokens/:id',
       scope: 'admin',
       loginSuffices: true,
-      handler: async (req, res) => {
-        const id = req.params.id ?? '';
-        const mine = isAdmin(req) ? () => true : (userId: string) => userId === req.user!.id;
+      tags: ['auth'],
+      summary: 'Revoke an API token (refused within 2 s everywhere)',
+      extra,
+      answers: { 204: { description: 'revoked' } },
+      errors: () => [Errors.tokenNotFound()],
+      notes: { 404: "No such token, or another user's without `admin`" },
+      run: async ({ params }, ctx) => {
+        const id = params.id ?? '';
+        const mine = isAdmin(ctx) ? () => true : (userId: string) => userId === ctx.principal!.id;
         const gone = await deps.apiTokens.update((tokens) => {
           const t = tokens.find((x) => x.id === id && mine(x.userId));
           return t ? { tokens: tokens.filter((x) => x !== t), value: t } : { tokens, value: undefined };
         });
         if (!gone) throw Errors.tokenNotFound();
-        audit(req, 'token.revoke', { name: gone.name, for: gone.username });
-        res.writeHead(204, { 'Cache-Control': 'no-store' });
-        res.end();
+        audit(ctx, 'token.revoke', { name: gone.name, for: gone.username });
+        return { status: 204 };
       },
-      doc: () => ({
-        operation: {
-          tags: ['auth'],
-          operationId: 'revokeToken',
-          summary: 'Revoke an API token (refused within 2 s everywhere)',
-          ...tokenDoc,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 204: { description: 'revoked' } },
-        },
-        errors: [Errors.tokenNotFound()],
-        notes: { 404: "No such token, or another user's without `admin`" },
-      }),
-    },
-    {
+    }),
+    operation({
+      id: 'listUsers',
       method: 'GET',
       path: '/api/v1/users',
       scope: 'admin',
-      handler: (_req, res) => {
-        sendJson(res, 200, {
-          users: deps.users.all().map((u) => ({ id: u.id, username: u.username, role: u.role, directory: u.directory })),
-        });
-      },
-      doc: () => ({
-        operation: {
-          tags: ['auth'],
-          operationId: 'listUsers',
-          summary: 'The users, their roles and directories (changed by the CLI only)',
-          responses: { 200: { description: 'the users', content: json(ref('UserList')) } },
-        },
+      tags: ['auth'],
+      summary: 'The users, their roles and directories (changed by the CLI only)',
+      answers: { 200: { description: 'the users', schema: ref('UserList') } },
+      run: () => ({
+        status: 200,
+        body: { users: deps.users.all().map((u) => ({ id: u.id, username: u.username, role: u.role, directory: u.directory })) },
       }),
-    },
-  ];
+    }),
+  ].map(toRoute);
 }

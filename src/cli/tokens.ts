@@ -1,19 +1,11 @@
 // `device-agent token create|list|revoke` on the device: the same file and lock as the
-// running agent's token routes (src/auth/api-tokens.ts), so neither loses the other's writes.
-import {
-  addToken,
-  ClockNotSet,
-  publicRecord,
-  readTokens,
-  TOKEN_NAME,
-  TokenNameTaken,
-  updateTokensSync,
-  type StoredToken,
-} from '../auth/api-tokens.ts';
-import { isScope, narrowerDirectory, ROLE_SCOPES, sortScopes } from '../auth/scopes.ts';
+// running agent's token routes (src/auth/api-tokens.ts), so neither loses the other's writes;
+// the same rule for what a token may have (src/auth/token-grant.ts).
+import { addToken, ClockNotSet, publicRecord, readTokens, TOKEN_NAME, TokenNameTaken, updateTokensSync, type StoredToken } from '../auth/api-tokens.ts';
+import { isScope, type Scope } from '../auth/scopes.ts';
+import { grant, TokenTooPowerful } from '../auth/token-grant.ts';
 import { readUsers, type User } from '../auth/users.ts';
 import type { Config } from '../config/config.ts';
-import type { Scope } from '../http/types.ts';
 import { CliError, directoryOption, onlyOptions, usageError, withCliAudit, type Options } from './users.ts';
 
 function userOption(options: Options, config: Config, required: boolean): User | undefined {
@@ -28,10 +20,9 @@ function userOption(options: Options, config: Config, required: boolean): User |
   return user;
 }
 
-function scopesOption(options: Options, user: User): Scope[] {
+function scopesOption(options: Options): Scope[] | undefined {
   const text = options.get('scopes');
-  const allowed = ROLE_SCOPES[user.role];
-  if (text === undefined) return sortScopes(allowed);
+  if (text === undefined) return undefined;
   if (text === true) throw usageError('--scopes needs a value');
   const scopes = text
     .split(',')
@@ -40,10 +31,20 @@ function scopesOption(options: Options, user: User): Scope[] {
   if (scopes.length === 0 || !scopes.every(isScope)) {
     throw usageError('--scopes takes a comma-separated list of: status, files:read, files:write, audio, metrics, admin');
   }
-  const over = scopes.filter((s) => !allowed.has(s));
-  if (over.length > 0)
-    throw new CliError(`a token cannot have more rights than its user: ${user.username} (${user.role}) has no ${over.join(', ')}`);
-  return sortScopes(scopes);
+  return scopes;
+}
+
+/** The token's rights by the API's rule (src/auth/token-grant.ts), the device's administrator asking: its user's limit only. */
+function grantFor(user: User, scopes: Scope[] | undefined, directory: string | null | undefined) {
+  try {
+    return grant(user, null, { scopes, directory });
+  } catch (err) {
+    if (!(err instanceof TokenTooPowerful)) throw err;
+    const why = err.outside
+      ? `${err.outside.asked ?? 'the whole base'} is outside ${user.username}'s directory ${user.directory}`
+      : `${user.username} (${user.role}) has no ${err.over.join(', ')}`;
+    throw new CliError(`a token cannot have more rights than its user: ${why}`);
+  }
 }
 
 function expiryOption(options: Options): number | null {
@@ -84,18 +85,7 @@ export async function tokenCommand(
       onlyOptions(options, ['user', 'scopes', 'directory', 'expires-days', 'no-expiry'], 'token create');
       if (!name || !TOKEN_NAME.test(name)) throw usageError('token create NAME: NAME is 1-64 of A-Z a-z 0-9 . _ @ -');
       const user = userOption(options, config, true)!;
-      const scopes = scopesOption(options, user);
-      const asked = directoryOption(options, config);
-      let directory = user.directory;
-      if (asked !== undefined) {
-        const narrowed = narrowerDirectory(user.directory, asked);
-        if (narrowed === false || narrowed !== asked) {
-          throw new CliError(
-            `a token cannot have more rights than its user: ${asked ?? 'the whole base'} is outside ${user.username}'s directory ${user.directory}`,
-          );
-        }
-        directory = asked;
-      }
+      const { scopes, directory } = grantFor(user, scopesOption(options), directoryOption(options, config));
       let made;
       try {
         made = updateTokensSync(file, (tokens) =>

@@ -1,4 +1,5 @@
-// `device-agent user add|set|passwd|remove|list`: the only writer of the users file.
+// `device-agent user add|set|passwd|remove|list`: the users file's writer on the command
+// line (the running agent writes it too, when it re-hashes a password at login: src/auth/rehash.ts).
 import { createAudit, type Audit } from '../audit/trail.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { isRole, ROLES, type Role } from '../auth/scopes.ts';

@@ -7,6 +7,7 @@ import { getSystemErrorName } from 'node:util';
 import { basename } from 'node:path';
 import type { Config } from '../config/config.ts';
 import { Errors } from '../http/errors.ts';
+import { clientOf } from '../http/request.ts';
 import { countSentAside } from '../http/log.ts';
 import type { Log } from '../util/logger.ts';
 import { socketFd } from '../http/node-internals.ts';
@@ -287,7 +288,7 @@ export function downloadHandler(config: Config, log: Log, counted: Counted, audi
         outcome: completed ? 'ok' : 'failed',
         user: req.user?.username ?? null,
         credential: req.user?.credential ?? 'none',
-        client: req.socket.remoteAddress ?? '',
+        client: clientOf(req),
         path: filepath,
         bytes,
         status,

@@ -4,6 +4,7 @@ import { errnoText } from '../util/errno.ts';
 import { copyFile, fsync, rename } from '../util/fsp.ts';
 import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
+import { clientOf } from '../http/request.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Request, Response } from '../http/types.ts';
 import type { Counted } from '../metrics/registry.ts';
@@ -275,7 +276,7 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
         outcome: 'ok',
         user: req.user?.username ?? null,
         credential: req.user?.credential ?? 'none',
-        client: req.socket.remoteAddress ?? '',
+        client: clientOf(req),
         path: f.path,
         bytes: f.bytes,
       });

@@ -121,6 +121,9 @@ export const Errors = {
   tooManyLiveStreams: (max: number) => e(503, `too many live audio streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
   tooManyLiveStreamsForUser: (max: number) => e(503, `too many live audio streams for this user (at most ${max})`, { 'Retry-After': '5' }),
   deviceUnavailable: (detail: string) => e(503, detail),
+
+  // operations called without HTTP (docs/api.md, "MQTT")
+  unknownCommand: (action: string) => e(404, `unknown command: ${action}`),
 } as const;
 
 /** Bytes as MiB with at most one decimal: 52428800 -> "50", 345600044 -> "329.6". */

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { lingerAfterAnswer } from './linger.ts';
+import { hasUnreadBody } from './request.ts';
 
 export function isTls(socket: Socket): boolean {
   return (socket as Socket & { encrypted?: boolean }).encrypted === true;
@@ -21,7 +22,7 @@ export function redirectToHttps(req: IncomingMessage, res: ServerResponse): void
   const location = `https://${hostOf(req)}${url.startsWith('/') ? url : '/'}`;
   const headers: Record<string, string | number> = { Location: location, 'Content-Length': 0, 'Cache-Control': 'no-store' };
   // A body is not read: the connection closes after the answer, lingering so the client reads it.
-  if (!req.complete && (req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0')) {
+  if (hasUnreadBody(req)) {
     headers.Connection = 'close';
     lingerAfterAnswer(req);
   }

@@ -6,6 +6,19 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { Principal } from '../auth/scopes.ts';
 import type { Claims } from '../auth/tokens.ts';
 
+/** The client address the audit trail and the handlers name. */
+export const clientOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
+
+/**
+ * Whether a body was sent and not read to its end (refused before reading, or too large):
+ * the connection then closes after the answer, lingering so that the client reads it.
+ */
+export function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Shared by requests whose route takes no parameters; never written. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 

@@ -1,5 +1,6 @@
 // Shapes shared by the HTTP layer and the route modules.
 import type { ServerResponse } from 'node:http';
+import type { Scope } from '../auth/scopes.ts';
 import type { HttpError } from './errors.ts';
 import type { AgentRequest } from './request.ts';
 
@@ -11,9 +12,8 @@ export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 
-/** The rights a credential carries; every protected route needs exactly one (docs/api.md, "Scopes"). */
-export const SCOPES = ['status', 'files:read', 'files:write', 'audio', 'metrics', 'admin'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** A route's scope is auth's (src/auth/scopes.ts); named here too for the route modules. */
+export type { Scope };
 
 /**
  * A route's OpenAPI operation, without `security` and without the answers of the auth
@@ -46,4 +46,6 @@ export interface Route {
   doc: () => RouteDoc;
   /** For a GET route: the HEAD operation, when the document lists one. */
   headDoc?: () => RouteDoc;
+  /** The declared operation this route serves (src/ops/operation.ts), when it is one. */
+  op?: import('../ops/operation.ts').AnyOperation;
 }
