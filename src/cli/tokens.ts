@@ -1,7 +1,16 @@
 // `device-agent token create|list|revoke` on the device: the same file and lock as the
 // running agent's token routes (src/auth/api-tokens.ts), so neither loses the other's writes;
 // the same rule for what a token may have (src/auth/token-grant.ts).
-import { addToken, ClockNotSet, publicRecord, readTokens, TOKEN_NAME, TokenNameTaken, updateTokensSync, type StoredToken } from '../auth/api-tokens.ts';
+import {
+  addToken,
+  ClockNotSet,
+  publicRecord,
+  readTokens,
+  TOKEN_NAME,
+  TokenNameTaken,
+  updateTokensSync,
+  type StoredToken,
+} from '../auth/api-tokens.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { grant, TokenTooPowerful } from '../auth/token-grant.ts';
 import { readUsers, type User } from '../auth/users.ts';
