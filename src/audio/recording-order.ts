@@ -9,7 +9,17 @@ import { replaceStateFile } from '../util/atomic.ts';
 import { clockPlausible } from '../util/clock.ts';
 import type { Log } from '../util/logger.ts';
 import { joinName } from '../util/paths.ts';
-import type { Recording } from './retention.ts';
+
+/** A recording as retention weighs it (src/audio/retention.ts). */
+export interface Recording {
+  /** Path relative to recordingsDir, '/'-separated. */
+  name: string;
+  /** Place in the order the recordings were made: higher is newer. */
+  seq: number;
+  /** Wall-clock ms its age counts from; null: made under an implausible clock, not aged yet. */
+  madeAt: number | null;
+  bytes: number;
+}
 
 /** A recording file retention found: its path under recordingsDir, size, mtime, and where to unlink it. */
 export interface Found {

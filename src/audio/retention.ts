@@ -9,7 +9,9 @@ import { promisify } from 'node:util';
 import type { RetentionConfig } from '../config/config.ts';
 import { clockPlausible } from '../util/clock.ts';
 import { lstat, unlink } from '../util/fsp.ts';
-import type { Found, RecordingOrder } from './recording-order.ts';
+import type { Found, Recording, RecordingOrder } from './recording-order.ts';
+
+export type { Recording } from './recording-order.ts';
 
 const openFd = promisify(open) as (path: string, flags: number) => Promise<number>;
 const closeFd = promisify(close);
@@ -26,16 +28,6 @@ export function isRecordingName(name: string): boolean {
 
 /** How deep retention looks into subdirectories of recordingsDir (schedule segments live in them). */
 const MAX_DEPTH = 3;
-
-export interface Recording {
-  /** Path relative to recordingsDir, '/'-separated. */
-  name: string;
-  /** Place in the order the recordings were made: higher is newer. */
-  seq: number;
-  /** Wall-clock ms its age counts from; null: made under an implausible clock, not aged yet. */
-  madeAt: number | null;
-  bytes: number;
-}
 
 export interface RetentionPass {
   /** Wall-clock now (ms). */
