@@ -22,6 +22,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { auditEvents } from './helpers/log.ts';
+import { eventually } from './helpers/proc.ts';
 import { manage, type Call } from './helpers/manage.ts';
 import { plant, type Planted } from './helpers/planted.ts';
 
@@ -387,6 +388,7 @@ scopes('each change is an audit event', async (ctx) => {
   await ctx.op.mkdir('audited');
   await ctx.op.move({ from: 'audited', to: 'audited2' });
   await ctx.op.del('audited2');
+  const from = ctx.agent.output().length;
   await ctx.carol.del('other.txt');
   const events = auditEvents(ctx.agent.output());
   const pick = (e: Record<string, unknown>) => ({ event: e.event, outcome: e.outcome, user: e.user, path: e.path, to: e.to });
@@ -396,10 +398,15 @@ scopes('each change is an audit event', async (ctx) => {
     { event: 'move', outcome: 'ok', user: 'op', path: 'audited', to: 'audited2' },
     { event: 'delete', outcome: 'ok', user: 'op', path: 'audited2', to: undefined },
   ]);
-  const denied = events.find((e) => e.event === 'denied' && e.user === 'carol' && e.path === '/api/v1/files');
-  assert.ok(denied, 'a refused delete is a denied event');
+  // The refusal names the path asked for. Carol's refusals above (the same reason, within
+  // 10 s) may have opened a window: then it is counted in the event that ends the window
+  // (docs/behaviour.md, "Refusals in a flood").
+  const carols = () => auditEvents(ctx.agent.output().slice(from)).filter((e) => e.event === 'denied' && e.user === 'carol');
+  assert.ok(await eventually(() => carols().length > 0, 15_000), 'a refused delete is a denied event');
+  const denied = carols()[0];
   assert.is(denied.reason, 'file path is not allowed');
   assert.is(denied.credential, 'login');
+  if (denied.more === undefined) assert.is(denied.path, 'other.txt');
 });
 
 del.run();
