@@ -30,7 +30,7 @@ import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
-import { RecordingOrder, recordingOrderFile } from './audio/recording-order.ts';
+import { RecordingOrder } from './audio/recording-order.ts';
 import { StatusSampler } from './status/sampler.ts';
 import { clockSynchronized } from './util/clock.ts';
 import type { TlsOptions } from 'node:tls';
@@ -190,7 +190,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     recorder,
     recordingsDir: config.recordingsDir,
     baseDir: config.baseDir,
-    order: new RecordingOrder(recordingOrderFile(config.usersFile), opts.log),
+    order: new RecordingOrder(joinName(posix.dirname(config.usersFile), 'recordings-order.json'), opts.log),
     audio: () => current.audio,
     log: opts.log,
     onDeleted: (r) =>

@@ -525,12 +525,18 @@ export interface components {
                 version: string;
             };
             arch: string;
+            clock: {
+                /** @description a time service set the clock (the kernel flag, systemd-timesyncd, or clock.syncedFile when configured) */
+                synchronized: boolean;
+            };
             cpu: {
                 cores: number;
                 loadPercent: number | null;
                 model: string;
                 temperatureCelsius: number | null;
             };
+            /** @description the config key deviceId (default: the short hostname) */
+            deviceId: string;
             disk: {
                 availableBytes: number | null;
                 /** @description the filesystem holding the download base directory */
@@ -2449,6 +2455,15 @@ export interface operations {
             };
             /** @description Unexpected failure (detail only in the log): `internal error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `the device clock is not set` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

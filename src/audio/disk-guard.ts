@@ -4,7 +4,6 @@
 // retention limits are applied at start, after each recording and daily. Both read the
 // config at each use, so a reload changes them without a restart.
 import { statfsSync } from 'node:fs';
-import { posix } from 'node:path';
 import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
@@ -140,7 +139,9 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     } else {
       watching = false;
       if (record.state === 'finished' && record.file) {
-        void retain(posix.relative(recordingsDir, joinName(opts.baseDir, record.file)));
+        // Its path under recordingsDir (which lies inside baseDir, config.ts checks).
+        const file = joinName(opts.baseDir, record.file);
+        void retain(file.startsWith(`${recordingsDir}/`) ? file.slice(recordingsDir.length + 1) : undefined);
       }
     }
   });

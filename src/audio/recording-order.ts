@@ -2,13 +2,12 @@
 // "Recordings and the disk"): retention deletes the oldest by this order, never by the time
 // in a name, and ages each from `madeAt`. A file beside the recording state
 // (`recordings-order.json`), not in recordingsDir, where a client could list or delete it:
-// `{"next": N, "recordings": {"<path under recordingsDir>": [seq, madeAt | null]}}`.
-import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { replaceStateFile } from '../util/atomic.ts';
+// `{"recordings": [["<path under recordingsDir>", order, madeAt | null], ...]}`.
+// (No node:fs or node:path of its own: each module's require of a built-in at start counts
+// toward V8 optimizing Node's diagnostics-channel getter, test/unit-bundle.test.ts.)
+import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { clockPlausible } from '../util/clock.ts';
 import type { Log } from '../util/logger.ts';
-import { joinName } from '../util/paths.ts';
 
 /** A recording as retention weighs it (src/audio/retention.ts). */
 export interface Recording {
@@ -33,10 +32,6 @@ export interface Found {
 
 type Entry = [seq: number, madeAt: number | null];
 
-export function recordingOrderFile(usersFile: string): string {
-  return joinName(dirname(usersFile), 'recordings-order.json');
-}
-
 export class RecordingOrder {
   private entries: Map<string, Entry> | undefined;
   private next = 0;
@@ -50,33 +45,26 @@ export class RecordingOrder {
   private load(): Map<string, Entry> {
     if (this.entries) return this.entries;
     this.entries = new Map();
-    let text: string;
+    let list: unknown[];
     try {
-      text = readFileSync(this.file, 'utf8');
+      list = readStateList(this.file, 'recordings', 'recordings order record', (text) => new Error(text));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.log.error(`retention: cannot read ${this.file}: ${String(err)}`);
+      this.log.error(`retention: ${(err as Error).message}; ordering the recordings by their files' times`);
       return this.entries;
     }
-    try {
-      const raw = JSON.parse(text) as { next: unknown; recordings: Record<string, unknown> };
-      for (const [name, e] of Object.entries(raw.recordings)) {
-        if (Array.isArray(e) && Number.isSafeInteger(e[0]) && (e[1] === null || Number.isFinite(e[1]))) {
-          this.entries.set(name, [e[0] as number, e[1] as number | null]);
-        }
+    for (const e of list) {
+      if (Array.isArray(e) && typeof e[0] === 'string' && Number.isSafeInteger(e[1]) && (e[2] === null || Number.isFinite(e[2]))) {
+        this.entries.set(e[0], [e[1] as number, e[2] as number | null]);
       }
-      const top = Math.max(-1, ...[...this.entries.values()].map((e) => e[0]));
-      this.next = Number.isSafeInteger(raw.next) ? Math.max(raw.next as number, top + 1) : top + 1;
-    } catch {
-      this.log.error(`retention: ${this.file} is not a valid order record; ordering the recordings by their files' times`);
-      this.entries.clear();
     }
+    this.next = Math.max(-1, ...[...this.entries.values()].map((e) => e[0])) + 1;
     return this.entries;
   }
 
   private save(): void {
-    const recordings = Object.fromEntries(this.entries ?? []);
+    const recordings = [...(this.entries ?? [])].map(([name, [seq, madeAt]]) => [name, seq, madeAt]);
     try {
-      replaceStateFile(this.file, `${JSON.stringify({ next: this.next, recordings })}\n`);
+      replaceStateFile(this.file, `${JSON.stringify({ recordings })}\n`);
     } catch (err) {
       this.log.error(`retention: cannot write ${this.file}: ${String(err)}`);
     }
