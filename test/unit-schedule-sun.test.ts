@@ -54,7 +54,10 @@ function sheetRow(event: SunEvent, ymd: string, E: number, tzHours: number, lat:
   const R = Q + 0.00256 * cos(125.04 - 1934.136 * G);
   const T = asin(sin(R) * sin(P));
   const U = tan(R / 2) * tan(R / 2);
-  const V = 4 * ((U * sin(2 * I) - 2 * K * sin(J) + 4 * K * U * sin(J) * cos(2 * I) - 0.5 * U * U * sin(4 * I) - 1.25 * K * K * sin(2 * J)) * 180) / Math.PI;
+  const V =
+    (4 *
+      ((U * sin(2 * I) - 2 * K * sin(J) + 4 * K * U * sin(J) * cos(2 * I) - 0.5 * U * U * sin(4 * I) - 1.25 * K * K * sin(2 * J)) * 180)) /
+    Math.PI;
   const X = (720 - 4 * lon - V + tzHours * 60) / 1440; // solar noon, local day fraction
   if (event === 'solarNoon') return X;
   const c = cos(ZENITH[event]) / (cos(lat) * cos(T)) - tan(lat) * tan(T);
@@ -66,7 +69,9 @@ function sheetRow(event: SunEvent, ymd: string, E: number, tzHours: number, lat:
 
 /** The zone's offset (hours) at an instant, from Intl's own `longOffset` text. */
 function offsetHours(zone: string, ms: number): number {
-  const text = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(ms).find((p) => p.type === 'timeZoneName')!.value;
+  const text = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' })
+    .formatToParts(ms)
+    .find((p) => p.type === 'timeZoneName')!.value;
   const m = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(text)!;
   return m[1] ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) + Number(m[3]) / 60) : 0;
 }
@@ -90,7 +95,17 @@ const PLACES = [
   { name: 'Honolulu', zone: 'Pacific/Honolulu', lat: 21.3069, lon: -157.8583 },
   { name: 'Cape Town', zone: 'Africa/Johannesburg', lat: -33.9249, lon: 18.4241 },
 ];
-const DATES = ['2024-01-01', '2024-03-20', '2024-03-31', '2024-06-21', '2024-09-22', '2024-10-27', '2024-12-21', '2026-02-28', '2031-07-15'];
+const DATES = [
+  '2024-01-01',
+  '2024-03-20',
+  '2024-03-31',
+  '2024-06-21',
+  '2024-09-22',
+  '2024-10-27',
+  '2024-12-21',
+  '2026-02-28',
+  '2031-07-15',
+];
 
 const sun = suite('sun events vs the NOAA spreadsheet');
 

@@ -191,7 +191,10 @@ export function parseSchedule(value: unknown, defaultZone: () => string = device
     const l = value.location;
     if (!isObject(l)) throw new ScheduleInvalid('location', 'must be {"latitude": N, "longitude": N}');
     checkKeys(l, ['latitude', 'longitude'], 'location');
-    location = { latitude: number(l.latitude, 'location.latitude', -90, 90), longitude: number(l.longitude, 'location.longitude', -180, 180) };
+    location = {
+      latitude: number(l.latitude, 'location.latitude', -90, 90),
+      longitude: number(l.longitude, 'location.longitude', -180, 180),
+    };
   }
   let timeZone: string;
   if (value.timeZone === undefined || value.timeZone === null) timeZone = defaultZone();
@@ -200,12 +203,14 @@ export function parseSchedule(value: unknown, defaultZone: () => string = device
   } else timeZone = value.timeZone;
   const recording = parseRecording(value.recording);
   const list = value.windows ?? [];
-  if (!Array.isArray(list) || list.length > MAX_WINDOWS) throw new ScheduleInvalid('windows', `must be a list of at most ${MAX_WINDOWS} windows`);
+  if (!Array.isArray(list) || list.length > MAX_WINDOWS)
+    throw new ScheduleInvalid('windows', `must be a list of at most ${MAX_WINDOWS} windows`);
   const windows = list.map((w, i) => parseWindow(w, `windows[${i}]`));
   if (location === null) {
     for (const [i, w] of windows.entries()) {
       for (const key of ['start', 'end'] as const) {
-        if (parsePoint(w[key])!.kind === 'sun') throw new ScheduleInvalid('location', `must be set for the sun event in windows[${i}].${key}`);
+        if (parsePoint(w[key])!.kind === 'sun')
+          throw new ScheduleInvalid('location', `must be set for the sun event in windows[${i}].${key}`);
       }
     }
   }

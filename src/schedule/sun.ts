@@ -7,17 +7,7 @@ const RAD = Math.PI / 180;
 const DAY_MS = 86_400_000;
 const MIN_MS = 60_000;
 
-export const SUN_EVENTS = [
-  'sunrise',
-  'sunset',
-  'dawn',
-  'dusk',
-  'nauticalDawn',
-  'nauticalDusk',
-  'nightEnd',
-  'night',
-  'solarNoon',
-] as const;
+export const SUN_EVENTS = ['sunrise', 'sunset', 'dawn', 'dusk', 'nauticalDawn', 'nauticalDusk', 'nightEnd', 'night', 'solarNoon'] as const;
 export type SunEvent = (typeof SUN_EVENTS)[number];
 
 /** Each event's sun elevation (degrees) and side of noon (-1 morning, +1 evening); solarNoon has none. */

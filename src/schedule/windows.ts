@@ -86,9 +86,13 @@ function instance(c: Compiled, w: CompiledWindow, day: number): { start: number;
   if (start === null) return noEvent(w.start);
   let end = pointAt(c, w.end, day);
   if (end === null) return noEvent(w.end);
-  // An end at or before its start is the next day's (a window across midnight is one window).
-  if (end <= start) end = pointAt(c, w.end, day + 1);
-  if (end === null) return noEvent(w.end);
+  // An end at or before its start is the next day's (a window across midnight is one
+  // window); a start moved past the next day's end by its offset or its zone ends the day after.
+  for (let next = day + 1; end <= start && next <= day + 2; next++) {
+    end = pointAt(c, w.end, next);
+    if (end === null) return noEvent(w.end);
+  }
+  if (end <= start) return null;
   if (!w.duty) return { start, end, on: [[start, end]] };
   const on: Span[] = [];
   for (let t = start; t < end; t += w.duty.on + w.duty.off) on.push([t, Math.min(t + w.duty.on, end)]);
@@ -168,4 +172,3 @@ export function momentAt(c: Compiled, now: number): Moment {
   }
   return { window, on, next };
 }
-

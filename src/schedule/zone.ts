@@ -55,8 +55,8 @@ export class Zone {
   /** Offset (ms, local minus UTC) at `ms`, straight from Intl (whole seconds). */
   #rawOffset(ms: number): number {
     const s = Math.floor(ms / 1000) * 1000;
-    const p: Record<string, number> = {};
-    for (const part of this.#format.formatToParts(s)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+    const p = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+    for (const part of this.#format.formatToParts(s)) if (part.type in p) p[part.type as keyof typeof p] = Number(part.value);
     return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - s;
   }
 
