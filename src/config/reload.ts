@@ -26,11 +26,16 @@ export interface ReloadPlan {
 const prefixed = (name: string, o: object) =>
   Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, tls, metrics, audit, ...top } = c;
+  const { audio, tls, metrics, audit, clock, ...top } = c;
   return {
     ...top,
     tls: shown(tls),
-    ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics), ...prefixed('audit', audit)]),
+    ...Object.fromEntries([
+      ...prefixed('audio', audio),
+      ...prefixed('metrics', metrics),
+      ...prefixed('audit', audit),
+      ...prefixed('clock', clock),
+    ]),
   };
 };
 
