@@ -144,8 +144,9 @@ export class SegmentRun {
 
   /** Moves the run's end (a changed schedule, a clock that jumped): sample-exact from the next chunk. */
   until(ms: number | null): void {
+    if (ms === this.untilMs) return;
     this.untilMs = ms;
-    if (this.current || this.budget !== Number.POSITIVE_INFINITY) this.budget = Number.POSITIVE_INFINITY;
+    this.budget = Number.POSITIVE_INFINITY; // counted again from the next chunk
   }
 
   private data(chunk: Buffer): void {
@@ -206,7 +207,13 @@ export class SegmentRun {
       const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
         if (over) return;
         over = true;
-        resolve(this.keep(open, code === 0 && !spawnError && !/\bsox FAIL\b/.test(stderr), `${spawnError ?? `code ${code} signal ${signal}`}: ${stderr.trim()}`));
+        resolve(
+          this.keep(
+            open,
+            code === 0 && !spawnError && !/\bsox FAIL\b/.test(stderr),
+            `${spawnError ?? `code ${code} signal ${signal}`}: ${stderr.trim()}`,
+          ),
+        );
       };
       encoder.once('error', (err: NodeJS.ErrnoException) => {
         if (encoder.pid === undefined) finish(null, null, err.code);
@@ -258,7 +265,8 @@ export class SegmentRun {
     };
     if (!ok || cur.fed === 0) {
       if (!ok) opts.log.error(`schedule: the segment ${cur.final} could not be written (sox ${why}); discarded`);
-      return discard();
+      discard();
+      return;
     }
     try {
       const fd = openSync(cur.temp, 'r');
