@@ -73,12 +73,20 @@ rec.before((ctx) => {
   ctx.noise = noise(ctx.mic);
 });
 rec.after(async (ctx) => {
+  rmSync(SYNCED, { force: true });
   ctx.noise?.kill();
   await ctx.mic?.stop();
 });
 
+/** A clock.syncedFile that exists: the clock counts as synchronized whatever this machine's is. */
+const SYNCED = join('/tmp', `da-synced-${process.pid}`);
+
 async function withAgent(mic: VirtualMic, config: Record<string, unknown>, body: (agent: TestAgent, token: string) => Promise<void>) {
-  const agent = await startAgent({ env: mic.env, config: { audio: { device: 'pulse', minFreeBytes: 0 }, ...config } });
+  writeFileSync(SYNCED, '');
+  const agent = await startAgent({
+    env: mic.env,
+    config: { audio: { device: 'pulse', minFreeBytes: 0 }, clock: { syncedFile: SYNCED }, ...config },
+  });
   try {
     await body(agent, await agent.login());
   } finally {
@@ -90,10 +98,18 @@ rec('no schedule: GET answers null and off, the preview 404; a wrong document is
   await withAgent(mic, {}, async (agent, token) => {
     const none = await api(agent, token, 'GET', SCHEDULE);
     assert.is(none.status, 200);
-    assert.equal(none.json, { schedule: null, state: { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null } });
+    assert.equal(none.json, {
+      schedule: null,
+      state: { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null },
+    });
     const preview = await api(agent, token, 'GET', `${SCHEDULE}/preview`);
     assert.equal([preview.status, preview.json], [404, { error: 'no schedule' }]);
-    const bad = await api(agent, token, 'PUT', SCHEDULE, { windows: [{ start: '10:00', end: '11:00' }, { start: 'noon', end: '13:00' }] });
+    const bad = await api(agent, token, 'PUT', SCHEDULE, {
+      windows: [
+        { start: '10:00', end: '11:00' },
+        { start: 'noon', end: '13:00' },
+      ],
+    });
     assert.equal([bad.status, bad.json], [400, { error: 'windows[1].start: must be HH:MM or a sun event with an offset' }]);
     const sun = await api(agent, token, 'PUT', SCHEDULE, { windows: [{ start: 'sunrise', end: '13:00' }] });
     assert.equal([sun.status, sun.json], [400, { error: 'location: must be set for the sun event in windows[0].start' }]);
@@ -104,7 +120,13 @@ rec('no schedule: GET answers null and off, the preview 404; a wrong document is
       days: 1,
     });
     assert.equal(proposed.json, {
-      windows: [{ start: '2024-03-31T02:00:00+01:00', end: '2024-03-31T03:00:00+01:00', on: [['2024-03-31T02:00:00+01:00', '2024-03-31T03:00:00+01:00']] }],
+      windows: [
+        {
+          start: '2024-03-31T02:00:00+01:00',
+          end: '2024-03-31T03:00:00+01:00',
+          on: [['2024-03-31T02:00:00+01:00', '2024-03-31T03:00:00+01:00']],
+        },
+      ],
       skipped: [],
     });
     const days = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: { windows: [] }, days: 367 });
@@ -113,15 +135,16 @@ rec('no schedule: GET answers null and off, the preview 404; a wrong document is
 });
 
 rec('a window under way records gapless segments named from their first sample; SIGTERM keeps the last one complete', async ({ mic }) => {
-  const synced = join('/tmp', `da-synced-${process.pid}`);
-  writeFileSync(synced, '');
-  await withAgent(mic, { clock: { syncedFile: synced } }, async (agent, token) => {
+  await withAgent(mic, {}, async (agent, token) => {
     const live = await listenLive(agent, token, 'format=wav');
     const put = await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()]));
     assert.is(put.status, 200);
     assert.is(put.json.schedule.recording.segmentSeconds, 10);
     assert.is(put.json.schedule.windows[0].days.length, 7);
-    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000), 'recording within 5 s');
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'recording within 5 s',
+    );
     assert.ok(await eventually(() => segments(agent).files.length >= 2, 40_000), 'two segments stored');
     const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
     assert.is(state.reason, null);
@@ -150,7 +173,10 @@ rec('a window under way records gapless segments named from their first sample; 
     const stream = live.body().subarray(44);
     const start = stream.indexOf(joined.subarray(0, 4096));
     assert.ok(start >= 0, 'the first segment begins inside the live stream');
-    assert.ok(joined.subarray(0, 4096).some((b) => b !== 0), 'noise, not silence');
+    assert.ok(
+      joined.subarray(0, 4096).some((b) => b !== 0),
+      'noise, not silence',
+    );
     const overlap = Math.min(joined.length, stream.length - start);
     assert.ok(overlap > 2 * 960_000, `the live stream covers two segments (${overlap} bytes)`);
     assert.ok(stream.subarray(start, start + overlap).equals(joined.subarray(0, overlap)), 'no sample lost or repeated');
@@ -158,31 +184,36 @@ rec('a window under way records gapless segments named from their first sample; 
     assert.match(audit, /"event":"schedule.set"/);
     assert.match(audit, /"event":"recording.end","outcome":"ok","user":null,"credential":"schedule"/);
   });
-  rmSync(synced, { force: true });
 });
 
 rec('the clock gate: no recording while the clock is not synchronized, then within 5 s of it', async ({ mic }) => {
   const synced = join('/tmp', `da-synced-gate-${process.pid}`);
   rmSync(synced, { force: true });
   await withAgent(mic, { clock: { syncedFile: synced } }, async (agent, token) => {
-    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()]));
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
     const waiting = (await api(agent, token, 'GET', SCHEDULE)).json.state;
     assert.is(waiting.state, 'waiting');
     assert.is(waiting.reason, 'clock not synchronized');
     assert.ok(waiting.window !== null);
     writeFileSync(synced, '');
     const since = Date.now();
-    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000), 'recording within 5 s');
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'recording within 5 s',
+    );
     assert.ok(Date.now() - since < 5000);
     rmSync(synced);
     assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'clock not synchronized', 5000));
-    assert.ok(await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000), 'the segment cut short is kept');
+    assert.ok(
+      await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000),
+      'the segment cut short is kept',
+    );
   });
 });
 
 rec('a manual recording during a window is a separate file; another format is 409; DELETE keeps the running segment', async ({ mic }) => {
   await withAgent(mic, {}, async (agent, token) => {
-    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()]));
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
     assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000));
     const other = await startRecording(agent, token, { duration: 1, fileExtension: 'wav', sampleRate: 44100 });
     assert.equal([other.status, await other.json()], [409, { error: 'pulse is capturing at 48000 Hz, 1 channel(s)' }]);
@@ -194,43 +225,54 @@ rec('a manual recording during a window is a separate file; another format is 40
     assert.is(soxi(join(agent.baseDir, r.file!)).seconds, 1);
     const del = await fetch(`${agent.url}${SCHEDULE}`, { method: 'DELETE', headers: bearer(token) });
     assert.is(del.status, 204);
-    assert.ok(await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000), 'the running segment kept');
+    assert.ok(
+      await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000),
+      'the running segment kept',
+    );
     const after = (await api(agent, token, 'GET', SCHEDULE)).json;
     assert.equal([after.schedule, after.state.state, after.state.reason], [null, 'off', 'no schedule']);
     assert.match(agent.output(), /"event":"schedule.clear"/);
   });
 });
 
-rec('a schedule written on disk applies within 2 s; kill -9 leaves a temp file the next start removes, and records within 5 s', async ({ mic }) => {
-  await withAgent(mic, {}, async (agent, token) => {
-    writeFileSync(join(agent.dir, 'schedule.json'), JSON.stringify(doc([windowNow()])));
-    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 3000), 'applied within 2 s');
-    assert.ok(await eventually(() => segments(agent).temps.length === 1, 5000), 'a segment being written');
-    await agent.stop('SIGKILL');
-    assert.is(segments(agent).temps.length, 1);
-    const again = await spawnAgent(agent.dir, mic.env);
-    try {
-      const token2 = await agent.login().catch(async () => {
-        const res = await fetch(`http://127.0.0.1:${again.port}/api/v1/agentusers/loginusertoagent`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }),
-        });
-        return ((await res.json()) as { token: string }).token;
-      });
-      const get = async () =>
-        (await (await fetch(`http://127.0.0.1:${again.port}${SCHEDULE}`, { headers: bearer(token2) })).json()) as { state: { state: string } };
-      assert.ok(await until(async () => (await get()).state.state === 'recording', 5000), 'recording within 5 s of the restart');
+rec(
+  'a schedule written on disk applies within 2 s; kill -9 leaves a temp file the next start removes, and records within 5 s',
+  async ({ mic }) => {
+    await withAgent(mic, {}, async (agent, token) => {
+      writeFileSync(join(agent.dir, 'schedule.json'), JSON.stringify(doc([windowNow()])));
       assert.ok(
-        await eventually(() => segments(agent).temps.length <= 1 && segments(agent).files.length === 0, 1000),
-        'the killed segment was removed, not kept',
+        await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 3000),
+        'applied within 2 s',
       );
-      assert.match(again.output(), /removed .*a segment cut short by a kill or a power cut/);
-    } finally {
-      again.child.kill('SIGKILL');
-    }
-    assert.ok(readFileSync(join(agent.dir, 'schedule.json'), 'utf8').includes('"segmentSeconds"'));
-  });
-});
+      assert.ok(await eventually(() => segments(agent).temps.length === 1, 5000), 'a segment being written');
+      await agent.stop('SIGKILL');
+      assert.is(segments(agent).temps.length, 1);
+      const again = await spawnAgent(agent.dir, mic.env);
+      try {
+        const token2 = await agent.login().catch(async () => {
+          const res = await fetch(`http://127.0.0.1:${again.port}/api/v1/agentusers/loginusertoagent`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }),
+          });
+          return ((await res.json()) as { token: string }).token;
+        });
+        const get = async () =>
+          (await (await fetch(`http://127.0.0.1:${again.port}${SCHEDULE}`, { headers: bearer(token2) })).json()) as {
+            state: { state: string };
+          };
+        assert.ok(await until(async () => (await get()).state.state === 'recording', 5000), 'recording within 5 s of the restart');
+        assert.ok(
+          await eventually(() => segments(agent).temps.length <= 1 && segments(agent).files.length === 0, 1000),
+          'the killed segment was removed, not kept',
+        );
+        assert.match(again.output(), /removed .*a segment cut short by a kill or a power cut/);
+      } finally {
+        again.child.kill('SIGKILL');
+      }
+      assert.ok(readFileSync(join(agent.dir, 'schedule.json'), 'utf8').includes('"segmentSeconds"'));
+    });
+  },
+);
 
 rec.run();
