@@ -4,11 +4,11 @@
 // byte), the clock gate, SIGTERM, kill -9 and a restart inside a window, a manual
 // recording beside the schedule, the API's answers and refusals.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
+import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
 import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
@@ -274,5 +274,40 @@ rec(
     });
   },
 );
+
+rec('the disk guard: below minFreeBytes no segment starts; below half of it the running one ends, kept and playable', async ({ mic }) => {
+  if (process.getuid?.() !== 0) throw new Error('this test mounts a tmpfs and must run as root');
+  writeFileSync(SYNCED, '');
+  const MiB = 1024 * 1024;
+  const { dir } = await prepareDir({ config: { audio: { device: 'pulse', minFreeBytes: 3 * MiB }, clock: { syncedFile: SYNCED } } });
+  const recordings = join(dir, 'files/recordings');
+  mkdirSync(recordings);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', recordings]);
+  const { child, port } = await spawnAgent(dir, mic.env);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const { token } = (await login.json()) as { token: string };
+    const agent = { url, baseDir: join(dir, 'files') } as TestAgent;
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { fileExtension: 'wav', segmentSeconds: 3600 }));
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000), 'recording');
+    // 4 MiB, 96 KB of wav a second: below 1.5 MiB free after ~27 s, ended within 10 s of it.
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'disk', 60_000), 'waiting for disk');
+    assert.ok(await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000), 'the segment kept');
+    const info = soxi(segments(agent).files[0]!);
+    assert.ok(info.seconds > 10, `a playable segment of ${info.seconds} s`);
+    const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+    assert.equal([state.state, state.lastSegment.durationSeconds > 10], ['waiting', true]);
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    execFileSync('umount', ['-l', recordings]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 rec.run();

@@ -41,6 +41,8 @@ export interface ScheduleDeps {
 const LOOK_MS = 1000;
 /** A device that failed to open is tried again this often, not every second. */
 const RETRY_MS = 5000;
+/** A period with less than this left does not start a run. */
+const MIN_RUN_MS = 1000;
 
 export class ScheduleService {
   private stored: Stored = { kind: 'none' };
@@ -162,7 +164,9 @@ export class ScheduleService {
       this.set('recording', null, m.window, m.next);
       return;
     }
-    if (this.starting || this.stopping || now < this.retryAt) {
+    // A run that ended on its own at the period's end (by sample count) a moment before the clock says so: no sliver of a segment.
+    const ending = m.on[1] - now < MIN_RUN_MS;
+    if (this.starting || this.stopping || now < this.retryAt || ending) {
       this.set(this.failure ? 'waiting' : this.current.state, this.failure ?? this.current.reason, m.window, m.next);
       return;
     }
