@@ -46,6 +46,7 @@ export const once = new Set([
   'client-types.test.ts',
   'client-download.test.ts',
   'client-upload.test.ts',
+  'client-schedule.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
   'auth-limiter.test.ts',
   'unit-file-lock.test.ts',
