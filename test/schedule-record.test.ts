@@ -223,6 +223,10 @@ rec('a manual recording during a window is a separate file; another format is 40
     assert.is(r.state, 'finished');
     assert.ok(r.file!.startsWith('recordings/recording-'));
     assert.is(soxi(join(agent.baseDir, r.file!)).seconds, 1);
+    // Stored again while a segment is being written (and the file's poller reloads it): the segment goes on.
+    assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }))).status, 200);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is(segments(agent).temps.length, 1, 'the segment being written is still there');
     const del = await fetch(`${agent.url}${SCHEDULE}`, { method: 'DELETE', headers: bearer(token) });
     assert.is(del.status, 204);
     assert.ok(

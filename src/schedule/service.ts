@@ -59,6 +59,7 @@ export class ScheduleService {
   private timer: NodeJS.Timeout | undefined;
   private boundary: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly cleaned = new Set<string>();
 
   constructor(private readonly deps: ScheduleDeps) {}
 
@@ -67,8 +68,14 @@ export class ScheduleService {
     this.stored = readScheduleFile(this.deps.file());
     if (this.stored.kind === 'invalid') this.deps.log.error(`schedule: ${this.stored.error}; not recording on it`);
     this.compiled = this.stored.kind === 'valid' ? compile(this.stored.schedule) : null;
-    if (this.stored.kind === 'valid')
-      removeLeftovers(join(this.deps.recordingsDir, this.stored.schedule.recording.directory), this.deps.log);
+    if (this.stored.kind === 'valid') {
+      // Once per directory and process: after that, a `.part` there is a segment this agent is writing.
+      const dir = join(this.deps.recordingsDir, this.stored.schedule.recording.directory);
+      if (!this.cleaned.has(dir)) {
+        this.cleaned.add(dir);
+        removeLeftovers(dir, this.deps.log);
+      }
+    }
     this.failure = null;
     this.retryAt = 0;
     if (!this.timer && !this.closed) {
