@@ -239,6 +239,25 @@ rec('a manual recording during a window is a separate file; another format is 40
   });
 });
 
+rec('a window that begins while the device captures in another format waits, with that text, then starts', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    const manual = await startRecording(agent, token, { duration: 4, fileExtension: 'wav', sampleRate: 44100 });
+    assert.is(manual.status, 202);
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
+    const busy = 'pulse is capturing at 44100 Hz, 1 channel(s)';
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === busy, 3000),
+      'waiting for the device',
+    );
+    assert.is((await api(agent, token, 'GET', SCHEDULE)).json.state.state, 'waiting');
+    assert.is((await waitForEnd(agent, token)).state, 'finished');
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'started once the device is free',
+    );
+  });
+});
+
 rec(
   'a schedule written on disk applies within 2 s; kill -9 leaves a temp file the next start removes, and records within 5 s',
   async ({ mic }) => {
