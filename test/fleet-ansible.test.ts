@@ -441,7 +441,7 @@ it('a wrong pin fails the host before the token is sent, naming both keys; a pin
 });
 
 it('ansible-doc renders every module; ansible-test sanity and validate-modules pass', async () => {
-  for (const m of ['status', 'recording', 'file', 'token']) {
+  for (const m of ['status', 'recording', 'file', 'token', 'schedule']) {
     const { stdout } = await runP('ansible-doc', ['-t', 'module', `deviceagent.fleet.${m}`], { env: ansible.env });
     assert.match(stdout, `> DEVICEAGENT.FLEET.${m.toUpperCase()}`);
     assert.match(stdout, 'EXAMPLES:');
@@ -474,7 +474,7 @@ it('ansible-doc renders every module; ansible-test sanity and validate-modules p
       'ansible_collections/deviceagent/fleet',
       '--collection-version',
       '0.1.0',
-      ...['status', 'recording', 'file', 'token'].map((m) => `plugins/modules/${m}.py`),
+      ...['status', 'recording', 'file', 'token', 'schedule'].map((m) => `plugins/modules/${m}.py`),
     ],
     { cwd: collection, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(tmp, 'sanity') } },
   ).catch((e) => e);
