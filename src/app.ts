@@ -32,6 +32,7 @@ import { createOperations, type Operations, permits } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
+import { scheduleRoutes, type ScheduleRouteDeps } from './schedule/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 import type { Log } from './util/logger.ts';
 
@@ -53,6 +54,10 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   metrics: AgentMetrics;
   /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
   metricsToken: Buffer | undefined;
+  /** /api/v1/schedule (docs/schedule.md): the service, made on first use. */
+  schedule?: ScheduleRouteDeps;
+  /** A manual start in another format than the capture the schedule records from: the 409's text, else null. */
+  captureConflict?: (device: string, rate: number, channels: number) => string | null;
 }
 
 export interface App {
@@ -78,6 +83,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
+    ...(deps.schedule ? scheduleRoutes(deps.schedule) : []),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];

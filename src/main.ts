@@ -37,6 +37,9 @@ Usage:
   device-agent token list [--user USER]    list API tokens (never their text)
   device-agent token revoke ID|NAME --user USER
                                            revoke an API token (refused within 2 s)
+  device-agent schedule show | set FILE|- | clear | preview [--from D] [--days N] [--json]
+                                           the recording schedule (docs/schedule.md): set
+                                           validates it and the agent applies it within 2 s
   device-agent config check [--config FILE]
                                            validate the config, its drop-ins (config.d/*.json
                                            beside it) and its paths (exit 0 or 78)
@@ -63,8 +66,8 @@ interface Args {
 }
 
 /** Options that take a value, and those that are flags; each belongs to the user or token commands. */
-const VALUE_OPTIONS = new Set(['role', 'directory', 'user', 'scopes', 'expires-days']);
-const FLAG_OPTIONS = new Set(['no-directory', 'no-expiry']);
+const VALUE_OPTIONS = new Set(['role', 'directory', 'user', 'scopes', 'expires-days', 'from', 'days']);
+const FLAG_OPTIONS = new Set(['no-directory', 'no-expiry', 'json']);
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { positional: [], config: undefined, dev: false, help: false, version: false, options: new Map() };
@@ -85,7 +88,8 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--dev') args.dev = true;
     else if (a === '--help' || a === '-h') args.help = true;
     else if (a === '--version' || a === '-V') args.version = true;
-    else if (a.startsWith('-')) throw usageError(`unknown option ${a}`);
+    else if (a.startsWith('-') && a !== '-')
+      throw usageError(`unknown option ${a}`); // '-': standard input
     else args.positional.push(a);
   }
   return args;
@@ -184,8 +188,8 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command = 'serve', sub, name, ...extra] = args.positional;
-  if (args.options.size > 0 && command !== 'user' && command !== 'token') {
-    throw usageError(`--${[...args.options.keys()][0]} is an option of the user and token commands`);
+  if (args.options.size > 0 && command !== 'user' && command !== 'token' && command !== 'schedule') {
+    throw usageError(`--${[...args.options.keys()][0]} is an option of the user, token and schedule commands`);
   }
   const out = (line: string) => process.stdout.write(line + '\n');
   switch (command) {
@@ -202,6 +206,12 @@ async function main(argv: string[]): Promise<number> {
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       await tokenCommand(sub, name, resolveConfig(args), args.options, out);
       return 0;
+    case 'schedule': {
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      const { scheduleCommand } = await import('./cli/schedule.ts');
+      scheduleCommand(sub, name, resolveConfig(args), args.options, out);
+      return 0;
+    }
     case 'config':
       if ((sub !== 'check' && sub !== 'show') || name) throw usageError('usage: device-agent config check|show [--config FILE]');
       if (sub === 'show') {

@@ -37,6 +37,7 @@ import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
+import { scheduleHost } from './schedule/host.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -212,6 +213,36 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     clockSynchronized: () => clockSynchronized(current.clock.syncedFile),
   });
   const events = new EventHub(eventSources(sampler, recorder, captures));
+  // The schedule (docs/schedule.md): nothing of it is loaded until a schedule file exists or its routes are asked.
+  const schedule = scheduleHost({
+    file: () => current.scheduleFile,
+    device: () => current.audio.device,
+    minFreeBytes: () => current.audio.minFreeBytes,
+    baseDir: config.baseDir,
+    recordingsDir: config.recordingsDir,
+    captures,
+    log: opts.log,
+    synchronized: () => clockSynchronized(current.clock.syncedFile),
+    onState: (state) => {
+      metrics.scheduleRecording(state.state === 'recording');
+      events.send('schedule', state);
+    },
+    onSegment: (segment) => {
+      metrics.segments.value++;
+      events.send('segment', segment);
+      audit.record({
+        event: 'recording.end',
+        outcome: 'ok',
+        user: null,
+        credential: 'schedule',
+        client: 'local',
+        file: segment.file,
+        bytes: segment.sizeBytes,
+        stoppedBy: null,
+      });
+      void recordings.retain();
+    },
+  });
   const deps = {
     users,
     tokens,
@@ -228,6 +259,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     metrics,
     admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
+    schedule: { service: schedule.service, file: () => current.scheduleFile, audit },
+    captureConflict: schedule.conflict,
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -326,7 +359,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       recordings.close();
       // A running recording is stopped so its file is finalized and kept (docs/api.md#the-file);
       // then the captures end (nobody is left on them).
-      await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);
+      await Promise.all([Promise.all([recorder.shutdown(), schedule.close()]).then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
       await audit.close();
     },

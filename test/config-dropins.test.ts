@@ -141,6 +141,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       recordingsDir: join(dir, 'files/recordings'),
       usersFile: join(dir, 'users.json'),
       tokensFile: join(dir, 'tokens.json'),
+      scheduleFile: join(dir, 'schedule.json'),
       jwtSecretFile: join(dir, 'jwt.secret'),
       tokenTtlSeconds: 3600,
       maxFileBytes: 1024,

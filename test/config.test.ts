@@ -17,6 +17,7 @@ parse('fills every default', () => {
     recordingsDir: '/var/lib/device-agent/files/recordings',
     usersFile: '/var/lib/device-agent/users.json',
     tokensFile: '/var/lib/device-agent/tokens.json',
+    scheduleFile: '/var/lib/device-agent/schedule.json',
     jwtSecretFile: '/var/lib/device-agent/jwt.secret',
     tokenTtlSeconds: 3600,
     maxFileBytes: 52428800,

@@ -360,6 +360,36 @@ it('token present twice: created once (its text hidden from the output), then ch
   }
 });
 
+it('schedule present: stored once, then changed false (defaults filled in on both sides); check mode changes nothing; absent removes', async () => {
+  const doc = '{ timeZone: UTC, enabled: false, windows: [{ start: "22:00", end: "02:00" }] }';
+  const run = await ansible.playbook(
+    play(`
+- name: check
+  deviceagent.fleet.schedule: { schedule: ${doc} }
+  check_mode: true
+- name: set
+  deviceagent.fleet.schedule: { schedule: ${doc} }
+- name: again
+  deviceagent.fleet.schedule: { schedule: { timeZone: UTC, enabled: false, recording: { segmentSeconds: 300 }, windows: [{ start: "22:00", end: "02:00", days: [sun, mon, tue, wed, thu, fri, sat] }] } }
+- name: clear
+  deviceagent.fleet.schedule: { state: absent }
+- name: clear again
+  deviceagent.fleet.schedule: { state: absent }`),
+    inventory,
+  );
+  allOk(run);
+  for (const [i, h] of HOSTS.entries()) {
+    assert.equal(
+      ['check', 'set', 'again', 'clear', 'clear again'].map((t) => run.task(t)[h]!.changed),
+      [true, true, false, true, false],
+      h,
+    );
+    assert.is(run.task('set')[h]!.state.reason, 'disabled');
+    const now = await (await fetch(`${agents[i]!.url}/api/v1/schedule`, { headers: { Authorization: `Bearer ${tokens[i]}` } })).json();
+    assert.is(now.schedule, null, `${h}: removed`);
+  }
+});
+
 it("a token without the scope fails the task with the agent's text", async () => {
   const run = await ansible.playbook(
     play(`
@@ -411,7 +441,7 @@ it('a wrong pin fails the host before the token is sent, naming both keys; a pin
 });
 
 it('ansible-doc renders every module; ansible-test sanity and validate-modules pass', async () => {
-  for (const m of ['status', 'recording', 'file', 'token']) {
+  for (const m of ['status', 'recording', 'file', 'token', 'schedule']) {
     const { stdout } = await runP('ansible-doc', ['-t', 'module', `deviceagent.fleet.${m}`], { env: ansible.env });
     assert.match(stdout, `> DEVICEAGENT.FLEET.${m.toUpperCase()}`);
     assert.match(stdout, 'EXAMPLES:');
@@ -444,7 +474,7 @@ it('ansible-doc renders every module; ansible-test sanity and validate-modules p
       'ansible_collections/deviceagent/fleet',
       '--collection-version',
       '0.1.0',
-      ...['status', 'recording', 'file', 'token'].map((m) => `plugins/modules/${m}.py`),
+      ...['status', 'recording', 'file', 'token', 'schedule'].map((m) => `plugins/modules/${m}.py`),
     ],
     { cwd: collection, env: { ...env, ANSIBLE_COLLECTIONS_PATH: join(tmp, 'sanity') } },
   ).catch((e) => e);

@@ -23,6 +23,9 @@ export const once = new Set([
   'unit-web-names.test.ts',
   'unit-retention.test.ts',
   'unit-coalesce.test.ts',
+  'unit-schedule-sun.test.ts',
+  'unit-schedule-windows.test.ts',
+  'unit-schedule-document.test.ts',
   // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
   'ops-invoke.test.ts',
   'package-build.test.ts',
@@ -47,6 +50,7 @@ export const once = new Set([
   'client-openapi-fetch.test.ts',
   'client-download.test.ts',
   'client-upload.test.ts',
+  'client-schedule.test.ts',
   // The limiter's memory: the same code from source as in the executable, and ~1-2 min.
   'auth-limiter.test.ts',
   'unit-file-lock.test.ts',

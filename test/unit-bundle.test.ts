@@ -94,6 +94,8 @@ const LAZY = [
   'swagger ui assets',
   'openssl command',
   'web interface assets',
+  'schedule',
+  'schedule service',
 ];
 
 /**

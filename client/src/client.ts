@@ -28,6 +28,9 @@ import type {
   LoginResponse,
   RecordingStatus,
   RecordStart,
+  ScheduleAnswer,
+  ScheduleDocument,
+  SchedulePreview,
   TlsInfo,
   TokenCreate,
   TokenRecord,
@@ -311,6 +314,27 @@ export class DeviceAgent {
 
   async revokeToken(id: string): Promise<void> {
     await this.transport.json('DELETE', `/api/v1/tokens/${enc(id)}`);
+  }
+
+  /** GET /api/v1/schedule: the stored schedule (defaults filled in, or null) and what it does now. */
+  schedule(): Promise<ScheduleAnswer> {
+    return this.transport.json('GET', '/api/v1/schedule');
+  }
+
+  /** PUT /api/v1/schedule: stores a schedule, applied at once (a wrong field: 400 naming it by path). */
+  setSchedule(schedule: ScheduleDocument): Promise<ScheduleAnswer> {
+    return this.transport.json('PUT', '/api/v1/schedule', schedule);
+  }
+
+  /** DELETE /api/v1/schedule: a running segment ends and is kept. */
+  async clearSchedule(): Promise<void> {
+    await this.transport.json('DELETE', '/api/v1/schedule');
+  }
+
+  /** The windows that begin on `days` days from `from`: of the stored schedule, or of `schedule` (not stored). */
+  schedulePreview(opts: { schedule?: ScheduleDocument; from?: string; days?: number } = {}): Promise<SchedulePreview> {
+    if (opts.schedule) return this.transport.json('POST', '/api/v1/schedule/preview', opts);
+    return this.transport.json('GET', `/api/v1/schedule/preview${query({ from: opts.from, days: opts.days })}`);
   }
 
   /** GET /api/v1/users (scope admin). */

@@ -330,6 +330,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored schedule (defaults filled in) and what it does now */
+        get: operations["scheduleGet"];
+        /** Store a schedule; it applies at once */
+        put: operations["scheduleSet"];
+        post?: never;
+        /** Remove the schedule; a running segment ends and is kept */
+        delete: operations["scheduleClear"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedule/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored schedule's merged windows that begin on the days asked, computed as the recorder will */
+        get: operations["schedulePreview"];
+        put?: never;
+        /** The preview of a schedule not yet stored */
+        post: operations["schedulePreviewProposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tls": {
         parameters: {
             query?: never;
@@ -1557,7 +1594,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: `a recording is already in progress` */
+            /** @description Conflict: `a recording is already in progress`; `<device> is capturing at <rate> Hz, <n> channel(s)` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,6 +2312,356 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the schedule (null: none) and its state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the stored document with its defaults filled in */
+                        schedule?: Record<string, never> | null;
+                        state?: {
+                            lastSegment?: Record<string, never> | null;
+                            next?: Record<string, never> | null;
+                            reason?: string | null;
+                            /** @enum {unknown} */
+                            state?: "off" | "waiting" | "recording";
+                            window?: Record<string, never> | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description stored: the schedule and its state, as GET */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the stored document with its defaults filled in */
+                        schedule?: Record<string, never> | null;
+                        state?: {
+                            lastSegment?: Record<string, never> | null;
+                            next?: Record<string, never> | null;
+                            reason?: string | null;
+                            /** @enum {unknown} */
+                            state?: "off" | "waiting" | "recording";
+                            window?: Record<string, never> | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not a schedule: the text names the field by path: `windows[1].start: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleClear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulePreview: {
+        parameters: {
+            query?: {
+                days?: number;
+                /** @description default: today in the schedule's zone */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the windows and the windows skipped (a sun event that does not happen) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        skipped?: {
+                            date?: string;
+                            reason?: string;
+                            window?: number;
+                        }[];
+                        windows?: {
+                            end?: string;
+                            on?: unknown[];
+                            start?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `days must be an integer from 1 to 366`; `from must be a date YYYY-MM-DD` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `no schedule` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulePreviewProposed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    days?: number;
+                    /** Format: date */
+                    from?: string;
+                    schedule?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description as GET */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        skipped?: {
+                            date?: string;
+                            reason?: string;
+                            window?: number;
+                        }[];
+                        windows?: {
+                            end?: string;
+                            on?: unknown[];
+                            start?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `schedule.windows[0].end: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure (detail only in the log): `internal error` */

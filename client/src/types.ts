@@ -41,3 +41,24 @@ export type AgentEvent =
   | { event: 'recording'; data: RecordingStatus }
   | { event: 'level'; data: { device: string; peakDbfs: number; rmsDbfs: number } }
   | { event: string; data: unknown };
+
+/** A recording schedule (docs/schedule.md of the agent): the document as sent; GET answers it with every default filled in. */
+export type ScheduleDocument = Record<string, unknown>;
+
+/** GET and PUT /api/v1/schedule. */
+export interface ScheduleAnswer {
+  schedule: ScheduleDocument | null;
+  state: {
+    state: 'off' | 'waiting' | 'recording';
+    reason: string | null;
+    window: { start: string; end: string } | null;
+    next: { start: string; end: string } | null;
+    lastSegment: { file: string; startedAt: string; durationSeconds: number; sizeBytes: number } | null;
+  };
+}
+
+/** GET and POST /api/v1/schedule/preview. */
+export interface SchedulePreview {
+  windows: { start: string; end: string; on: [string, string][] }[];
+  skipped: { date: string; window: number; reason: string }[];
+}

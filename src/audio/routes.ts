@@ -128,6 +128,8 @@ export interface AudioDeps {
    * NotEnoughSpace when the recordings' file system has less free than audio.minFreeBytes.
    */
   admitRecording?: () => void;
+  /** A start in another format than the capture a schedule records from (docs/schedule.md): the 409's text, else null. */
+  captureConflict?: (device: string, rate: number, channels: number) => string | null;
 }
 
 export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
@@ -149,6 +151,7 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           Errors.unknownDevice('<id>'),
           Errors.wavTooLarge('<d>', '<N>', '<M>'),
           Errors.recordingInProgress(),
+          Errors.captureFormat('<device> is capturing at <rate> Hz, <n> channel(s)'),
           Errors.recorderUnavailable('<message naming the capture program, or the device and what it refused>'),
           new HttpError(507, Errors.notEnoughSpace(0, 0).message.replace(/0 MB free, 0 MB/, '<N> MB free, <M> MB')),
         ],
@@ -162,6 +165,8 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           if (start.device !== undefined && !(await knownDevice(start.device, recorder.configuredDevice))) {
             throw Errors.unknownDevice(start.device);
           }
+          const conflict = deps.captureConflict?.(start.device ?? recorder.configuredDevice, start.sampleRate, start.channels);
+          if (conflict) throw Errors.captureFormat(conflict);
           let record;
           try {
             // A start while one runs is 409 whatever the disk holds.

@@ -35,6 +35,8 @@ export interface Config {
   usersFile: string;
   /** API tokens (hashes only), mode 0600; default tokens.json beside usersFile. */
   tokensFile: string;
+  /** The recording schedule (docs/schedule.md), mode 0600; default schedule.json beside usersFile; absent: none. */
+  scheduleFile: string;
   jwtSecretFile: string;
   tokenTtlSeconds: number;
   maxFileBytes: number;
@@ -91,6 +93,7 @@ const TOP_KEYS = new Set([
   'recordingsDir',
   'usersFile',
   'tokensFile',
+  'scheduleFile',
   'audit',
   'jwtSecretFile',
   'tokenTtlSeconds',
@@ -161,6 +164,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
   }
   const usersFile = path('usersFile', '/var/lib/device-agent/users.json');
   const tokensFile = path('tokensFile', joinName(dirname(usersFile), 'tokens.json'));
+  const scheduleFile = path('scheduleFile', joinName(dirname(usersFile), 'schedule.json'));
   const jwtSecretFile = path('jwtSecretFile', '/var/lib/device-agent/jwt.secret');
   const tokenTtlSeconds = int(raw, 'tokenTtlSeconds', 'tokenTtlSeconds', 3600, 1, 31 * 24 * 3600);
   const maxFileBytes = int(raw, 'maxFileBytes', 'maxFileBytes', 52428800, 1, Number.MAX_SAFE_INTEGER);
@@ -197,6 +201,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     recordingsDir,
     usersFile,
     tokensFile,
+    scheduleFile,
     jwtSecretFile,
     tokenTtlSeconds,
     maxFileBytes,

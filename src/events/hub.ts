@@ -172,6 +172,11 @@ export class EventHub {
     res.write(text);
   }
 
+  /** Sends one event to every open stream (the schedule's `schedule` and `segment`). */
+  send(event: string, data: unknown): void {
+    if (this.streams.size > 0) this.broadcast(frame(event, JSON.stringify(data)));
+  }
+
   private broadcast(text: string): void {
     for (const s of this.streams) this.write(s, text);
   }

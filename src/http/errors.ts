@@ -104,6 +104,8 @@ export const Errors = {
 
   // recording (docs/api.md#audio-recording)
   recordingInProgress: () => e(409, 'a recording is already in progress'),
+  /** A schedule records from the device at another format (docs/schedule.md): `<device> is capturing at <rate> Hz, <n> channel(s)`. */
+  captureFormat: (text: string) => e(409, text),
   noRecording: () => e(409, 'no recording is in progress'),
   stopFailed: (detail: string) => e(500, `the recording failed while stopping: ${detail}`),
   recorderUnavailable: (detail: string) => e(503, detail),

@@ -27,6 +27,9 @@ export class AgentMetrics {
    */
   readonly transfers: Record<Direction, Counted>;
   readonly recordings: Record<RecordingResult, Cell>;
+  /** Segments the schedule stored (docs/schedule.md). */
+  readonly segments: Cell;
+  private recordingOnSchedule = 0;
   private tls: TlsFigures | undefined;
 
   constructor() {
@@ -51,6 +54,8 @@ export class AgentMetrics {
     this.transfers = { download: counted('download'), upload: counted('upload') };
     const recordings = r.add(new Counter('device_agent_recordings_total', 'Recordings ended, by result', ['result']));
     this.recordings = { finished: recordings.cell('finished'), failed: recordings.cell('failed') };
+    this.segments = r.add(new Counter('device_agent_segments_total', 'Segments the schedule recorded and stored')).cell();
+    r.add(new Sampled('device_agent_schedule_recording', '1 while the schedule records, else 0', [], [], () => this.recordingOnSchedule));
     r.add(
       new Sampled(
         'device_agent_tls_handshake_failures_total',
@@ -71,6 +76,11 @@ export class AgentMetrics {
       ),
     );
     processMetrics(r);
+  }
+
+  /** The schedule's state: recording or not. */
+  scheduleRecording(on: boolean): void {
+    this.recordingOnSchedule = on ? 1 : 0;
   }
 
   /** The TLS figures appear once a TLS listener reports them. */

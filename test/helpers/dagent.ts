@@ -149,6 +149,9 @@ export const COMMAND_NAMES = [
   'token list',
   'token revoke',
   'users',
+  'schedule show',
+  'schedule set',
+  'schedule preview',
 ];
 
 /** Node.js runtimes to run dagent with: the tests' own, and the Node 24 the agent embeds when it differs. */

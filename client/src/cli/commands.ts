@@ -1,7 +1,7 @@
 // The commands that talk to one device through its profile's credential.
-import { createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AudioFormat, DeviceStatus, RecordingStatus, Scope } from '../types.ts';
+import type { AudioFormat, DeviceStatus, RecordingStatus, SchedulePreview, Scope } from '../types.ts';
 import { streams } from '../builtins.ts';
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
@@ -498,6 +498,86 @@ const users: Command = {
   },
 };
 
+/** A schedule document from a file or standard input (`-`). */
+function scheduleFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new UsageError(`${path === '-' ? 'standard input' : path} is not JSON: ${(err as Error).message}`);
+  }
+}
+
+const previewText = (p: SchedulePreview) =>
+  [
+    ...(p.windows.length ? [] : ['(no window begins on these days)']),
+    ...p.windows.map((w) => `${w.start} to ${w.end}${w.on.length > 1 ? ` (${w.on.length} recording periods)` : ''}`),
+    ...p.skipped.map((k) => `${k.date}: window ${k.window} skipped: ${k.reason}`),
+  ].join('\n');
+
+const scheduleShow: Command = {
+  name: 'schedule show',
+  args: '',
+  summary: "The device's recording schedule and what it does now",
+  examples: ['dagent schedule show', 'dagent schedule show --json | jq .state'],
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
+  async run({ agent }) {
+    const a = await agent.schedule();
+    const st = a.state;
+    const lines = [
+      `state: ${st.state}${st.reason ? ` (${st.reason})` : ''}`,
+      ...(st.window ? [`window: ${st.window.start} to ${st.window.end}`] : []),
+      ...(st.next ? [`next: ${st.next.start} to ${st.next.end}`] : []),
+      ...(st.lastSegment
+        ? [`last segment: ${st.lastSegment.file} (${st.lastSegment.durationSeconds} s, ${bytes(st.lastSegment.sizeBytes)})`]
+        : []),
+      a.schedule ? JSON.stringify(a.schedule, null, 2) : '(no schedule)',
+    ];
+    return { json: a, human: lines.join('\n') };
+  },
+};
+
+const scheduleSet: Command = {
+  name: 'schedule set',
+  args: 'FILE|-',
+  summary: 'Store a recording schedule (a JSON document; - reads standard input); it applies at once',
+  examples: [
+    'dagent schedule set dawn-chorus.json',
+    'dagent schedule set - < schedule.json',
+    'dagent schedule set s.json --hosts devices.txt',
+  ],
+  positionals: { min: 1, max: 1 },
+  async run({ agent }, [file]) {
+    const a = await agent.setSchedule(scheduleFile(file!));
+    return { json: a, message: `schedule stored: ${a.state.state}${a.state.reason ? ` (${a.state.reason})` : ''}` };
+  },
+};
+
+const schedulePreview: Command = {
+  name: 'schedule preview',
+  args: '',
+  summary: 'The windows the schedule records on the days asked (of the stored schedule, or of --file before storing it)',
+  examples: ['dagent schedule preview --days 30', 'dagent schedule preview --file new.json --from 2026-06-01'],
+  options: {
+    from: { type: 'string', value: 'YYYY-MM-DD', help: "first day; default: today in the schedule's zone" },
+    days: { type: 'string', value: 'N', help: 'how many days, 1 to 366 (default 7)' },
+    file: { type: 'string', value: 'FILE', help: 'preview this document (- for standard input) instead of the stored one' },
+  },
+  positionals: { min: 0, max: 0 },
+  async run({ agent }, _args, values) {
+    const file = str(values, 'file');
+    const days = num(values, 'days', { min: 1, max: 366, integer: true });
+    const p = await agent.schedulePreview({ schedule: file ? scheduleFile(file) : undefined, from: str(values, 'from'), days });
+    return { json: p, human: previewText(p) };
+  },
+};
+
 export const deviceCommands: Command[] = [
   status,
   ls,
@@ -516,4 +596,7 @@ export const deviceCommands: Command[] = [
   tokenList,
   tokenRevoke,
   users,
+  scheduleShow,
+  scheduleSet,
+  schedulePreview,
 ];

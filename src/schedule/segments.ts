@@ -1,0 +1,310 @@
+// Continuous recording into segments (docs/schedule.md, "Segments"): one consumer of the
+// device's capture (shared with manual recordings and live streams) cuts the PCM into
+// files of exactly segmentSeconds × rate samples, one sox encoder per segment; the next
+// encoder starts on the very chunk the last one ends on, so no sample is lost or repeated.
+// A segment is written to `.<name>.part` and renamed once its encoder finalized it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { encodeStage, frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
+import type { Capture, Consumer } from '../audio/capture.ts';
+import type { Captures } from '../audio/captures.ts';
+import { syncDir } from '../util/atomic.ts';
+import type { Log } from '../util/logger.ts';
+
+/** A window cannot start while the device captures in another format: the text is the 409's. */
+export class FormatBusy extends Error {
+  constructor(device: string, f: PcmFormat) {
+    super(`${device} is capturing at ${f.rate} Hz, ${f.channels} channel(s)`);
+    this.name = 'FormatBusy';
+  }
+}
+
+export interface Segment {
+  /** Relative to baseDir. */
+  file: string;
+  /** Epoch ms of its first sample (wall clock). */
+  startedAt: number;
+  durationSeconds: number;
+  sizeBytes: number;
+}
+
+export interface SegmentOptions {
+  captures: Captures;
+  device: string;
+  format: AudioFormat;
+  pcm: PcmFormat;
+  segmentSeconds: number;
+  /** Absolute: `<recordingsDir>/<directory>`. */
+  dir: string;
+  baseDir: string;
+  log: Log;
+  onSegment: (segment: Segment) => void;
+  /** The capture ended under the run (unplugged, killed): the text naming the device, or null when the agent ended it. */
+  onEnded: (failure: string | null) => void;
+}
+
+const TEMP = /^\..*\.part$/;
+const STDERR_TAIL = 4096;
+
+/** Removes the temp files a kill or a power cut left in `<dir>/<day>/` (they were never made complete). */
+export function removeLeftovers(dir: string, log: Log): void {
+  let days: string[];
+  try {
+    days = readdirSync(dir);
+  } catch {
+    return; // no segment was ever written
+  }
+  for (const day of days) {
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, day));
+    } catch {
+      continue; // not a directory
+    }
+    for (const name of names) {
+      if (!TEMP.test(name)) continue;
+      try {
+        unlinkSync(join(dir, day, name));
+        log.info(`schedule: removed ${join(dir, day, name)}, a segment cut short by a kill or a power cut`);
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+  }
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** `<YYYY-MM-DD>/<YYYYMMDD>_<HHMMSS>` of an instant, in UTC. */
+export function segmentName(ms: number): { day: string; base: string } {
+  const d = new Date(ms);
+  const [y, mo, da] = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
+  return {
+    day: `${pad(y, 4)}-${pad(mo)}-${pad(da)}`,
+    base: `${pad(y, 4)}${pad(mo)}${pad(da)}_${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`,
+  };
+}
+
+interface Open {
+  encoder: ChildProcess;
+  done: Promise<void>;
+  temp: string;
+  final: string;
+  startedAt: number;
+  fed: number;
+  target: number;
+  held: Buffer;
+  heldBytes: number;
+}
+
+export class SegmentRun {
+  private capture: Capture | undefined;
+  private current: Open | null = null;
+  private readonly finishing = new Set<Promise<void>>();
+  private feeding = true;
+  /** PCM bytes still to take before the run ends by itself (the end of the "on" period), or Infinity. */
+  private budget = Number.POSITIVE_INFINITY;
+  private untilMs: number | null = null;
+  private readonly bytesPerSecond: number;
+  private readonly segmentBytes: number;
+  private readonly consumer: Consumer;
+
+  private constructor(private readonly opts: SegmentOptions) {
+    this.bytesPerSecond = opts.pcm.rate * frameBytes(opts.pcm);
+    this.segmentBytes = opts.segmentSeconds * this.bytesPerSecond;
+    this.consumer = {
+      data: (chunk) => this.data(chunk),
+      end: (failure) => {
+        this.endInput();
+        void this.stopped().then(() => opts.onEnded(failure));
+      },
+    };
+  }
+
+  /** Attaches to the device's capture (started at the schedule's format when none runs). Throws FormatBusy or CaptureFailed. */
+  static async start(opts: SegmentOptions, untilMs: number | null): Promise<SegmentRun> {
+    const running = opts.captures.get(opts.device);
+    const differs = (f: PcmFormat) => f.rate !== opts.pcm.rate || f.channels !== opts.pcm.channels;
+    if (running && !running.ended && !running.stopping && differs(running.format)) throw new FormatBusy(opts.device, running.format);
+    const run = new SegmentRun(opts);
+    run.untilMs = untilMs;
+    const capture = await opts.captures.attach(opts.device, opts.pcm, run.consumer);
+    if (differs(capture.format)) {
+      capture.detach(run.consumer);
+      throw new FormatBusy(opts.device, capture.format);
+    }
+    run.capture = capture;
+    return run;
+  }
+
+  get active(): boolean {
+    return this.feeding;
+  }
+
+  /** Moves the run's end (a changed schedule, a clock that jumped): sample-exact from the next chunk. */
+  until(ms: number | null): void {
+    if (ms === this.untilMs) return;
+    this.untilMs = ms;
+    this.budget = Number.POSITIVE_INFINITY; // counted again from the next chunk
+  }
+
+  private data(chunk: Buffer): void {
+    if (!this.feeding) return;
+    const now = Date.now();
+    let off = 0;
+    // The run's end in samples, counted from the sample this chunk starts with.
+    if (this.untilMs !== null && this.budget === Number.POSITIVE_INFINITY) {
+      const startOfChunk = now - (chunk.length / this.bytesPerSecond) * 1000;
+      const frames = Math.max(0, Math.round(((this.untilMs - startOfChunk) / 1000) * this.opts.pcm.rate));
+      this.budget = frames * frameBytes(this.opts.pcm);
+    }
+    while (off < chunk.length && this.feeding) {
+      if (this.budget <= 0) {
+        this.endInput();
+        break;
+      }
+      if (!this.current) this.current = this.open(now - ((chunk.length - off) / this.bytesPerSecond) * 1000);
+      const cur = this.current;
+      const take = Math.min(chunk.length - off, cur.target - cur.fed, this.budget);
+      this.hold(cur, chunk.subarray(off, off + take));
+      cur.fed += take;
+      off += take;
+      this.budget -= take;
+      if (cur.fed >= cur.target) this.close(cur);
+    }
+    if (this.budget <= 0) this.endInput();
+  }
+
+  private open(startedAt: number): Open {
+    const { day, base } = segmentName(startedAt);
+    const dayDir = join(this.opts.dir, day);
+    mkdirSync(dayDir, { recursive: true, mode: 0o755 });
+    const name = `${base}.${this.opts.format}`;
+    const temp = join(dayDir, `.${name}.part`);
+    const stage = encodeStage(this.opts.format, this.opts.pcm, this.opts.pcm, temp);
+    const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    encoder.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    encoder.stdin!.on('error', () => {
+      /* EPIPE: the encoder died; its exit says why */
+    });
+    const open: Open = {
+      encoder,
+      temp,
+      final: join(dayDir, name),
+      startedAt,
+      fed: 0,
+      target: this.segmentBytes,
+      held: Buffer.allocUnsafe(Math.min(this.bytesPerSecond, 128 * 1024) + 64 * 1024),
+      heldBytes: 0,
+      done: Promise.resolve(),
+    };
+    open.done = new Promise<void>((resolve) => {
+      let over = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
+        if (over) return;
+        over = true;
+        resolve(
+          this.keep(
+            open,
+            code === 0 && !spawnError && !/\bsox FAIL\b/.test(stderr),
+            `${spawnError ?? `code ${code} signal ${signal}`}: ${stderr.trim()}`,
+          ),
+        );
+      };
+      encoder.once('error', (err: NodeJS.ErrnoException) => {
+        if (encoder.pid === undefined) finish(null, null, err.code);
+      });
+      encoder.once('close', (code, signal) => finish(code, signal));
+    });
+    return open;
+  }
+
+  /** Copies the capture's chunk (its read buffer, valid during the call only) into the batch for the encoder. */
+  private hold(cur: Open, part: Buffer): void {
+    if (cur.heldBytes + part.length > cur.held.length) this.flush(cur);
+    if (part.length > cur.held.length) {
+      cur.encoder.stdin!.write(Buffer.from(part));
+      return;
+    }
+    part.copy(cur.held, cur.heldBytes);
+    cur.heldBytes += part.length;
+    if (cur.heldBytes >= cur.held.length - 64 * 1024) this.flush(cur);
+  }
+
+  private flush(cur: Open): void {
+    if (cur.heldBytes === 0) return;
+    cur.encoder.stdin!.write(Buffer.from(cur.held.subarray(0, cur.heldBytes)));
+    cur.heldBytes = 0;
+  }
+
+  /** Ends a segment's input: its encoder finalizes the file, then it is renamed into place. */
+  private close(cur: Open): void {
+    if (this.current === cur) this.current = null;
+    this.flush(cur);
+    cur.encoder.stdin!.end();
+    const grace = setTimeout(() => cur.encoder.kill('SIGKILL'), 10_000);
+    const done = cur.done.finally(() => {
+      clearTimeout(grace);
+      this.finishing.delete(done);
+    });
+    this.finishing.add(done);
+  }
+
+  private keep(cur: Open, ok: boolean, why: string): void {
+    const { opts } = this;
+    const discard = () => {
+      try {
+        unlinkSync(cur.temp);
+      } catch {
+        /* never created */
+      }
+    };
+    if (!ok || cur.fed === 0) {
+      if (!ok) opts.log.error(`schedule: the segment ${cur.final} could not be written (sox ${why}); discarded`);
+      discard();
+      return;
+    }
+    try {
+      const fd = openSync(cur.temp, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(cur.temp, cur.final);
+      syncDir(join(cur.final, '..'));
+      const sizeBytes = statSync(cur.final).size;
+      opts.onSegment({
+        file: relative(opts.baseDir, cur.final).split(sep).join('/'),
+        startedAt: cur.startedAt,
+        durationSeconds: cur.fed / this.bytesPerSecond,
+        sizeBytes,
+      });
+    } catch (err) {
+      opts.log.error(`schedule: could not keep the segment ${cur.final}: ${String(err)}`);
+      discard();
+    }
+  }
+
+  private endInput(): void {
+    if (!this.feeding) return;
+    this.feeding = false;
+    this.capture?.detach(this.consumer);
+    if (this.current) this.close(this.current);
+  }
+
+  /** Resolves once every segment begun is stored. */
+  private async stopped(): Promise<void> {
+    while (this.finishing.size > 0) await Promise.all([...this.finishing]);
+  }
+
+  /** Ends the run now: the current segment is finalized and kept (shorter). Resolves once stored. */
+  async stop(): Promise<void> {
+    this.endInput();
+    await this.stopped();
+  }
+}

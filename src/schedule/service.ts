@@ -1,0 +1,268 @@
+// The schedule at work (docs/schedule.md, "The recorder"): the stored document, its state
+// (off / waiting / recording, and why), and the segment run it starts and stops. Looked at
+// every second and at each boundary of a period, on the wall clock: after a jump the
+// windows are re-evaluated at the next look. Loaded only once a schedule exists.
+import { join } from 'node:path';
+import { freeBytes } from '../audio/disk-guard.ts';
+import type { Captures } from '../audio/captures.ts';
+import type { Log } from '../util/logger.ts';
+import type { Schedule } from './document.ts';
+import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
+import { readScheduleFile, type Stored } from './store.ts';
+import { type Compiled, compile, type MergedWindow, momentAt } from './windows.ts';
+import type { Zone } from './zone.ts';
+
+export type StateName = 'off' | 'waiting' | 'recording';
+
+export interface ScheduleState {
+  state: StateName;
+  reason: string | null;
+  window: { start: string; end: string } | null;
+  next: { start: string; end: string } | null;
+  lastSegment: { file: string; startedAt: string; durationSeconds: number; sizeBytes: number } | null;
+}
+
+export interface ScheduleDeps {
+  /** The running config's values (a reload may change them). */
+  file: () => string;
+  device: () => string;
+  minFreeBytes: () => number;
+  baseDir: string;
+  recordingsDir: string;
+  captures: Captures;
+  log: Log;
+  synchronized: () => boolean;
+  /** The state at every change (the events stream's `schedule`). */
+  onState: (state: ScheduleState) => void;
+  /** A segment stored (the `segment` event, the audit's recording.end, metrics, retention). */
+  onSegment: (segment: ScheduleState['lastSegment'] & object) => void;
+}
+
+const LOOK_MS = 1000;
+/** A device that failed to open is tried again this often, not every second. */
+const RETRY_MS = 5000;
+/** A period with less than this left does not start a run. */
+const MIN_RUN_MS = 1000;
+
+export class ScheduleService {
+  private stored: Stored = { kind: 'none' };
+  private compiled: Compiled | null = null;
+  private run: SegmentRun | null = null;
+  private runKey = '';
+  private runDevice = '';
+  private starting = false;
+  private stopping: Promise<void> | null = null;
+  private retryAt = 0;
+  private failure: string | null = null;
+  private current: ScheduleState = { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null };
+  private shown = '';
+  private timer: NodeJS.Timeout | undefined;
+  private boundary: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly cleaned = new Set<string>();
+
+  constructor(private readonly deps: ScheduleDeps) {}
+
+  /** Reads the file again (a change on disk, a PUT, a DELETE) and applies it now. */
+  reload(): void {
+    this.stored = readScheduleFile(this.deps.file());
+    if (this.stored.kind === 'invalid') this.deps.log.error(`schedule: ${this.stored.error}; not recording on it`);
+    this.compiled = this.stored.kind === 'valid' ? compile(this.stored.schedule) : null;
+    if (this.stored.kind === 'valid') {
+      // Once per directory and process: after that, a `.part` there is a segment this agent is writing.
+      const dir = join(this.deps.recordingsDir, this.stored.schedule.recording.directory);
+      if (!this.cleaned.has(dir)) {
+        this.cleaned.add(dir);
+        removeLeftovers(dir, this.deps.log);
+      }
+    }
+    this.failure = null;
+    this.retryAt = 0;
+    if (!this.timer && !this.closed) {
+      this.timer = setInterval(() => this.look(), LOOK_MS);
+      this.timer.unref();
+    }
+    this.look();
+  }
+
+  get schedule(): Schedule | null {
+    return this.stored.kind === 'valid' ? this.stored.schedule : null;
+  }
+
+  get zone(): Zone | null {
+    return this.compiled?.zone ?? null;
+  }
+
+  state(): ScheduleState {
+    return this.current;
+  }
+
+  get recording(): boolean {
+    return this.run?.active ?? false;
+  }
+
+  /** The device the schedule records from now, or null. */
+  get recordingDevice(): string | null {
+    return this.recording ? this.runDevice : null;
+  }
+
+  private set(state: StateName, reason: string | null, window: MergedWindow | null, next: MergedWindow | null): void {
+    const zone = this.compiled?.zone;
+    const span = (w: MergedWindow | null) => (w && zone ? { start: zone.iso(w.start), end: zone.iso(w.end) } : null);
+    this.current = { state, reason, window: span(window), next: span(next), lastSegment: this.current.lastSegment };
+    const text = JSON.stringify(this.current);
+    if (text === this.shown) return;
+    this.shown = text;
+    this.deps.onState(this.current);
+  }
+
+  /** Compares what should be with what is, and acts. */
+  private look(): void {
+    if (this.closed) return;
+    const stored = this.stored;
+    if (stored.kind !== 'valid' || !this.compiled) {
+      this.halt();
+      this.set('off', stored.kind === 'invalid' ? stored.error : 'no schedule', null, null);
+      return;
+    }
+    const s = stored.schedule;
+    if (!s.enabled) {
+      this.halt();
+      this.set('off', 'disabled', null, null);
+      return;
+    }
+    const now = Date.now();
+    const m = momentAt(this.compiled, now);
+    this.arm(m, now);
+    if (!this.deps.synchronized()) {
+      this.halt();
+      this.set('waiting', 'clock not synchronized', m.window, m.next);
+      return;
+    }
+    if (!m.window) {
+      this.halt();
+      this.set('waiting', 'outside windows', null, m.next);
+      return;
+    }
+    if (!m.on) {
+      this.halt();
+      this.set('waiting', 'duty cycle pause', m.window, m.next);
+      return;
+    }
+    const min = this.deps.minFreeBytes();
+    let free = Number.POSITIVE_INFINITY;
+    try {
+      free = min > 0 ? freeBytes(this.deps.recordingsDir) : free;
+    } catch (err) {
+      this.deps.log.error(`schedule: cannot read free space of ${this.deps.recordingsDir}: ${String(err)}`);
+    }
+    if (free < (this.recording ? min / 2 : min)) {
+      if (this.recording) this.deps.log.warn(`schedule: ${free} bytes free under ${this.deps.recordingsDir}: ending the segment`);
+      this.halt();
+      this.set('waiting', 'disk', m.window, m.next);
+      return;
+    }
+    const r = s.recording;
+    const device = r.device ?? this.deps.device();
+    const key = JSON.stringify([device, r.fileExtension, r.sampleRate, r.channels, r.segmentSeconds, r.directory]);
+    if (this.run && (!this.run.active || this.runKey !== key)) this.halt();
+    if (this.run) {
+      this.run.until(m.on[1]);
+      this.set('recording', null, m.window, m.next);
+      return;
+    }
+    // A run that ended on its own at the period's end (by sample count) a moment before the clock says so: no sliver of a segment.
+    const ending = m.on[1] - now < MIN_RUN_MS;
+    if (this.starting || this.stopping || now < this.retryAt || ending) {
+      this.set(this.failure ? 'waiting' : this.current.state, this.failure ?? this.current.reason, m.window, m.next);
+      return;
+    }
+    this.starting = true;
+    SegmentRun.start(
+      {
+        captures: this.deps.captures,
+        device,
+        format: r.fileExtension,
+        pcm: { rate: r.sampleRate, channels: r.channels },
+        segmentSeconds: r.segmentSeconds,
+        dir: join(this.deps.recordingsDir, r.directory),
+        baseDir: this.deps.baseDir,
+        log: this.deps.log,
+        onSegment: (seg) => this.segment(seg),
+        onEnded: (failure) => {
+          if (failure) {
+            this.failure = failure;
+            this.retryAt = Date.now() + RETRY_MS;
+            this.deps.log.error(`schedule: ${failure}`);
+          }
+          this.look();
+        },
+      },
+      m.on[1],
+    ).then(
+      (run) => {
+        this.starting = false;
+        if (this.closed) return void run.stop();
+        this.run = run;
+        this.runKey = key;
+        this.runDevice = device;
+        this.failure = null;
+        this.look();
+      },
+      (err: unknown) => {
+        this.starting = false;
+        this.failure = err instanceof Error ? err.message : String(err);
+        // A capture in another format: try again as soon as it may have ended.
+        this.retryAt = Date.now() + (err instanceof FormatBusy ? LOOK_MS : RETRY_MS);
+        if (!(err instanceof FormatBusy)) this.deps.log.error(`schedule: ${this.failure}`);
+        this.look();
+      },
+    );
+  }
+
+  /** A timer at the next boundary (a period's start or end, a window's end), so periods begin on time, not at the next look. */
+  private arm(m: ReturnType<typeof momentAt>, now: number): void {
+    const candidates = [m.on?.[1], m.window?.end, m.window?.on.find(([s]) => s > now)?.[0], m.next?.start].filter(
+      (t): t is number => t !== undefined && t > now,
+    );
+    clearTimeout(this.boundary);
+    if (candidates.length === 0) return;
+    const wait = Math.min(...candidates) - now;
+    if (wait > LOOK_MS) return; // the next look comes first
+    this.boundary = setTimeout(() => this.look(), wait);
+    this.boundary.unref();
+  }
+
+  private segment(seg: Segment): void {
+    const zone = this.compiled?.zone;
+    const shown = {
+      file: seg.file,
+      startedAt: zone ? zone.iso(seg.startedAt) : new Date(seg.startedAt).toISOString(),
+      durationSeconds: Math.round(seg.durationSeconds * 1000) / 1000,
+      sizeBytes: seg.sizeBytes,
+    };
+    this.current = { ...this.current, lastSegment: shown };
+    this.deps.onSegment(shown);
+  }
+
+  /** Ends the running segment run (kept, complete); the state is set by the caller. */
+  private halt(): void {
+    const run = this.run;
+    if (!run) return;
+    this.run = null;
+    const stopping = run.stop().finally(() => {
+      if (this.stopping === stopping) this.stopping = null;
+    });
+    this.stopping = stopping;
+  }
+
+  /** Shutdown (SIGTERM) or the schedule removed: the current segment is finalized and kept. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    clearTimeout(this.boundary);
+    this.timer = undefined;
+    this.halt();
+    await this.stopping;
+  }
+}

@@ -1,0 +1,174 @@
+// The window rules (docs/schedule.md, "Rules of time"): one pure function from a schedule,
+// a range of dates and its zone to the merged recording periods. The recorder and the
+// preview both call it, so the preview shows exactly what will be recorded.
+import { DAYS, parseMonthDay, parsePoint, type Point, type Schedule } from './document.ts';
+import { sunEventAt } from './sun.ts';
+import { monthDay, weekday, type Zone, zoneNamed } from './zone.ts';
+
+/** [start, end) in epoch milliseconds. */
+export type Span = [number, number];
+
+/** Windows that overlap or touch, merged: their whole extent and the union of their recording periods. */
+export interface MergedWindow {
+  start: number;
+  end: number;
+  on: Span[];
+}
+
+/** A window that would have started on `day` but whose sun event does not happen then. */
+export interface Skip {
+  day: number;
+  window: number;
+  reason: string;
+}
+
+interface CompiledWindow {
+  start: Point;
+  end: Point;
+  weekdays: Set<number>;
+  dates: [number, number] | null;
+  duty: { on: number; off: number } | null;
+}
+
+/** A schedule made ready for the rules: points parsed, its zone's offsets cached. */
+export interface Compiled {
+  zone: Zone;
+  location: { latitude: number; longitude: number } | null;
+  windows: CompiledWindow[];
+  /** Sun events by `<event>:<day>`: windows share them (sunrise-30m and sunrise+2h). */
+  sun: Map<string, number | null>;
+}
+
+export function compile(s: Schedule): Compiled {
+  return {
+    zone: zoneNamed(s.timeZone)!,
+    sun: new Map(),
+    location: s.location,
+    windows: s.windows.map((w) => ({
+      start: parsePoint(w.start)!,
+      end: parsePoint(w.end)!,
+      weekdays: new Set(w.days.map((d) => DAYS.indexOf(d))),
+      dates: w.dates && [parseMonthDay(w.dates.from)!, parseMonthDay(w.dates.to)!],
+      duty: w.duty && { on: w.duty.onSeconds * 1000, off: w.duty.offSeconds * 1000 },
+    })),
+  };
+}
+
+/** The instant of a point on local day `day`, or null when its sun event does not happen that day. */
+function pointAt(c: Compiled, p: Point, day: number): number | null {
+  if (p.kind === 'wall') return c.zone.instantOf(day, p.minute);
+  const key = `${p.event}:${day}`;
+  let at = c.sun.get(key);
+  if (at === undefined) {
+    const { latitude, longitude } = c.location!;
+    at = sunEventAt(p.event, c.zone.instantOf(day, 12 * 60), latitude, longitude);
+    if (c.sun.size > 20_000) c.sun.clear(); // bounded: a recorder runs for months
+    c.sun.set(key, at);
+  }
+  return at === null ? null : at + p.offsetMs;
+}
+
+function selected(w: CompiledWindow, day: number): boolean {
+  if (!w.weekdays.has(weekday(day))) return false;
+  if (!w.dates) return true;
+  const { month, day: dom } = monthDay(day);
+  const md = month * 100 + dom;
+  const [from, to] = w.dates;
+  return from <= to ? md >= from && md <= to : md >= from || md <= to; // a range may wrap the new year
+}
+
+const noEvent = (p: Point) => `no ${p.kind === 'sun' ? p.event : 'such time'} that day`;
+
+/** Window `w`'s instance starting on `day`: its extent and recording periods, a skip, or null when not selected. */
+function instance(c: Compiled, w: CompiledWindow, day: number): { start: number; end: number; on: Span[] } | string | null {
+  if (!selected(w, day)) return null;
+  const start = pointAt(c, w.start, day);
+  if (start === null) return noEvent(w.start);
+  let end = pointAt(c, w.end, day);
+  if (end === null) return noEvent(w.end);
+  // An end at or before its start is the next day's (a window across midnight is one
+  // window); a start moved past the next day's end by its offset or its zone ends the day after.
+  for (let next = day + 1; end <= start && next <= day + 2; next++) {
+    end = pointAt(c, w.end, next);
+    if (end === null) return noEvent(w.end);
+  }
+  if (end <= start) return null;
+  if (!w.duty) return { start, end, on: [[start, end]] };
+  const on: Span[] = [];
+  for (let t = start; t < end; t += w.duty.on + w.duty.off) on.push([t, Math.min(t + w.duty.on, end)]);
+  return { start, end, on };
+}
+
+/** Sorted spans, overlapping or touching ones merged. */
+function union(spans: Span[]): Span[] {
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: Span[] = [];
+  for (const s of spans) {
+    const last = out[out.length - 1];
+    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+    else out.push([s[0], s[1]]);
+  }
+  return out;
+}
+
+/** Every instance of every window starting on local days [fromDay, toDay), merged, and the skips. */
+export function windowsStarting(c: Compiled, fromDay: number, toDay: number): { windows: MergedWindow[]; skipped: Skip[] } {
+  const instances: { start: number; end: number; on: Span[] }[] = [];
+  const skipped: Skip[] = [];
+  for (let day = fromDay; day < toDay; day++) {
+    for (const [index, w] of c.windows.entries()) {
+      const got = instance(c, w, day);
+      if (typeof got === 'string') skipped.push({ day, window: index, reason: got });
+      else if (got) instances.push(got);
+    }
+  }
+  instances.sort((a, b) => a.start - b.start);
+  const groups: { start: number; end: number; spans: Span[] }[] = [];
+  for (const i of instances) {
+    const last = groups[groups.length - 1];
+    if (last && i.start <= last.end) {
+      last.end = Math.max(last.end, i.end);
+      last.spans.push(...i.on);
+    } else groups.push({ start: i.start, end: i.end, spans: [...i.on] });
+  }
+  return { windows: groups.map((g) => ({ start: g.start, end: g.end, on: union(g.spans) })), skipped };
+}
+
+// A window's start may lie a day from its date (an offset of up to 24 h), its end two days
+// after it: instances are computed over these margins and merged before the range is cut.
+const BEFORE = 2;
+const AFTER = 2;
+
+/**
+ * The preview: the merged windows that begin on local days [fromDay, fromDay + days), and
+ * the windows skipped on those days (their sun event does not happen).
+ */
+export function preview(c: Compiled, fromDay: number, days: number): { windows: MergedWindow[]; skipped: Skip[] } {
+  const all = windowsStarting(c, fromDay - BEFORE, fromDay + days + AFTER);
+  const inRange = (day: number) => day >= fromDay && day < fromDay + days;
+  return {
+    windows: all.windows.filter((w) => inRange(c.zone.dayOf(w.start))),
+    skipped: all.skipped.filter((s) => inRange(s.day)),
+  };
+}
+
+/** What the schedule says at instant `now`: the merged window under way, the period recording now, the next window. */
+export interface Moment {
+  window: MergedWindow | null;
+  on: Span | null;
+  next: MergedWindow | null;
+}
+
+const LOOKAHEAD_DAYS = 400; // a window limited to some dates may be most of a year away
+
+export function momentAt(c: Compiled, now: number): Moment {
+  const today = c.zone.dayOf(now);
+  const near = windowsStarting(c, today - BEFORE - 1, today + AFTER + 1).windows;
+  const window = near.find((w) => w.start <= now && now < w.end) ?? null;
+  const on = window?.on.find(([s, e]) => s <= now && now < e) ?? null;
+  let next = near.find((w) => w.start > now) ?? null;
+  for (let day = today + AFTER + 1; !next && day < today + LOOKAHEAD_DAYS; day += 8) {
+    next = windowsStarting(c, day, day + 8).windows.find((w) => w.start > now) ?? null;
+  }
+  return { window, on, next };
+}

@@ -1,0 +1,336 @@
+// Recording on a schedule (docs/schedule.md) against PulseAudio's virtual microphone playing
+// pink noise: segments named from their first sample's UTC time, exact lengths by sample
+// count, continuous across boundaries (their PCM, joined, is a live stream's byte for
+// byte), the clock gate, SIGTERM, kill -9 and a restart inside a window, a manual
+// recording beside the schedule, the API's answers and refusals.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
+import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { bearer } from './helpers/http.ts';
+import { eventually } from './helpers/proc.ts';
+import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
+
+const SCHEDULE = '/api/v1/schedule';
+
+/** Polls an asynchronous check until it holds or `ms` pass. */
+async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const pad = (n: number) => String(n).padStart(2, '0');
+const hhmm = (ms: number) => `${pad(new Date(ms).getUTCHours())}:${pad(new Date(ms).getUTCMinutes())}`;
+
+/** A window under way now, ending `minutes` from now (UTC wall times). */
+const windowNow = (minutes = 10) => ({ start: hhmm(Date.now() - 60_000), end: hhmm(Date.now() + minutes * 60_000) });
+
+const doc = (windows: unknown[], recording: Record<string, unknown> = {}) => ({
+  timeZone: 'UTC',
+  recording: { fileExtension: 'flac', segmentSeconds: 10, ...recording },
+  windows,
+});
+
+async function api(agent: TestAgent, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${agent.url}${path}`, {
+    method,
+    headers: { ...bearer(token), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}
+
+/** The stored segments under recordings/scheduled, sorted by name; and any temp file. */
+function segments(agent: TestAgent): { files: string[]; temps: string[] } {
+  const root = join(agent.baseDir, 'recordings/scheduled');
+  const files: string[] = [];
+  const temps: string[] = [];
+  if (!existsSync(root)) return { files, temps };
+  for (const day of readdirSync(root).sort()) {
+    for (const name of readdirSync(join(root, day)).sort()) (name.startsWith('.') ? temps : files).push(join(root, day, name));
+  }
+  return { files, temps };
+}
+
+function noise(mic: VirtualMic): ChildProcess {
+  return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
+    env: { ...process.env, ...mic.env },
+    stdio: 'ignore',
+  });
+}
+
+const rec = suite<{ mic: VirtualMic; noise: ChildProcess }>('recording on a schedule');
+
+rec.before((ctx) => {
+  ctx.mic = startVirtualMic();
+  ctx.noise = noise(ctx.mic);
+});
+rec.after(async (ctx) => {
+  rmSync(SYNCED, { force: true });
+  ctx.noise?.kill();
+  await ctx.mic?.stop();
+});
+
+/** A clock.syncedFile that exists: the clock counts as synchronized whatever this machine's is. */
+const SYNCED = join('/tmp', `da-synced-${process.pid}`);
+
+async function withAgent(mic: VirtualMic, config: Record<string, unknown>, body: (agent: TestAgent, token: string) => Promise<void>) {
+  writeFileSync(SYNCED, '');
+  const agent = await startAgent({
+    env: mic.env,
+    config: { audio: { device: 'pulse', minFreeBytes: 0 }, clock: { syncedFile: SYNCED }, ...config },
+  });
+  try {
+    await body(agent, await agent.login());
+  } finally {
+    await agent.cleanup();
+  }
+}
+
+rec('no schedule: GET answers null and off, the preview 404; a wrong document is 400 naming the field', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    const none = await api(agent, token, 'GET', SCHEDULE);
+    assert.is(none.status, 200);
+    assert.equal(none.json, {
+      schedule: null,
+      state: { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null },
+    });
+    const preview = await api(agent, token, 'GET', `${SCHEDULE}/preview`);
+    assert.equal([preview.status, preview.json], [404, { error: 'no schedule' }]);
+    const bad = await api(agent, token, 'PUT', SCHEDULE, {
+      windows: [
+        { start: '10:00', end: '11:00' },
+        { start: 'noon', end: '13:00' },
+      ],
+    });
+    assert.equal([bad.status, bad.json], [400, { error: 'windows[1].start: must be HH:MM or a sun event with an offset' }]);
+    const sun = await api(agent, token, 'PUT', SCHEDULE, { windows: [{ start: 'sunrise', end: '13:00' }] });
+    assert.equal([sun.status, sun.json], [400, { error: 'location: must be set for the sun event in windows[0].start' }]);
+    assert.ok(!existsSync(join(agent.dir, 'schedule.json')), 'nothing stored');
+    const proposed = await api(agent, token, 'POST', `${SCHEDULE}/preview`, {
+      schedule: { timeZone: 'Europe/London', windows: [{ start: '01:30', end: '03:00' }] },
+      from: '2024-03-31',
+      days: 1,
+    });
+    assert.equal(proposed.json, {
+      windows: [
+        {
+          start: '2024-03-31T02:00:00+01:00',
+          end: '2024-03-31T03:00:00+01:00',
+          on: [['2024-03-31T02:00:00+01:00', '2024-03-31T03:00:00+01:00']],
+        },
+      ],
+      skipped: [],
+    });
+    const days = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: { windows: [] }, days: 367 });
+    assert.equal([days.status, days.json], [400, { error: 'days must be an integer from 1 to 366' }]);
+  });
+});
+
+rec('a window under way records gapless segments named from their first sample; SIGTERM keeps the last one complete', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    const live = await listenLive(agent, token, 'format=wav');
+    const put = await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()]));
+    assert.is(put.status, 200);
+    assert.is(put.json.schedule.recording.segmentSeconds, 10);
+    assert.is(put.json.schedule.windows[0].days.length, 7);
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'recording within 5 s',
+    );
+    assert.ok(await eventually(() => segments(agent).files.length >= 2, 40_000), 'two segments stored');
+    const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+    assert.is(state.reason, null);
+    assert.ok(state.window.start.endsWith('Z'));
+    assert.ok(state.lastSegment.file.startsWith('recordings/scheduled/'));
+    const { code } = await agent.stop('SIGTERM');
+    assert.is(code, 0);
+    live.close();
+    const { files, temps } = segments(agent);
+    assert.equal(temps, [], 'no temp file left');
+    assert.ok(files.length >= 3, `segments: ${files.join(', ')}`);
+    for (const file of files) {
+      const name = file.split('/').slice(-2).join('/');
+      assert.match(name, /^\d{4}-\d{2}-\d{2}\/\d{8}_\d{6}\.flac$/);
+      assert.is(name.slice(0, 10).replace(/-/g, ''), name.slice(11, 19), 'the directory is the UTC date of the name');
+    }
+    // Complete segments hold exactly segmentSeconds × rate samples; the last (cut by SIGTERM) fewer, and playable.
+    const samples = files.map((f) => Number(execFileSync('soxi', ['-s', f]).toString().trim()));
+    for (const n of samples.slice(0, -1)) assert.is(n, 480_000);
+    assert.ok(samples.at(-1)! > 0 && samples.at(-1)! <= 480_000);
+    // Consecutive names are segmentSeconds apart (within the second the name rounds to).
+    const at = files.map((f) => Date.parse(f.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z')));
+    for (let i = 1; i < at.length; i++) assert.ok(Math.abs(at[i]! - at[i - 1]! - 10_000) <= 1000, `names ${files[i - 1]} ${files[i]}`);
+    // Gapless: the joined PCM of all segments is the live stream's, byte for byte.
+    const joined = Buffer.concat(files.map((f) => execFileSync('sox', [f, '-t', 'raw', '-'], { maxBuffer: 1 << 26 })));
+    const stream = live.body().subarray(44);
+    const start = stream.indexOf(joined.subarray(0, 4096));
+    assert.ok(start >= 0, 'the first segment begins inside the live stream');
+    assert.ok(
+      joined.subarray(0, 4096).some((b) => b !== 0),
+      'noise, not silence',
+    );
+    const overlap = Math.min(joined.length, stream.length - start);
+    assert.ok(overlap > 2 * 960_000, `the live stream covers two segments (${overlap} bytes)`);
+    assert.ok(stream.subarray(start, start + overlap).equals(joined.subarray(0, overlap)), 'no sample lost or repeated');
+    const audit = agent.output();
+    assert.match(audit, /"event":"schedule.set"/);
+    assert.match(audit, /"event":"recording.end","outcome":"ok","user":null,"credential":"schedule"/);
+  });
+});
+
+rec('the clock gate: no recording while the clock is not synchronized, then within 5 s of it', async ({ mic }) => {
+  const synced = join('/tmp', `da-synced-gate-${process.pid}`);
+  rmSync(synced, { force: true });
+  await withAgent(mic, { clock: { syncedFile: synced } }, async (agent, token) => {
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
+    const waiting = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+    assert.is(waiting.state, 'waiting');
+    assert.is(waiting.reason, 'clock not synchronized');
+    assert.ok(waiting.window !== null);
+    writeFileSync(synced, '');
+    const since = Date.now();
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'recording within 5 s',
+    );
+    assert.ok(Date.now() - since < 5000);
+    rmSync(synced);
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'clock not synchronized', 5000));
+    assert.ok(
+      await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000),
+      'the segment cut short is kept',
+    );
+  });
+});
+
+rec('a manual recording during a window is a separate file; another format is 409; DELETE keeps the running segment', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000));
+    const other = await startRecording(agent, token, { duration: 1, fileExtension: 'wav', sampleRate: 44100 });
+    assert.equal([other.status, await other.json()], [409, { error: 'pulse is capturing at 48000 Hz, 1 channel(s)' }]);
+    const same = await startRecording(agent, token, { duration: 1, fileExtension: 'wav' });
+    assert.is(same.status, 202);
+    const r = await waitForEnd(agent, token);
+    assert.is(r.state, 'finished');
+    assert.ok(r.file!.startsWith('recordings/recording-'));
+    assert.is(soxi(join(agent.baseDir, r.file!)).seconds, 1);
+    // Stored again while a segment is being written (and the file's poller reloads it): the segment goes on.
+    assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }))).status, 200);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.is(segments(agent).temps.length, 1, 'the segment being written is still there');
+    const del = await fetch(`${agent.url}${SCHEDULE}`, { method: 'DELETE', headers: bearer(token) });
+    assert.is(del.status, 204);
+    assert.ok(
+      await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000),
+      'the running segment kept',
+    );
+    const after = (await api(agent, token, 'GET', SCHEDULE)).json;
+    assert.equal([after.schedule, after.state.state, after.state.reason], [null, 'off', 'no schedule']);
+    assert.match(agent.output(), /"event":"schedule.clear"/);
+  });
+});
+
+rec('a window that begins while the device captures in another format waits, with that text, then starts', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    const manual = await startRecording(agent, token, { duration: 4, fileExtension: 'wav', sampleRate: 44100 });
+    assert.is(manual.status, 202);
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { segmentSeconds: 60 }));
+    const busy = 'pulse is capturing at 44100 Hz, 1 channel(s)';
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === busy, 3000),
+      'waiting for the device',
+    );
+    assert.is((await api(agent, token, 'GET', SCHEDULE)).json.state.state, 'waiting');
+    assert.is((await waitForEnd(agent, token)).state, 'finished');
+    assert.ok(
+      await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000),
+      'started once the device is free',
+    );
+  });
+});
+
+rec(
+  'a schedule written on disk applies within 2 s; kill -9 leaves a temp file the next start removes, and records within 5 s',
+  async ({ mic }) => {
+    await withAgent(mic, {}, async (agent, token) => {
+      writeFileSync(join(agent.dir, 'schedule.json'), JSON.stringify(doc([windowNow()])));
+      assert.ok(
+        await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 3000),
+        'applied within 2 s',
+      );
+      assert.ok(await eventually(() => segments(agent).temps.length === 1, 5000), 'a segment being written');
+      await agent.stop('SIGKILL');
+      assert.is(segments(agent).temps.length, 1);
+      const again = await spawnAgent(agent.dir, mic.env);
+      try {
+        const token2 = await agent.login().catch(async () => {
+          const res = await fetch(`http://127.0.0.1:${again.port}/api/v1/agentusers/loginusertoagent`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ username: 'admin', password: 'correct horse battery' }),
+          });
+          return ((await res.json()) as { token: string }).token;
+        });
+        const get = async () =>
+          (await (await fetch(`http://127.0.0.1:${again.port}${SCHEDULE}`, { headers: bearer(token2) })).json()) as {
+            state: { state: string };
+          };
+        assert.ok(await until(async () => (await get()).state.state === 'recording', 5000), 'recording within 5 s of the restart');
+        assert.ok(
+          await eventually(() => segments(agent).temps.length <= 1 && segments(agent).files.length === 0, 1000),
+          'the killed segment was removed, not kept',
+        );
+        assert.match(again.output(), /removed .*a segment cut short by a kill or a power cut/);
+      } finally {
+        again.child.kill('SIGKILL');
+      }
+      assert.ok(readFileSync(join(agent.dir, 'schedule.json'), 'utf8').includes('"segmentSeconds"'));
+    });
+  },
+);
+
+rec('the disk guard: below minFreeBytes no segment starts; below half of it the running one ends, kept and playable', async ({ mic }) => {
+  if (process.getuid?.() !== 0) throw new Error('this test mounts a tmpfs and must run as root');
+  writeFileSync(SYNCED, '');
+  const MiB = 1024 * 1024;
+  const { dir } = await prepareDir({ config: { audio: { device: 'pulse', minFreeBytes: 3 * MiB }, clock: { syncedFile: SYNCED } } });
+  const recordings = join(dir, 'files/recordings');
+  mkdirSync(recordings);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', recordings]);
+  const { child, port } = await spawnAgent(dir, mic.env);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const { token } = (await login.json()) as { token: string };
+    const agent = { url, baseDir: join(dir, 'files') } as TestAgent;
+    await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { fileExtension: 'wav', segmentSeconds: 3600 }));
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000), 'recording');
+    // 4 MiB, 96 KB of wav a second: below 1.5 MiB free after ~27 s, ended within 10 s of it.
+    assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'disk', 60_000), 'waiting for disk');
+    assert.ok(await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000), 'the segment kept');
+    const info = soxi(segments(agent).files[0]!);
+    assert.ok(info.seconds > 10, `a playable segment of ${info.seconds} s`);
+    const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+    assert.equal([state.state, state.lastSegment.durationSeconds > 10], ['waiting', true]);
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    execFileSync('umount', ['-l', recordings]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+rec.run();
