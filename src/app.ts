@@ -27,6 +27,8 @@ import type { Request, Route } from './http/types.ts';
 import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusRoutes } from './status/routes.ts';
 import { uiRoutes } from './webui/routes.ts';
+import { outboxRoutes } from './outbox/routes.ts';
+import type { OutboxSlot } from './outbox/slot.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
@@ -50,6 +52,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   metrics: AgentMetrics;
   /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
   metricsToken: Buffer | undefined;
+  /** The outbox: off, or on (docs/outbox.md). */
+  outbox?: OutboxSlot;
 }
 
 export interface App {
@@ -81,6 +85,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ),
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
+    ...outboxRoutes(deps.outbox),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),

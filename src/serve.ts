@@ -33,6 +33,7 @@ import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
+import { OutboxSlot } from './outbox/slot.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -199,6 +200,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   });
   const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
   const events = new EventHub(eventSources(sampler, recorder, captures));
+  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.publish(event, data) });
+  metrics.watchOutbox(() => outbox.figures());
+  await outbox.apply(config);
   const deps = {
     users,
     tokens,
@@ -215,6 +219,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     metrics,
     admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
+    outbox,
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -292,6 +297,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       tokens.setTtl(plan.config.tokenTtlSeconds);
       recorder.configure({ ...plan.config.audio, maxFileBytes: plan.config.maxFileBytes });
       captures.configure(plan.config.audio.recorder);
+      outbox.apply(plan.config).catch((err: unknown) => opts.log.error(`reload: outbox: ${(err as Error).message}`));
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
@@ -303,6 +309,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
     async stop(drainMs = 10_000) {
       users.stop();
+      outbox.stop();
       await apiTokens.stop();
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain

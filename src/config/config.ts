@@ -1,6 +1,7 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
+import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -42,6 +43,8 @@ export interface Config {
   /** HTTPS on the same port (docs/api.md#https); null: plain HTTP only. */
   tls: TlsConfig | null;
   audit: AuditConfig;
+  /** Shipping files to central storage (docs/outbox.md); null: off. */
+  outbox: OutboxConfig | null;
 }
 
 export interface AuditConfig {
@@ -89,6 +92,7 @@ const TOP_KEYS = new Set([
   'audio',
   'tls',
   'metrics',
+  'outbox',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retention', 'minFreeBytes']);
 const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
@@ -193,7 +197,17 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
+    outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
   };
+}
+
+function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordingsDir: string): OutboxConfig | null {
+  try {
+    return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
+  } catch (err) {
+    if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** `audio.retention`: each limit null (none) or positive; a whole object, absent or null meaning no limits. */

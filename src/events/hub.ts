@@ -160,6 +160,11 @@ export class EventHub {
     res.write(text);
   }
 
+  /** An event from elsewhere in the agent (the outbox's `outbox`), to every open stream. */
+  publish(event: string, data: object): void {
+    if (this.streams.size > 0) this.broadcast(frame(event, JSON.stringify(data)));
+  }
+
   private broadcast(text: string): void {
     for (const s of this.streams) this.write(s, text);
   }
