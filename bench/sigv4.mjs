@@ -10,7 +10,11 @@ const now = new Date('2026-11-28T01:47:00Z');
 const path = '/bucket/dev-1/recordings/rec%20%C3%A9t%C3%A9.flac';
 const query = { partNumber: '3', uploadId: 'abc/def=' };
 const mine = () =>
-  sign({ method: 'PUT', host: '127.0.0.1:9000', path, query, headers: { 'content-md5': '1B2M2Y8AsgTpgAmY7PhCfg==' }, payloadHash: hash }, creds, now);
+  sign(
+    { method: 'PUT', host: '127.0.0.1:9000', path, query, headers: { 'content-md5': '1B2M2Y8AsgTpgAmY7PhCfg==' }, payloadHash: hash },
+    creds,
+    now,
+  );
 const theirs = () => {
   const opts = {
     method: 'PUT',
@@ -25,7 +29,12 @@ const theirs = () => {
 const a = mine().Authorization.split('Signature=')[1];
 const b = theirs().Authorization.split('Signature=')[1];
 console.log(`same signature: ${a === b} (${a.slice(0, 16)}… / ${b.slice(0, 16)}…)`);
-for (const [name, f] of [['own', mine], ['aws4', theirs], ['own', mine], ['aws4', theirs]]) {
+for (const [name, f] of [
+  ['own', mine],
+  ['aws4', theirs],
+  ['own', mine],
+  ['aws4', theirs],
+]) {
   const n = 50_000;
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) f();

@@ -36,7 +36,8 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
     second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
     const token = await second.login();
     await until('the upload completed', async () => (await outboxState(second!, token)).uploaded.files === 1 || undefined, 120_000);
-    const parts = (n: number) => store.seen.filter((s) => s.method === 'PUT' && s.url.includes(`partNumber=${n}&`) && s.status === 200).length;
+    const parts = (n: number) =>
+      store.seen.filter((s) => s.method === 'PUT' && s.url.includes(`partNumber=${n}&`) && s.status === 200).length;
     assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 1, 'one multipart upload started');
     assert.is(parts(1), 1, 'part 1 acknowledged once, never sent again');
     assert.is(parts(2), 1);

@@ -38,7 +38,9 @@ test('ships complete files found at start, byte-identical, never dot-names or te
     assert.equal(state.target, { type: 's3', endpoint: store.endpoint, bucket: BUCKET });
     assert.is(state.lastError, null);
     const got = await landed(store);
-    const want = new Map(['a.flac', 'night 2 été.wav', 'sub/b.wav', 'empty.wav'].map((n) => [`dev-1/recordings/${n}`, md5(files[`recordings/${n}`]!)]));
+    const want = new Map(
+      ['a.flac', 'night 2 été.wav', 'sub/b.wav', 'empty.wav'].map((n) => [`dev-1/recordings/${n}`, md5(files[`recordings/${n}`]!)]),
+    );
     assert.equal(new Map([...got].sort()), new Map([...want].sort()));
     assert.equal(store.refused, []);
   } finally {
@@ -62,12 +64,20 @@ test('an upload and a move in ship at once; a file changed after its upload ship
     // A new version moved over it (a dot-name is never shipped, so the staging file stays local).
     const second = randomBytes(7000);
     writeFileSync(join(agent.baseDir, 'recordings/.staging'), second);
-    const moved = await jsonPost(`${agent.url}/api/v1/files/move`, { from: 'recordings/.staging', to: 'recordings/up.wav', overwrite: true }, bearer(token));
+    const moved = await jsonPost(
+      `${agent.url}/api/v1/files/move`,
+      { from: 'recordings/.staging', to: 'recordings/up.wav', overwrite: true },
+      bearer(token),
+    );
     assert.is(moved.status, 200);
-    const state = await until('the new version shipped', async () => {
-      const s = await outboxState(agent, token);
-      return s.uploaded.files === 2 ? s : undefined;
-    }, 20_000);
+    const state = await until(
+      'the new version shipped',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 2 ? s : undefined;
+      },
+      20_000,
+    );
     assert.equal(state.uploaded, { files: 2, bytes: 12000 });
     assert.equal(await landed(store), new Map([['dev-1/recordings/up.wav', md5(second)]]));
     assert.equal(store.refused, []);
@@ -96,19 +106,27 @@ test('a store answering 503: one backoff, the store text as lastError, waiting; 
     // The API answers at once while the target fails.
     const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
     assert.is(status.status, 200);
-    const second = await until('the second failure', async () => {
-      const s = await outboxState(agent, token);
-      return (s.lastError as { time: string }).time !== (state.lastError as { time: string }).time ? s : undefined;
-    }, 20_000);
+    const second = await until(
+      'the second failure',
+      async () => {
+        const s = await outboxState(agent, token);
+        return (s.lastError as { time: string }).time !== (state.lastError as { time: string }).time ? s : undefined;
+      },
+      20_000,
+    );
     const wait = Date.parse(second.nextAttemptAt as string) - Date.parse((second.lastError as { time: string }).time);
     assert.ok(wait >= 3000 && wait <= 5000, `second wait ${wait} ms is 4 s ±20 %`);
     store.failWith = 0;
     const retry = await fetch(`${agent.url}/api/v1/outbox/retry`, { method: 'POST', headers: bearer(token) });
     assert.is(retry.status, 202);
-    const done = await until('shipped after retry', async () => {
-      const s = await outboxState(agent, token);
-      return s.uploaded.files === 1 ? s : undefined;
-    }, 20_000);
+    const done = await until(
+      'shipped after retry',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 1 ? s : undefined;
+      },
+      20_000,
+    );
     assert.is(done.state, 'idle');
     assert.is(done.nextAttemptAt, null);
     assert.equal(await landed(store), new Map([['dev-1/recordings/x.wav', md5(data)]]));

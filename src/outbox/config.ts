@@ -92,13 +92,16 @@ function parseTarget(value: unknown, baseForPaths: string): OutboxTarget {
   }
   const file = (key: string) => resolveFrom(baseForPaths, text(value, key, `outbox.target.${key}`));
   const caFile = value.caFile === undefined || value.caFile === null ? null : file('caFile');
-  if (type !== 's3') return { type: type as UrlTarget['type'], url: httpUrl(value, 'url', 'outbox.target.url'), tokenFile: file('tokenFile'), caFile };
+  if (type !== 's3')
+    return { type: type as UrlTarget['type'], url: httpUrl(value, 'url', 'outbox.target.url'), tokenFile: file('tokenFile'), caFile };
   const pathStyle = value.pathStyle ?? true;
   if (typeof pathStyle !== 'boolean') throw new OutboxConfigError('outbox.target.pathStyle: must be true or false');
   const bucket = text(value, 'bucket', 'outbox.target.bucket');
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new OutboxConfigError(`outbox.target.bucket: not a valid bucket name: ${JSON.stringify(bucket)}`);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new OutboxConfigError(`outbox.target.bucket: not a valid bucket name: ${JSON.stringify(bucket)}`);
   const prefix = value.prefix === undefined ? '{deviceId}/' : value.prefix;
-  if (typeof prefix !== 'string' || prefix.startsWith('/')) throw new OutboxConfigError('outbox.target.prefix: must be a string not starting with "/"');
+  if (typeof prefix !== 'string' || prefix.startsWith('/'))
+    throw new OutboxConfigError('outbox.target.prefix: must be a string not starting with "/"');
   return {
     type: 's3',
     endpoint: httpUrl(value, 'endpoint', 'outbox.target.endpoint'),
@@ -122,7 +125,8 @@ export function parseOutbox(value: unknown, baseForPaths: string, baseDir: strin
   if (value.target === undefined) throw new OutboxConfigError('outbox.target: required');
   const target = parseTarget(value.target, baseForPaths);
   const rawPaths = value.paths ?? [relative(baseDir, recordingsDir) || '.'];
-  if (!Array.isArray(rawPaths) || rawPaths.length === 0) throw new OutboxConfigError('outbox.paths: must be a non-empty array of directories');
+  if (!Array.isArray(rawPaths) || rawPaths.length === 0)
+    throw new OutboxConfigError('outbox.paths: must be a non-empty array of directories');
   const paths = rawPaths.map((p, i) => {
     if (typeof p !== 'string' || p.includes('\0')) throw new OutboxConfigError(`outbox.paths[${i}]: must be a string`);
     const abs = resolveFrom(baseDir, p.replace(/^\/+/, '') || '.');
@@ -147,5 +151,7 @@ export function parseOutbox(value: unknown, baseForPaths: string, baseDir: strin
 /** The target's secret (S3 secret key or bearer token), read afresh: a reload picks up a new one. */
 export function outboxSecret(config: OutboxConfig): string {
   const t = config.target;
-  return t.type === 's3' ? readSecretFile(t.secretAccessKeyFile, 'outbox.target.secretAccessKeyFile') : readSecretFile(t.tokenFile, 'outbox.target.tokenFile');
+  return t.type === 's3'
+    ? readSecretFile(t.secretAccessKeyFile, 'outbox.target.secretAccessKeyFile')
+    : readSecretFile(t.tokenFile, 'outbox.target.tokenFile');
 }

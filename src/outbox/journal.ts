@@ -45,7 +45,11 @@ export class Journal {
     try {
       const d = JSON.parse(text) as Data;
       if (d.v !== 1 || typeof d.uploaded !== 'object' || typeof d.multipart !== 'object') throw new Error('not a journal');
-      this.data = { v: 1, uploaded: Object.assign(Object.create(null), d.uploaded), multipart: Object.assign(Object.create(null), d.multipart) };
+      this.data = {
+        v: 1,
+        uploaded: Object.assign(Object.create(null), d.uploaded),
+        multipart: Object.assign(Object.create(null), d.multipart),
+      };
     } catch (err) {
       // Cannot happen through our writes (rename is atomic); a hand edit or a disk fault. Shipping
       // everything again writes the same keys: nothing is lost, nothing doubled in the store.

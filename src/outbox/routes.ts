@@ -7,7 +7,12 @@ import type { Route } from '../http/types.ts';
 import type { OutboxSlot } from './slot.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' };
-const count = { type: 'object', required: ['files', 'bytes'], additionalProperties: false, properties: { files: { type: 'integer' }, bytes: { type: 'integer' } } };
+const count = {
+  type: 'object',
+  required: ['files', 'bytes'],
+  additionalProperties: false,
+  properties: { files: { type: 'integer' }, bytes: { type: 'integer' } },
+};
 export const OUTBOX_SCHEMA = {
   type: 'object',
   required: ['enabled', 'state'],
@@ -18,7 +23,12 @@ export const OUTBOX_SCHEMA = {
       type: 'object',
       required: ['type'],
       additionalProperties: false,
-      properties: { type: { enum: ['s3', 'presigned', 'http'] }, endpoint: { type: 'string' }, url: { type: 'string' }, bucket: { type: 'string' } },
+      properties: {
+        type: { enum: ['s3', 'presigned', 'http'] },
+        endpoint: { type: 'string' },
+        url: { type: 'string' },
+        bucket: { type: 'string' },
+      },
     },
     state: { enum: ['idle', 'uploading', 'waiting', 'off'] },
     pending: count,
@@ -55,7 +65,9 @@ export function outboxRoutes(slot: OutboxSlot | undefined): Route[] {
           tags: ['outbox'],
           operationId: 'outboxState',
           summary: "The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt",
-          responses: { 200: { description: 'the state; `{"enabled": false, "state": "off"}` with no outbox configured', content: json(OUTBOX_SCHEMA) } },
+          responses: {
+            200: { description: 'the state; `{"enabled": false, "state": "off"}` with no outbox configured', content: json(OUTBOX_SCHEMA) },
+          },
         },
       }),
       handler: (_req, res) => sendJson(res, 200, slot?.status() ?? { enabled: false, state: 'off' }),

@@ -35,7 +35,14 @@ export class S3 implements Target {
     return base;
   }
 
-  private request(job: Job, method: string, key: string, query: Record<string, string>, body: Sending['body'], digests: { sha256: string; md5?: string }): Promise<Answer> {
+  private request(
+    job: Job,
+    method: string,
+    key: string,
+    query: Record<string, string>,
+    body: Sending['body'],
+    digests: { sha256: string; md5?: string },
+  ): Promise<Answer> {
     const url = this.urlOf(key, query);
     const headers: Record<string, string> = {};
     if (digests.md5) headers['content-md5'] = digests.md5;

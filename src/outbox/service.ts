@@ -143,7 +143,12 @@ export class Outbox {
     if (rel === undefined || !shipsByName(rel)) return;
     stat(abs).then(
       (st) => {
-        if (st.isDirectory()) return walk(abs, (a) => this.relOf(a) ?? '.', (a, r, s) => this.found(a, r, s, true));
+        if (st.isDirectory())
+          return walk(
+            abs,
+            (a) => this.relOf(a) ?? '.',
+            (a, r, s) => this.found(a, r, s, true),
+          );
         if (st.isFile()) this.found(abs, rel, st, true);
       },
       () => {}, // gone already: nothing to ship
@@ -184,10 +189,14 @@ export class Outbox {
     this.scanning ??= (async () => {
       const seen = new Set<string>();
       for (const dir of this.config.paths) {
-        await walk(dir, (a) => this.relOf(a) ?? '.', (abs, rel, st) => {
-          seen.add(rel);
-          this.found(abs, rel, st, false);
-        });
+        await walk(
+          dir,
+          (a) => this.relOf(a) ?? '.',
+          (abs, rel, st) => {
+            seen.add(rel);
+            this.found(abs, rel, st, false);
+          },
+        );
       }
       // Verified entries of files that are gone are dropped (written with the next change).
       for (const rel of this.journal.uploadedPaths()) if (!seen.has(rel)) this.journal.forget(rel);
@@ -324,7 +333,16 @@ export class Outbox {
     this.uploadedBytesTotal += stamp.size;
     this.lastSuccessAt = iso(Date.now());
     this.deps.publish('outbox', { path: rel, outcome: 'uploaded', bytes: stamp.size });
-    this.deps.audit.record({ event: 'outbox.upload', outcome: 'ok', user: null, credential: 'agent', client: 'local', path: rel, key, bytes: stamp.size });
+    this.deps.audit.record({
+      event: 'outbox.upload',
+      outcome: 'ok',
+      user: null,
+      credential: 'agent',
+      client: 'local',
+      path: rel,
+      key,
+      bytes: stamp.size,
+    });
     if (this.config.deleteAfterUpload && after) await this.deleteUploaded(rel, entry.abs, stamp.size);
     return true;
   }
@@ -337,7 +355,16 @@ export class Outbox {
       return;
     }
     this.journal.forget(rel);
-    this.deps.audit.record({ event: 'delete', outcome: 'ok', user: null, credential: 'agent', client: 'local', path: rel, bytes, reason: 'uploaded' });
+    this.deps.audit.record({
+      event: 'delete',
+      outcome: 'ok',
+      user: null,
+      credential: 'agent',
+      client: 'local',
+      path: rel,
+      bytes,
+      reason: 'uploaded',
+    });
   }
 
   /** undefined when the file can be read, else its errno name. */

@@ -32,7 +32,11 @@ export const sha256Hex = (data: string | Buffer): string => createHash('sha256')
 const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest();
 
 /** `20261128T014700Z` */
-export const amzDate = (d: Date): string => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const amzDate = (d: Date): string =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 // The signing key changes once a day per region: one kept, as aws4 keeps its cache.
 let cachedKey: { id: string; key: Buffer } | undefined;
@@ -56,9 +60,7 @@ export function sign(req: ToSign, c: Credentials, now: Date): Record<string, str
     .sort()
     .map((k) => `${uriEncode(k)}=${uriEncode(req.query[k]!)}`)
     .join('&');
-  const canonical = [req.method, req.path, query, names.map((n) => `${n}:${all[n]}\n`).join(''), signedHeaders, req.payloadHash].join(
-    '\n',
-  );
+  const canonical = [req.method, req.path, query, names.map((n) => `${n}:${all[n]}\n`).join(''), signedHeaders, req.payloadHash].join('\n');
   const scope = `${day}/${c.region}/s3/aws4_request`;
   const toSign = `AWS4-HMAC-SHA256\n${date}\n${scope}\n${sha256Hex(canonical)}`;
   const signature = createHmac('sha256', signingKey(c, day)).update(toSign).digest('hex');

@@ -6,7 +6,11 @@ import { joinName } from '../util/paths.ts';
 import { shipsByName } from './eligible.ts';
 
 /** Calls `found` for every regular file under `dir` that ships by name; links are not followed. */
-export async function walk(dir: string, relOf: (abs: string) => string, found: (abs: string, rel: string, st: Stats) => void): Promise<void> {
+export async function walk(
+  dir: string,
+  relOf: (abs: string) => string,
+  found: (abs: string, rel: string, st: Stats) => void,
+): Promise<void> {
   let handle: Awaited<ReturnType<typeof opendir>>;
   try {
     handle = await opendir(dir, { bufferSize: 64 });

@@ -22,7 +22,15 @@ export async function until<T>(what: string, f: () => Promise<T | undefined> | T
 export function outboxConfig(store: Store, dir: string, extra: Record<string, unknown> = {}, secret = SECRET) {
   writeFileSync(join(dir, 's3.secret'), `${secret}\n`, { mode: 0o600 });
   return {
-    target: { type: 's3', endpoint: store.endpoint, region: 'us-east-1', bucket: BUCKET, prefix: 'dev-1/', accessKeyId: ACCESS_KEY, secretAccessKeyFile: 's3.secret' },
+    target: {
+      type: 's3',
+      endpoint: store.endpoint,
+      region: 'us-east-1',
+      bucket: BUCKET,
+      prefix: 'dev-1/',
+      accessKeyId: ACCESS_KEY,
+      secretAccessKeyFile: 's3.secret',
+    },
     maxBackoffSeconds: 4,
     ...extra,
   };
@@ -35,7 +43,13 @@ export async function outboxState(agent: TestAgent, token: string) {
 }
 
 /** An agent whose files exist before it starts (found by the start's scan: older than 10 s). */
-export async function agentWith(store: Store, files: Record<string, Buffer>, extra: Record<string, unknown> = {}, secret = SECRET, opts: { dir?: string } = {}): Promise<TestAgent> {
+export async function agentWith(
+  store: Store,
+  files: Record<string, Buffer>,
+  extra: Record<string, unknown> = {},
+  secret = SECRET,
+  opts: { dir?: string } = {},
+): Promise<TestAgent> {
   const dir = opts.dir ?? makeDir();
   const old = new Date(Date.now() - 60_000);
   for (const [rel, data] of Object.entries(files)) {
@@ -48,4 +62,3 @@ export async function agentWith(store: Store, files: Record<string, Buffer>, ext
   await prepareDir({ dir, config });
   return startAgent({ dir, config });
 }
-

@@ -42,7 +42,8 @@ const MIN_PART = 5 * 1024 * 1024;
 
 function verify(method: string, url: string, headers: Record<string, string | string[] | undefined>, body: Buffer): string | undefined {
   const auth = String(headers.authorization ?? '');
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(auth);
   if (!m) return `unsigned or malformed Authorization: ${auth}`;
   const [, key, , region, signedHeaders, signature] = m;
   const hash = String(headers['x-amz-content-sha256'] ?? '');
@@ -53,7 +54,10 @@ function verify(method: string, url: string, headers: Record<string, string | st
   }
   const signed: Record<string, string> = {};
   for (const name of signedHeaders!.split(';')) signed[name] = String(headers[name] ?? '');
-  const again = aws4.sign({ method, host: signed.host, path: url, service: 's3', region, headers: signed }, { accessKeyId: key!, secretAccessKey: SECRET });
+  const again = aws4.sign(
+    { method, host: signed.host, path: url, service: 's3', region, headers: signed },
+    { accessKeyId: key!, secretAccessKey: SECRET },
+  );
   const expected = /Signature=([0-9a-f]{64})/.exec(String(again.headers!.Authorization))?.[1];
   if (expected !== signature) return 'signature does not match';
   return undefined;
@@ -105,7 +109,8 @@ export async function startStore(): Promise<Store> {
       if (uploadId && q.get('partNumber')) partSizes.set(uploadId, [...(partSizes.get(uploadId) ?? []), body.length]);
       if (uploadId && method === 'POST') {
         const sizes = partSizes.get(uploadId) ?? [];
-        if (sizes.slice(0, -1).some((s) => s < MIN_PART)) return answer(400, xmlError('EntityTooSmall', 'a part but the last is under 5 MiB'));
+        if (sizes.slice(0, -1).some((s) => s < MIN_PART))
+          return answer(400, xmlError('EntityTooSmall', 'a part but the last is under 5 MiB'));
       }
       if (store.hold && (await store.hold(method, url)) === 'cut') {
         seen.status = -1;
@@ -143,7 +148,9 @@ export function rclone(store: Store, args: string[]): Promise<string> {
     RCLONE_CONFIG_STORE_REGION: 'us-east-1',
   };
   return new Promise((resolve, reject) =>
-    execFile('rclone', args, { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => (err ? reject(new Error(`rclone ${args.join(' ')}: ${stderr}`)) : resolve(stdout))),
+    execFile('rclone', args, { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`rclone ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    ),
   );
 }
 
@@ -155,7 +162,13 @@ export async function landed(store: Store): Promise<Map<string, string>> {
     const list = await rclone(store, ['lsf', '-R', '--fast-list', '--files-only', `store:${BUCKET}`]);
     const { readFileSync } = await import('node:fs');
     const map = new Map<string, string>();
-    for (const key of list.split('\n').filter(Boolean)) map.set(key, createHash('md5').update(readFileSync(join(out, key))).digest('hex'));
+    for (const key of list.split('\n').filter(Boolean))
+      map.set(
+        key,
+        createHash('md5')
+          .update(readFileSync(join(out, key)))
+          .digest('hex'),
+      );
     return map;
   } finally {
     rmSync(out, { recursive: true, force: true });
