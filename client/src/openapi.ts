@@ -330,6 +330,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt */
+        get: operations["outboxState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/outbox/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start the next attempt now, set-aside files included */
+        post: operations["outboxRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tls": {
         parameters: {
             query?: never;
@@ -2267,6 +2301,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outboxState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the state; `{"enabled": false, "state": "off"}` with no outbox configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        failed?: {
+                            error: string;
+                            path: string;
+                            /** Format: date-time */
+                            since: string;
+                        }[];
+                        lastError?: {
+                            text: string;
+                            /** Format: date-time */
+                            time: string;
+                        } | null;
+                        /** Format: date-time */
+                        lastSuccessAt?: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt?: string | null;
+                        /** Format: date-time */
+                        oldestPendingAt?: string | null;
+                        pending?: {
+                            bytes: number;
+                            files: number;
+                        };
+                        /** @enum {unknown} */
+                        state: "idle" | "uploading" | "waiting" | "off";
+                        target?: {
+                            bucket?: string;
+                            endpoint?: string;
+                            /** @enum {unknown} */
+                            type: "s3" | "presigned" | "http";
+                            url?: string;
+                        };
+                        uploaded?: {
+                            bytes: number;
+                            files: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: files:read is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    outboxRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the attempt starts; the state as GET /api/v1/outbox gives it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        failed?: {
+                            error: string;
+                            path: string;
+                            /** Format: date-time */
+                            since: string;
+                        }[];
+                        lastError?: {
+                            text: string;
+                            /** Format: date-time */
+                            time: string;
+                        } | null;
+                        /** Format: date-time */
+                        lastSuccessAt?: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt?: string | null;
+                        /** Format: date-time */
+                        oldestPendingAt?: string | null;
+                        pending?: {
+                            bytes: number;
+                            files: number;
+                        };
+                        /** @enum {unknown} */
+                        state: "idle" | "uploading" | "waiting" | "off";
+                        target?: {
+                            bucket?: string;
+                            endpoint?: string;
+                            /** @enum {unknown} */
+                            type: "s3" | "presigned" | "http";
+                            url?: string;
+                        };
+                        uploaded?: {
+                            bytes: number;
+                            files: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: files:write is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no outbox is configured: `the outbox is off (no outbox in the config)` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unexpected failure (detail only in the log): `internal error` */

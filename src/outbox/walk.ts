@@ -1,7 +1,7 @@
-// Walking the outbox's directories for complete files, a few at a time so that a scan of
-// 10,000 files never holds the event loop (docs/outbox.md, "What ships").
-import { lstat, opendir } from 'node:fs/promises';
+// Walking the outbox's directories for complete files, one lstat at a time so that a scan
+// of 10,000 files never holds the event loop for long (docs/outbox.md, "What ships").
 import type { Stats } from 'node:fs';
+import { lstat, readdir } from '../util/fsp.ts';
 import { joinName } from '../util/paths.ts';
 import { shipsByName } from './eligible.ts';
 
@@ -11,13 +11,13 @@ export async function walk(
   relOf: (abs: string) => string,
   found: (abs: string, rel: string, st: Stats) => void,
 ): Promise<void> {
-  let handle: Awaited<ReturnType<typeof opendir>>;
+  let entries: import('node:fs').Dirent[];
   try {
-    handle = await opendir(dir, { bufferSize: 64 });
+    entries = await readdir(dir, { withFileTypes: true });
   } catch {
     return; // a directory that is gone or unreadable has nothing to ship now; the next scan looks again
   }
-  for await (const entry of handle) {
+  for (const entry of entries) {
     const abs = joinName(dir, entry.name);
     const rel = relOf(abs);
     if (!shipsByName(rel)) continue;
