@@ -4,6 +4,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { joinName } from './util/paths.ts';
 import { createApp } from './app.ts';
+import type { Operations } from './ops/invoke.ts';
 import { guardRecordings } from './audio/disk-guard.ts';
 import { Captures } from './audio/captures.ts';
 import { LiveStreams } from './audio/live.ts';
@@ -52,6 +53,8 @@ export interface Agent {
   port: number;
   /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
   routes: readonly Route[];
+  /** The declared operations of the app in service, callable without HTTP (src/ops/invoke.ts). */
+  readonly operations: Operations;
   /** The config the agent runs on (restart keys as started). */
   readonly config: Config;
   /** The STATUS= line for systemd: address and recording state. */
@@ -273,6 +276,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     port: running.port,
     get routes() {
       return app.routes;
+    },
+    get operations() {
+      return app.operations;
     },
     get config() {
       return current;

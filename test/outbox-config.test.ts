@@ -17,10 +17,16 @@ async function startFails(outbox: unknown, secret?: string): Promise<string> {
   const dir = makeDir();
   try {
     if (secret !== undefined) writeFileSync(join(dir, 's3.secret'), secret);
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ port: 0, baseDir: dir, usersFile: 'users.json', jwtSecretFile: 'jwt.secret', outbox }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ port: 0, baseDir: dir, usersFile: 'users.json', jwtSecretFile: 'jwt.secret', outbox }),
+    );
     const r = await runCli(['serve', '--config', join(dir, 'config.json')]);
     assert.is(r.code, 78, r.stderr);
-    return r.stderr.replace(`<3>device-agent: config error: ${join(dir, 'config.json')}: `, '').trim().replaceAll(dir, 'DIR');
+    return r.stderr
+      .replace(`<3>device-agent: config error: ${join(dir, 'config.json')}: `, '')
+      .trim()
+      .replaceAll(dir, 'DIR');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -30,10 +36,16 @@ test('a bad outbox stops the start with exit 78 naming the key', async () => {
   assert.is(await startFails({ target }), 'outbox.target.secretAccessKeyFile: cannot read DIR/s3.secret: ENOENT');
   assert.is(await startFails({ target }, ' \n'), 'outbox.target.secretAccessKeyFile: DIR/s3.secret is empty');
   assert.is(await startFails({ target, paths: ['../x'] }, 'k'), 'outbox.paths[0]: must lie inside baseDir (DIR), got ../x');
-  assert.is(await startFails({ target: { ...target, type: 'ftp' } }, 'k'), 'outbox.target.type: must be "s3", "presigned" or "http", got "ftp"');
+  assert.is(
+    await startFails({ target: { ...target, type: 'ftp' } }, 'k'),
+    'outbox.target.type: must be "s3", "presigned" or "http", got "ftp"',
+  );
   assert.is(await startFails({ target, speed: 1 }, 'k'), 'outbox.speed: unknown key');
   assert.is(await startFails({ target, maxBackoffSeconds: 1 }, 'k'), 'outbox.maxBackoffSeconds: must be a number from 2 to 86400');
-  assert.is(await startFails({ target: { ...target, endpoint: 'http://u:p@h' } }, 'k'), 'outbox.target.endpoint: must not hold a user or password (the secret goes in a file)');
+  assert.is(
+    await startFails({ target: { ...target, endpoint: 'http://u:p@h' } }, 'k'),
+    'outbox.target.endpoint: must not hold a user or password (the secret goes in a file)',
+  );
 });
 
 test('off by default: the state says off, a retry is refused, nothing of the outbox is loaded', async () => {
@@ -62,14 +74,27 @@ test('a reload whose secret file is gone is refused naming the key; the secret n
     const shown = await runCli(['config', 'show', '--config', agent.configFile]);
     assert.is(shown.code, 0, shown.stderr);
     const target = (JSON.parse(shown.stdout) as { outbox: { target: Record<string, unknown> } }).outbox.target;
-    assert.equal(Object.keys(target).sort(), ['accessKeyId', 'bucket', 'caFile', 'endpoint', 'pathStyle', 'prefix', 'region', 'secretAccessKeyFile', 'type']);
+    assert.equal(Object.keys(target).sort(), [
+      'accessKeyId',
+      'bucket',
+      'caFile',
+      'endpoint',
+      'pathStyle',
+      'prefix',
+      'region',
+      'secretAccessKeyFile',
+      'type',
+    ]);
     assert.is(target.secretAccessKeyFile, join(agent.dir, 's3.secret'));
     unlinkSync(join(agent.dir, 's3.secret'));
     const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
     writeFileSync(agent.configFile, JSON.stringify({ ...config, outbox: { ...config.outbox, maxBackoffSeconds: 10 } }));
     agent.child.kill('SIGHUP');
     await until('the refusal', () => agent.output().includes('reload refused') || undefined, 10_000);
-    assert.match(agent.output(), /reload refused, the running config stays: .*outbox\.target\.secretAccessKeyFile: cannot read .*s3\.secret: ENOENT/);
+    assert.match(
+      agent.output(),
+      /reload refused, the running config stays: .*outbox\.target\.secretAccessKeyFile: cannot read .*s3\.secret: ENOENT/,
+    );
     const state = await fetch(`${agent.url}/api/v1/outbox`, { headers: bearer(token) });
     assert.is(((await state.json()) as { enabled: boolean }).enabled, true);
   } finally {

@@ -120,6 +120,9 @@ export const Errors = {
 
   // the outbox (docs/outbox.md)
   outboxOff: () => e(409, 'the outbox is off (no outbox in the config)'),
+
+  // operations called without HTTP (docs/api.md, "MQTT")
+  unknownCommand: (action: string) => e(404, `unknown command: ${action}`),
 } as const;
 
 /** Bytes as MiB with at most one decimal: 52428800 -> "50", 345600044 -> "329.6". */

@@ -1,9 +1,7 @@
-// GET /api/v1/outbox and POST /api/v1/outbox/retry (docs/outbox.md, "API"). Static and small:
-// with the outbox off they answer from the slot without loading the outbox itself.
-import { json } from '../apidocs/responses.ts';
+// GET /api/v1/outbox and POST /api/v1/outbox/retry (docs/outbox.md, "API"), declared as
+// operations. Static and small: with the outbox off they answer without loading the outbox.
 import { Errors } from '../http/errors.ts';
-import { sendJson } from '../http/respond.ts';
-import type { Route } from '../http/types.ts';
+import { operation } from '../ops/operation.ts';
 import type { OutboxSlot } from './slot.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' };
@@ -54,44 +52,39 @@ export const OUTBOX_SCHEMA = {
   },
 };
 
-export function outboxRoutes(slot: OutboxSlot | undefined): Route[] {
+const OFF = { enabled: false, state: 'off' };
+
+/** The outbox's operations (src/ops/operation.ts); no inputs, so nothing to parse. */
+export function outboxOperations(slot: OutboxSlot | undefined) {
   return [
-    {
+    operation({
+      id: 'outboxState',
       method: 'GET',
       path: '/api/v1/outbox',
       scope: 'files:read',
-      doc: () => ({
-        operation: {
-          tags: ['outbox'],
-          operationId: 'outboxState',
-          summary: "The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt",
-          responses: {
-            200: { description: 'the state; `{"enabled": false, "state": "off"}` with no outbox configured', content: json(OUTBOX_SCHEMA) },
-          },
-        },
-      }),
-      handler: (_req, res) => sendJson(res, 200, slot?.status() ?? { enabled: false, state: 'off' }),
-    },
-    {
+      action: 'outbox',
+      tags: ['outbox'],
+      summary: "The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt",
+      answers: { 200: { description: 'the state; `{"enabled": false, "state": "off"}` with no outbox configured', schema: OUTBOX_SCHEMA } },
+      run: () => ({ status: 200, body: slot?.status() ?? OFF }),
+    }),
+    operation({
+      id: 'outboxRetry',
       method: 'POST',
       path: '/api/v1/outbox/retry',
       scope: 'files:write',
-      doc: () => ({
-        operation: {
-          tags: ['outbox'],
-          operationId: 'outboxRetry',
-          summary: 'Start the next attempt now, set-aside files included',
-          responses: { 202: { description: 'the attempt starts; the state as GET /api/v1/outbox gives it', content: json(OUTBOX_SCHEMA) } },
-        },
-        errors: [Errors.outboxOff()],
-        notes: { 409: 'no outbox is configured' },
-      }),
-      handler: (_req, res) => {
+      action: 'outbox/retry',
+      tags: ['outbox'],
+      summary: 'Start the next attempt now, set-aside files included',
+      answers: { 202: { description: 'the attempt starts; the state as GET /api/v1/outbox gives it', schema: OUTBOX_SCHEMA } },
+      errors: () => [Errors.outboxOff()],
+      notes: { 409: 'no outbox is configured' },
+      run: () => {
         const outbox = slot?.on;
         if (!outbox) throw Errors.outboxOff();
         outbox.retry();
-        sendJson(res, 202, outbox.status());
+        return { status: 202, body: outbox.status() };
       },
-    },
+    }),
   ];
 }
