@@ -81,7 +81,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
   return [
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusOperations(deps.sampler).map(toRoute),
-    ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
+    ...fileRoutes(config, deps.log, deps.metrics, deps.audit, (abs) => deps.outbox?.uploadedOf(abs)),
     ...docsRoutes(table, deps.tlsInfo),
     ...audioRoutes(
       { ...deps, owner: (req) => validity(req, deps) },

@@ -43,6 +43,16 @@ test('ships complete files found at start, byte-identical, never dot-names or te
     );
     assert.equal(new Map([...got].sort()), new Map([...want].sort()));
     assert.equal(store.refused, []);
+    // files/list marks them: uploaded under outbox.paths, null elsewhere.
+    const list = async (path: string) =>
+      ((await (await fetch(`${agent.url}/api/v1/files/list?path=${encodeURIComponent(path)}`, { headers: bearer(token) })).json()) as {
+        entries: { name: string; uploaded: boolean | null }[];
+      }).entries.map((e) => [e.name, e.uploaded]);
+    assert.equal(await list('elsewhere'), [['h.wav', null]]);
+    const marks = new Map(await list('recordings'));
+    assert.is(marks.get('a.flac'), true);
+    assert.is(marks.get('.hidden'), false);
+    assert.is(marks.get('sub'), null);
   } finally {
     await agent.cleanup();
     await store.close();

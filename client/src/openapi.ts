@@ -615,6 +615,8 @@ export interface components {
                 sizeBytes: number | null;
                 /** @enum {unknown} */
                 type: "file" | "directory";
+                /** @description with the outbox on only: the file is verified in central storage; null outside outbox.paths and for directories */
+                uploaded?: boolean | null;
             }[];
             /** @description the directory relative to the base, `""` for the base itself */
             path: string;

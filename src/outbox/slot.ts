@@ -52,6 +52,11 @@ export class OutboxSlot {
     return this.outbox?.status() ?? { enabled: false, state: 'off' };
   }
 
+  /** Undefined while the outbox is off; else true, false, or null outside outbox.paths. */
+  uploadedOf(abs: string): boolean | null | undefined {
+    return this.outbox?.uploadedOf(abs);
+  }
+
   figures(): OutboxFigures | undefined {
     return this.outbox?.figures();
   }
