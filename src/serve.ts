@@ -185,12 +185,18 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     });
   let current = config;
   // Retention and the disk guard read the running config at each use: a reload applies to both.
+  // The outbox's events go to the stream made below; nothing is published before apply().
+  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.publish(event, data) });
+  metrics.watchOutbox(() => outbox.figures());
   const recordings = guardRecordings({
     recorder,
     recordingsDir: config.recordingsDir,
     audio: () => current.audio,
     log: opts.log,
-    onDeleted: (r) =>
+    choose: () => outbox.retentionChoice(config.recordingsDir),
+    onDeleted: (r) => {
+      // With the outbox on, whether it had been uploaded (a lost one is counted: docs/outbox.md).
+      const uploaded = outbox.deleted(joinName(config.recordingsDir, r.name));
       audit.record({
         event: 'delete',
         outcome: 'ok',
@@ -200,7 +206,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
         path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)),
         bytes: r.bytes,
         reason: 'retention',
-      }),
+        ...(uploaded === undefined || uploaded === null ? {} : { uploaded }),
+      });
+    },
   });
   const sampler = new StatusSampler({
     baseDir: config.baseDir,
@@ -209,8 +217,6 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     clockSynchronized: () => clockSynchronized(current.clock.syncedFile),
   });
   const events = new EventHub(eventSources(sampler, recorder, captures));
-  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.publish(event, data) });
-  metrics.watchOutbox(() => outbox.figures());
   await outbox.apply(config);
   const deps = {
     users,

@@ -22,6 +22,7 @@ export const once = new Set([
   'unit-users-file.test.ts',
   'unit-web-names.test.ts',
   'unit-retention.test.ts',
+  'unit-outbox-retention.test.ts',
   // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
   'ops-invoke.test.ts',
   'package-build.test.ts',

@@ -45,9 +45,11 @@ test('ships complete files found at start, byte-identical, never dot-names or te
     assert.equal(store.refused, []);
     // files/list marks them: uploaded under outbox.paths, null elsewhere.
     const list = async (path: string) =>
-      ((await (await fetch(`${agent.url}/api/v1/files/list?path=${encodeURIComponent(path)}`, { headers: bearer(token) })).json()) as {
-        entries: { name: string; uploaded: boolean | null }[];
-      }).entries.map((e) => [e.name, e.uploaded]);
+      (
+        (await (await fetch(`${agent.url}/api/v1/files/list?path=${encodeURIComponent(path)}`, { headers: bearer(token) })).json()) as {
+          entries: { name: string; uploaded: boolean | null }[];
+        }
+      ).entries.map((e): [string, boolean | null] => [e.name, e.uploaded]);
     assert.equal(await list('elsewhere'), [['h.wav', null]]);
     const marks = new Map(await list('recordings'));
     assert.is(marks.get('a.flac'), true);

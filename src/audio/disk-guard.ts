@@ -46,6 +46,8 @@ export interface GuardOptions {
   audio: () => AudioConfig;
   /** Hears each recording retention deleted (the audit trail's `delete`, reason `retention`). */
   onDeleted: (recording: Recording) => void;
+  /** Which recordings retention deletes, when not the oldest (the outbox's preference); read at each pass. */
+  choose?: () => Parameters<typeof applyRetention>[3];
   log: Log;
 }
 
@@ -71,7 +73,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     // One pass at a time: a recording that ends during the daily pass waits for it.
     retaining = retaining.then(async () => {
       try {
-        for (const r of await applyRetention(recordingsDir, opts.audio().retention)) opts.onDeleted(r);
+        for (const r of await applyRetention(recordingsDir, opts.audio().retention, Date.now(), opts.choose?.())) opts.onDeleted(r);
       } catch (err) {
         log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
       }

@@ -82,12 +82,18 @@ async function recordingsIn(dirFd: number): Promise<Recording[]> {
  * Applies the limits to `dir` once; resolves with what was deleted. The directory is opened
  * once and each name unlinked through its descriptor (a link is never followed).
  */
-export async function applyRetention(dir: string, limits: RetentionConfig, now = Date.now()): Promise<Recording[]> {
+export async function applyRetention(
+  dir: string,
+  limits: RetentionConfig,
+  now = Date.now(),
+  /** Another choice of what goes (the outbox's: uploaded recordings first, src/outbox/retention-order.ts). */
+  choose: typeof toDelete = toDelete,
+): Promise<Recording[]> {
   if (limits.maxCount === null && limits.maxBytes === null && limits.maxAgeDays === null) return [];
   const fd = await openFd(dir, O.O_RDONLY | O.O_DIRECTORY);
   const deleted: Recording[] = [];
   try {
-    for (const r of toDelete(await recordingsIn(fd), limits, now)) {
+    for (const r of choose(await recordingsIn(fd), limits, now)) {
       try {
         await unlink(inDir(fd, r.name));
         deleted.push(r);

@@ -7,6 +7,8 @@ import { lazy } from '../util/lazy.ts';
 import type { Log } from '../util/logger.ts';
 import { joinName } from '../util/paths.ts';
 import type { Outbox, OutboxFigures } from './service.ts';
+import type { applyRetention } from '../audio/retention.ts';
+import { toDeletePreferringUploaded } from './retention-order.ts';
 
 const service = lazy('outbox', () => import('./service.ts'));
 
@@ -55,6 +57,19 @@ export class OutboxSlot {
   /** Undefined while the outbox is off; else true, false, or null outside outbox.paths. */
   uploadedOf(abs: string): boolean | null | undefined {
     return this.outbox?.uploadedOf(abs);
+  }
+
+  /** Retention's choice with the outbox on: uploaded recordings first; undefined (the default) while off. */
+  retentionChoice(recordingsDir: string): Parameters<typeof applyRetention>[3] {
+    const outbox = this.outbox;
+    if (!outbox) return undefined;
+    return (recordings, limits, now) =>
+      toDeletePreferringUploaded(recordings, limits, now, (name) => outbox.uploadedOf(joinName(recordingsDir, name)) === true);
+  }
+
+  /** Retention deleted a file: false when it was not uploaded (counted by the outbox), else true or null. */
+  deleted(abs: string): boolean | null | undefined {
+    return this.outbox?.deleted(abs, 'retention');
   }
 
   figures(): OutboxFigures | undefined {
