@@ -25,7 +25,10 @@ test('then the oldest un-uploaded ones', () => {
 test('maxBytes counts the same way; nothing goes when the limits hold', () => {
   const uploaded = new Set(['c']);
   assert.equal(names(toDeletePreferringUploaded(recordings, { ...none, maxBytes: 35 }, now, (n) => uploaded.has(n))), ['c', 'a']);
-  assert.equal(toDeletePreferringUploaded(recordings, { ...none, maxCount: 5, maxBytes: 50 }, now, () => false), []);
+  assert.equal(
+    toDeletePreferringUploaded(recordings, { ...none, maxCount: 5, maxBytes: 50 }, now, () => false),
+    [],
+  );
 });
 
 test('maxAgeDays takes everything past it, uploaded or not', () => {
