@@ -42,16 +42,14 @@ async function startCollector(): Promise<Collector> {
       // The first URL is already expired at the store: the agent must ask again after its 403.
       const sig = c.presigns.length === 1 ? 'expired' : 'good';
       const target = `${c.url}/store/${encodeURIComponent(String(ask.path))}?sig=${sig}`;
-      return res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            url: target,
-            method: 'PUT',
-            headers: { 'x-extra': 'kept' },
-            expiresAt: new Date(Date.now() + 600_000).toISOString(),
-          }),
-        );
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          url: target,
+          method: 'PUT',
+          headers: { 'x-extra': 'kept' },
+          expiresAt: new Date(Date.now() + 600_000).toISOString(),
+        }),
+      );
     }
     if (req.method !== 'PUT') return res.writeHead(405).end();
     const md5 = createHash('md5').update(data).digest('base64');

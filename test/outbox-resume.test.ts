@@ -55,4 +55,34 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
   }
 });
 
+test('NoSuchUpload: the store forgot the upload; a new one starts and the file lands whole', async () => {
+  const store = await startStore();
+  let forgotten = false;
+  store.hold = async (method, url) => {
+    if (method !== 'PUT' || !url.includes('partNumber=2') || forgotten) return 'pass';
+    forgotten = true;
+    return { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' };
+  };
+  const data = randomBytes(17 * MiB);
+  const agent = await agentWith(store, { 'recordings/b.flac': data });
+  try {
+    const token = await agent.login();
+    const state = await until(
+      'the upload',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 1 ? s : undefined;
+      },
+      120_000,
+    );
+    assert.is(state.lastError, null, 'a NoSuchUpload is handled within the attempt');
+    assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 2, 'a second upload started');
+    assert.equal(await landed(store), new Map([['dev-1/recordings/b.flac', md5(data)]]));
+    assert.equal(store.refused, []);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
 test.run();

@@ -33,8 +33,8 @@ export interface Store {
   refused: string[];
   /** Answer every request with this status (503 SlowDown) until set back to 0. */
   failWith: number;
-  /** Called before a request is forwarded; may wait (holding a part) or cut it. */
-  hold?: (method: string, url: string) => Promise<'pass' | 'cut'>;
+  /** Called before a request is forwarded; may wait (holding a part), cut it, or answer an S3 error instead. */
+  hold?: (method: string, url: string) => Promise<'pass' | 'cut' | { status: number; code: string; message: string }>;
   close(): Promise<void>;
 }
 
@@ -112,11 +112,13 @@ export async function startStore(): Promise<Store> {
         if (sizes.slice(0, -1).some((s) => s < MIN_PART))
           return answer(400, xmlError('EntityTooSmall', 'a part but the last is under 5 MiB'));
       }
-      if (store.hold && (await store.hold(method, url)) === 'cut') {
+      const held = store.hold ? await store.hold(method, url) : 'pass';
+      if (held === 'cut') {
         seen.status = -1;
         req.socket.destroy();
         return;
       }
+      if (held !== 'pass') return answer(held.status, xmlError(held.code, held.message));
       const fwd = request(`${direct}${url}`, { method, headers: req.headers }, (up) => {
         seen.status = up.statusCode ?? 0;
         res.writeHead(up.statusCode ?? 502, up.headers);
