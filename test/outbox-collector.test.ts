@@ -16,25 +16,41 @@ const NAME = 'recordings/night 2 été.wav';
 
 interface Collector {
   url: string;
+  /** Milliseconds from a PUT's first body byte to its last, per path. */
+  durations: Map<string, number>;
   stored: Map<string, Buffer>;
   presigns: Record<string, unknown>[];
   refusals: string[];
   server: Server;
 }
 
-function body(req: IncomingMessage): Promise<Buffer> {
+function body(req: IncomingMessage, took?: (ms: number) => void): Promise<Buffer> {
   return new Promise((r) => {
     const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => r(Buffer.concat(parts)));
+    let first = 0;
+    req.on('data', (c: Buffer) => {
+      first ||= performance.now();
+      parts.push(c);
+    });
+    req.on('end', () => {
+      took?.(first ? performance.now() - first : 0);
+      r(Buffer.concat(parts));
+    });
   });
 }
 
 async function startCollector(): Promise<Collector> {
-  const c: Collector = { url: '', stored: new Map(), presigns: [], refusals: [], server: undefined as unknown as Server };
+  const c: Collector = {
+    url: '',
+    durations: new Map(),
+    stored: new Map(),
+    presigns: [],
+    refusals: [],
+    server: undefined as unknown as Server,
+  };
   c.server = createServer(async (req, res) => {
-    const data = await body(req);
     const url = new URL(req.url!, 'http://x');
+    const data = await body(req, (ms) => c.durations.set(url.pathname, ms));
     if (req.method === 'POST' && url.pathname === '/presign') {
       if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end('{"error":"bad token"}');
       const ask = JSON.parse(data.toString()) as Record<string, unknown>;
@@ -73,7 +89,7 @@ async function startCollector(): Promise<Collector> {
   return c;
 }
 
-async function agentFor(target: Record<string, unknown>, data: Buffer): Promise<TestAgent> {
+async function agentFor(target: Record<string, unknown>, data: Buffer, extra: Record<string, unknown> = {}): Promise<TestAgent> {
   const dir = makeDir();
   const abs = join(dir, 'files', NAME);
   mkdirSync(join(abs, '..'), { recursive: true });
@@ -81,7 +97,7 @@ async function agentFor(target: Record<string, unknown>, data: Buffer): Promise<
   const old = new Date(Date.now() - 60_000);
   utimesSync(abs, old, old);
   writeFileSync(join(dir, 'collector.token'), `${TOKEN}\n`);
-  const config = { deviceId: 'dev-x', outbox: { target: { ...target, tokenFile: 'collector.token' } } };
+  const config = { deviceId: 'dev-x', outbox: { target: { ...target, tokenFile: 'collector.token' }, ...extra } };
   await prepareDir({ dir, config });
   return startAgent({ dir, config });
 }
@@ -120,6 +136,23 @@ test('presigned: asks per file with path, sizes and digests; an expired URL (403
     assert.equal(c.presigns, [ask, ask]);
     assert.ok(c.stored.get(NAME)?.equals(data));
     assert.equal(c.refusals, []);
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s to arrive', async () => {
+  const c = await startCollector();
+  const data = randomBytes(256 * 1024);
+  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { maxBytesPerSecond: 65536 });
+  try {
+    const token = await agent.login();
+    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 60_000);
+    const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
+    // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
+    assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
+    assert.ok(c.stored.values().next().value!.equals(data));
   } finally {
     await agent.cleanup();
     c.server.close();
