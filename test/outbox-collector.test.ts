@@ -1,7 +1,7 @@
 // The `http` and `presigned` targets (docs/outbox.md) against a collector of the test's own:
 // a real HTTP server that checks the bearer token and Content-MD5 and keeps what it gets.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -153,6 +153,33 @@ test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s t
     // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
     assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
     assert.ok(c.stored.values().next().value!.equals(data));
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test('deleteAfterUpload: the file goes once verified, audited as delete with reason uploaded', async () => {
+  const c = await startCollector();
+  const data = randomBytes(10_000);
+  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { deleteAfterUpload: true });
+  try {
+    const token = await agent.login();
+    await until('the deletion', () => !existsSync(join(agent.baseDir, NAME)) || undefined, 30_000);
+    assert.ok(c.stored.values().next().value!.equals(data));
+    const audit = agent
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"outbox.upload"') || l.includes('"reason":"uploaded"'))
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
+    assert.equal(
+      audit.map((a) => [a.event, a.path, a.bytes, a.key ?? a.reason]),
+      [
+        ['outbox.upload', NAME, 10_000, `${c.url}/in/recordings/night%202%20%C3%A9t%C3%A9.wav`],
+        ['delete', NAME, 10_000, 'uploaded'],
+      ],
+    );
+    assert.is((await outboxState(agent, token)).uploaded.files, 1);
   } finally {
     await agent.cleanup();
     c.server.close();
