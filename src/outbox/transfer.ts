@@ -123,7 +123,10 @@ export function send(s: Sending): Promise<Answer> {
         // would otherwise leave at once and only the next one wait.
         const step = s.limit.bytesPerSecond === null ? chunk.length : Math.max(1024, Math.floor(s.limit.bytesPerSecond / 8));
         const next = (at: number): void => {
-          if (at >= chunk.length) return done();
+          if (at >= chunk.length) {
+            done();
+            return;
+          }
           const piece = chunk.subarray(at, at + step);
           s.limit.take(piece.length, s.signal).then(() => {
             s.onBytes?.(piece.length);
