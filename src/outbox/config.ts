@@ -1,8 +1,10 @@
 // `outbox` in the config file (docs/outbox.md): validated with the rest at start and on reload,
 // each problem naming its key (exit 78 / reload refused). Small and pure: the outbox itself
 // (src/outbox/service.ts) loads only when this says it is on.
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+// No node:fs or node:path of its own: each module's require() at start is a call through
+// Node's module tracing channel, and a few more got its hasSubscribers Maglev-compiled in an
+// idle agent (test/unit-bundle.test.ts).
+import { readTrimmed } from '../util/atomic.ts';
 import { errnoName } from '../util/errno.ts';
 import { isWithin, resolveFrom } from '../util/paths.ts';
 
@@ -73,7 +75,7 @@ function httpUrl(raw: Raw, key: string, name: string): string {
 export function readSecretFile(file: string, key: string): string {
   let value: string;
   try {
-    value = readFileSync(file, 'utf8').trim();
+    value = readTrimmed(file);
   } catch (err) {
     throw new OutboxConfigError(`${key}: cannot read ${file}: ${errnoName(err)}`);
   }
@@ -124,7 +126,7 @@ export function parseOutbox(value: unknown, baseForPaths: string, baseDir: strin
   }
   if (value.target === undefined) throw new OutboxConfigError('outbox.target: required');
   const target = parseTarget(value.target, baseForPaths);
-  const rawPaths = value.paths ?? [relative(baseDir, recordingsDir) || '.'];
+  const rawPaths = value.paths ?? [recordingsDir === baseDir ? '.' : recordingsDir.slice(baseDir.length + 1)];
   if (!Array.isArray(rawPaths) || rawPaths.length === 0)
     throw new OutboxConfigError('outbox.paths: must be a non-empty array of directories');
   const paths = rawPaths.map((p, i) => {

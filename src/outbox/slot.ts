@@ -1,6 +1,5 @@
 // The outbox as the rest of the agent sees it: off (nothing loaded) or on. The service module
 // loads on first use only (src/util/lazy.ts), so an agent without `outbox` loads none of it.
-import { dirname } from 'node:path';
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { lazy } from '../util/lazy.ts';
@@ -13,7 +12,8 @@ import { toDeletePreferringUploaded } from './retention-order.ts';
 const service = lazy('outbox', () => import('./service.ts'));
 
 /** The journal's place: the state directory, beside usersFile. */
-export const journalFileOf = (config: Config): string => joinName(dirname(config.usersFile), 'outbox.json');
+export const journalFileOf = (config: Config): string =>
+  joinName(config.usersFile.slice(0, config.usersFile.lastIndexOf('/')) || '/', 'outbox.json');
 
 export interface SlotDeps {
   log: Log;
