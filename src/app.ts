@@ -30,6 +30,8 @@ import { statusOperations } from './status/routes.ts';
 import { toRoute } from './ops/http.ts';
 import { createOperations, type Operations, permits } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
+import { outboxOperations } from './outbox/routes.ts';
+import type { OutboxSlot } from './outbox/slot.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
 import { scheduleRoutes, type ScheduleRouteDeps } from './schedule/routes.ts';
@@ -58,6 +60,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   schedule?: ScheduleRouteDeps;
   /** A manual start in another format than the capture the schedule records from: the 409's text, else null. */
   captureConflict?: (device: string, rate: number, channels: number) => string | null;
+  /** The outbox: off, or on (docs/outbox.md). */
+  outbox?: OutboxSlot;
 }
 
 export interface App {
@@ -74,7 +78,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
   return [
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
     ...statusOperations(deps.sampler).map(toRoute),
-    ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
+    ...fileRoutes(config, deps.log, deps.metrics, deps.audit, (abs) => deps.outbox?.uploadedOf(abs)),
     ...docsRoutes(table, deps.tlsInfo),
     ...audioRoutes(
       { ...deps, owner: (req) => validity(req, deps) },
@@ -82,6 +86,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ),
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
+    ...outboxOperations(deps.outbox).map(toRoute),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
     ...(deps.schedule ? scheduleRoutes(deps.schedule) : []),
     ...uiRoutes(),

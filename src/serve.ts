@@ -38,6 +38,7 @@ import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 import { scheduleHost } from './schedule/host.ts';
+import { OutboxSlot } from './outbox/slot.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -187,6 +188,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     });
   let current = config;
   // Retention and the disk guard read the running config at each use: a reload applies to both.
+  // The outbox's events go to the stream made below; nothing is published before apply().
+  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.send(event, data) });
+  metrics.watchOutbox(() => outbox.figures());
   const recordings = guardRecordings({
     recorder,
     recordingsDir: config.recordingsDir,
@@ -194,7 +198,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     order: new RecordingOrder(joinName(posix.dirname(config.usersFile), 'recordings-order.json'), opts.log),
     audio: () => current.audio,
     log: opts.log,
-    onDeleted: (r) =>
+    choose: () => outbox.retentionChoice(config.recordingsDir),
+    onDeleted: (r) => {
+      // With the outbox on, whether it had been uploaded (a lost one is counted: docs/outbox.md).
+      const uploaded = outbox.deleted(joinName(config.recordingsDir, r.name));
       audit.record({
         event: 'delete',
         outcome: 'ok',
@@ -204,7 +211,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
         path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)),
         bytes: r.bytes,
         reason: 'retention',
-      }),
+        ...(uploaded === undefined || uploaded === null ? {} : { uploaded }),
+      });
+    },
   });
   const sampler = new StatusSampler({
     baseDir: config.baseDir,
@@ -243,6 +252,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       void recordings.retain();
     },
   });
+  await outbox.apply(config);
   const deps = {
     users,
     tokens,
@@ -261,6 +271,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     tlsInfo: tls && (() => tls.info),
     schedule: { service: schedule.service, file: () => current.scheduleFile, audit },
     captureConflict: schedule.conflict,
+    outbox,
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -341,6 +352,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       tokens.setTtl(plan.config.tokenTtlSeconds);
       recorder.configure({ ...plan.config.audio, maxFileBytes: plan.config.maxFileBytes });
       captures.configure(plan.config.audio.recorder);
+      outbox.apply(plan.config).catch((err: unknown) => opts.log.error(`reload: outbox: ${(err as Error).message}`));
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
@@ -352,6 +364,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
     async stop(drainMs = 10_000) {
       users.stop();
+      outbox.stop();
       await apiTokens.stop();
       tls?.stop();
       events.close(); // open event streams end now: they must not hold the drain

@@ -31,6 +31,7 @@ parse('fills every default', () => {
     tls: null,
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
     audit: { file: null },
+    outbox: null,
     deviceId: defaultDeviceId(),
     clock: { syncedFile: null },
   });

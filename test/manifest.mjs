@@ -26,6 +26,7 @@ export const once = new Set([
   'unit-schedule-sun.test.ts',
   'unit-schedule-windows.test.ts',
   'unit-schedule-document.test.ts',
+  'unit-outbox-retention.test.ts',
   // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
   'ops-invoke.test.ts',
   'package-build.test.ts',

@@ -93,6 +93,7 @@ const LAZY = [
   'openapi document',
   'swagger ui assets',
   'openssl command',
+  'outbox',
   'web interface assets',
   'schedule',
   'schedule service',

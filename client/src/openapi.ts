@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one or more files
-         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total (`maxFileBytes`).
+         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total.
          */
         post: operations["upload"];
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * Listen: the device's input as it is captured
-         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams, 2 of them for one user (all their tokens and sessions); a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
+         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams; a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
          */
         get: operations["audioLive"];
         put?: never;
@@ -222,7 +222,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: status and recording as they change
-         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once, 16 of them for one user (all their tokens and sessions). A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
+         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
          */
         get: operations["events"];
         put?: never;
@@ -330,37 +330,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/schedule": {
+    "/api/v1/outbox": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The stored schedule (defaults filled in) and what it does now */
-        get: operations["scheduleGet"];
-        /** Store a schedule; it applies at once */
-        put: operations["scheduleSet"];
+        /** The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt */
+        get: operations["outboxState"];
+        put?: never;
         post?: never;
-        /** Remove the schedule; a running segment ends and is kept */
-        delete: operations["scheduleClear"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/schedule/preview": {
+    "/api/v1/outbox/retry": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The stored schedule's merged windows that begin on the days asked, computed as the recorder will */
-        get: operations["schedulePreview"];
+        get?: never;
         put?: never;
-        /** The preview of a schedule not yet stored */
-        post: operations["schedulePreviewProposed"];
+        /** Start the next attempt now, set-aside files included */
+        post: operations["outboxRetry"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API token (its text is shown this once)
-         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored. Its scopes and directory never exceed the caller's, nor its user's.
+         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.
          */
         post: operations["createToken"];
         delete?: never;
@@ -618,6 +615,8 @@ export interface components {
                 sizeBytes: number | null;
                 /** @enum {unknown} */
                 type: "file" | "directory";
+                /** @description with the outbox on only: the file is verified in central storage; null outside outbox.paths and for directories */
+                uploaded?: boolean | null;
             }[];
             /** @description the directory relative to the base, `""` for the base itself */
             path: string;
@@ -636,6 +635,15 @@ export interface components {
             status: "ok";
             /** @description agent version */
             version: string;
+        };
+        LoginRequest: {
+            /**
+             * Format: password
+             * @description agent user password
+             */
+            password: string;
+            /** @description agent user name */
+            username: string;
         };
         LoginResponse: {
             /** @description JSON Web Token (HS256) to send as `Authorization: Bearer <token>` */
@@ -753,6 +761,18 @@ export interface components {
         };
         TokenList: {
             tokens: components["schemas"]["Token"][];
+        };
+        TokenRequest: {
+            /** @description relative to the base; default: the caller's */
+            directory?: string | null;
+            /** @description default 365; null: never */
+            expiresInDays?: number | null;
+            /** @description unique per user */
+            name: string;
+            /** @description default: all of the caller's */
+            scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+            /** @description admin only: make the token for this user */
+            username?: string;
         };
         UploadForm: {
             /**
@@ -1233,15 +1253,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: password
-                     * @description agent user password
-                     */
-                    password: string;
-                    /** @description agent user name */
-                    username: string;
-                };
+                "application/json": components["schemas"]["LoginRequest"];
             };
         };
         responses: {
@@ -1254,7 +1266,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a login`; `username is required and must be a string`; `password is required and must be a string` */
+            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `username is required and must be a string`; `password is required and must be a string` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1511,7 +1523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many live streams (in all, or of this user), the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `too many live audio streams for this user (at most 2)`; `the agent is shutting down`; `<why the device could not be opened>` */
+            /** @description Too many live streams, the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `the agent is shutting down`; `<why the device could not be opened>` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
@@ -1594,7 +1606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: `a recording is already in progress`; `<device> is capturing at <rate> Hz, <n> channel(s)` */
+            /** @description Conflict: `a recording is already in progress` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +1864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many open streams (in all, or of this user), or the agent is stopping: `too many open event streams (at most 32), try again later`; `too many event streams for this user (at most 16)`; `the agent is shutting down` */
+            /** @description Too many open streams, or the agent is stopping: `too many open event streams (at most 32), try again later`; `the agent is shutting down` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
@@ -2325,7 +2337,7 @@ export interface operations {
             };
         };
     };
-    scheduleGet: {
+    outboxState: {
         parameters: {
             query?: never;
             header?: never;
@@ -2334,22 +2346,47 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the schedule (null: none) and its state */
+            /** @description the state; `{"enabled": false, "state": "off"}` with no outbox configured */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description the stored document with its defaults filled in */
-                        schedule?: Record<string, never> | null;
-                        state?: {
-                            lastSegment?: Record<string, never> | null;
-                            next?: Record<string, never> | null;
-                            reason?: string | null;
+                        enabled: boolean;
+                        failed?: {
+                            error: string;
+                            path: string;
+                            /** Format: date-time */
+                            since: string;
+                        }[];
+                        lastError?: {
+                            text: string;
+                            /** Format: date-time */
+                            time: string;
+                        } | null;
+                        /** Format: date-time */
+                        lastSuccessAt?: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt?: string | null;
+                        /** Format: date-time */
+                        oldestPendingAt?: string | null;
+                        pending?: {
+                            bytes: number;
+                            files: number;
+                        };
+                        /** @enum {unknown} */
+                        state: "idle" | "uploading" | "waiting" | "off";
+                        target?: {
+                            bucket?: string;
+                            endpoint?: string;
                             /** @enum {unknown} */
-                            state?: "off" | "waiting" | "recording";
-                            window?: Record<string, never> | null;
+                            type: "s3" | "presigned" | "http";
+                            url?: string;
+                        };
+                        uploaded?: {
+                            bytes: number;
+                            files: number;
                         };
                     };
                 };
@@ -2365,7 +2402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: files:read is required` */
             403: {
                 headers: {
                     /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
@@ -2387,48 +2424,60 @@ export interface operations {
             };
         };
     };
-    scheduleSet: {
+    outboxRetry: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": Record<string, never>;
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description stored: the schedule and its state, as GET */
-            200: {
+            /** @description the attempt starts; the state as GET /api/v1/outbox gives it */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @description the stored document with its defaults filled in */
-                        schedule?: Record<string, never> | null;
-                        state?: {
-                            lastSegment?: Record<string, never> | null;
-                            next?: Record<string, never> | null;
-                            reason?: string | null;
+                        enabled: boolean;
+                        failed?: {
+                            error: string;
+                            path: string;
+                            /** Format: date-time */
+                            since: string;
+                        }[];
+                        lastError?: {
+                            text: string;
+                            /** Format: date-time */
+                            time: string;
+                        } | null;
+                        /** Format: date-time */
+                        lastSuccessAt?: string | null;
+                        /** Format: date-time */
+                        nextAttemptAt?: string | null;
+                        /** Format: date-time */
+                        oldestPendingAt?: string | null;
+                        pending?: {
+                            bytes: number;
+                            files: number;
+                        };
+                        /** @enum {unknown} */
+                        state: "idle" | "uploading" | "waiting" | "off";
+                        target?: {
+                            bucket?: string;
+                            endpoint?: string;
                             /** @enum {unknown} */
-                            state?: "off" | "waiting" | "recording";
-                            window?: Record<string, never> | null;
+                            type: "s3" | "presigned" | "http";
+                            url?: string;
+                        };
+                        uploaded?: {
+                            bytes: number;
+                            files: number;
                         };
                     };
                 };
             };
-            /** @description The body is not a schedule: the text names the field by path: `windows[1].start: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
             401: {
                 headers: {
@@ -2440,7 +2489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: files:write is required` */
             403: {
                 headers: {
                     /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
@@ -2451,213 +2500,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unexpected failure (detail only in the log): `internal error` */
-            500: {
+            /** @description no outbox is configured: `the outbox is off (no outbox in the config)` */
+            409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    scheduleClear: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description removed (or there was none) */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
-            401: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
-            403: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (detail only in the log): `internal error` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    schedulePreview: {
-        parameters: {
-            query?: {
-                days?: number;
-                /** @description default: today in the schedule's zone */
-                from?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the windows and the windows skipped (a sun event that does not happen) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        skipped?: {
-                            date?: string;
-                            reason?: string;
-                            window?: number;
-                        }[];
-                        windows?: {
-                            end?: string;
-                            on?: unknown[];
-                            start?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Bad request: `days must be an integer from 1 to 366`; `from must be a date YYYY-MM-DD` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
-            401: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
-            403: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found: `no schedule` */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected failure (detail only in the log): `internal error` */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    schedulePreviewProposed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    days?: number;
-                    /** Format: date */
-                    from?: string;
-                    schedule?: Record<string, never>;
-                };
-            };
-        };
-        responses: {
-            /** @description as GET */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        skipped?: {
-                            date?: string;
-                            reason?: string;
-                            window?: number;
-                        }[];
-                        windows?: {
-                            end?: string;
-                            on?: unknown[];
-                            start?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Bad request: `schedule.windows[0].end: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
-            401: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
-            403: {
-                headers: {
-                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
-                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2764,21 +2609,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description relative to the base; default: the caller's (for another user: the narrower of both); null: the whole base */
-                    directory?: string | null;
-                    /**
-                     * @description null: never
-                     * @default 365
-                     */
-                    expiresInDays?: number | null;
-                    /** @description unique per user */
-                    name: string;
-                    /** @description default: all that the caller and the token's user both have */
-                    scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
-                    /** @description admin only: make the token for this user */
-                    username?: string;
-                };
+                "application/json": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
@@ -2791,7 +2622,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewToken"];
                 };
             };
-            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a token`; `name must be 1-64 of A-Z a-z 0-9 . _ @ -`; `scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin`; `directory must be a path relative to the base directory, or null`; `expiresInDays must be an integer from 1 to 3650, or null for no expiry`; `username must be a string`; `directory <dir> is not a directory inside the base directory`; `username <name> is not a user` */
+            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<field> <rule>`; `username <name> is not a user` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,15 +2673,6 @@ export interface operations {
             };
             /** @description Unexpected failure (detail only in the log): `internal error` */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unavailable: `the device clock is not set` */
-            503: {
                 headers: {
                     [name: string]: unknown;
                 };

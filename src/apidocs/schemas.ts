@@ -235,6 +235,11 @@ export const schemas: Record<string, Schema> = {
             type: { enum: ['file', 'directory'] },
             sizeBytes: { type: ['integer', 'null'], minimum: 0, description: 'null for a directory' },
             modifiedAt: { type: 'string', format: 'date-time' },
+            uploaded: {
+              type: ['boolean', 'null'],
+              description:
+                'with the outbox on only: the file is verified in central storage; null outside outbox.paths and for directories',
+            },
           },
         },
       },

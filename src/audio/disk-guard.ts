@@ -8,7 +8,7 @@ import type { AudioConfig } from '../config/config.ts';
 import type { Log } from '../util/logger.ts';
 import type { Recorder } from './recorder.ts';
 import { makeRecordingsDir } from './recordings-dir.ts';
-import { applyRetention, type Recording } from './retention.ts';
+import { applyRetention, type Recording, type toDelete } from './retention.ts';
 import { clockPlausible, monotonicMs } from '../util/clock.ts';
 import { joinName } from '../util/paths.ts';
 import type { RecordingOrder } from './recording-order.ts';
@@ -55,6 +55,8 @@ export interface GuardOptions {
   baseDir: string;
   /** Hears each recording retention deleted (the audit trail's `delete`, reason `retention`). */
   onDeleted: (recording: Recording) => void;
+  /** Which recordings retention deletes, when not the oldest (the outbox's preference); read at each pass. */
+  choose?: () => typeof toDelete | undefined;
   log: Log;
 }
 
@@ -98,7 +100,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     // One pass at a time: a recording that ends during the daily pass waits for it.
     retaining = retaining.then(async () => {
       try {
-        for (const r of await applyRetention(recordingsDir, opts.audio().retention, opts.order, { keep })) opts.onDeleted(r);
+        for (const r of await applyRetention(recordingsDir, opts.audio().retention, opts.order, { keep, choose: opts.choose?.() })) opts.onDeleted(r);
       } catch (err) {
         log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
       }

@@ -4,6 +4,7 @@
 // the encoder has finalized it. The record is persisted at every change.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { fileCompleted } from '../util/completed.ts';
 import { dirname, join, relative, sep } from 'node:path';
 import { joinName } from '../util/paths.ts';
 import { errnoName } from '../util/errno.ts';
@@ -637,6 +638,7 @@ export class Recorder {
       renameSync(temp, final);
       syncFile(dirname(final));
       sizeBytes = statSync(final).size;
+      fileCompleted(final);
     } catch (err) {
       this.discard(temp);
       this.fail(job.failure ?? `could not keep the recording: ${(err as Error).message}`);

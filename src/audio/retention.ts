@@ -112,7 +112,7 @@ export async function applyRetention(
   dir: string,
   limits: RetentionConfig,
   order: RecordingOrder,
-  opts: { now?: number; keep?: string } = {},
+  opts: { now?: number; keep?: string; choose?: typeof toDelete } = {},
 ): Promise<Recording[]> {
   const none = limits.maxCount === null && limits.maxBytes === null && limits.maxAgeDays === null;
   // No limits: nothing to do at start or daily (an idle agent reads nothing), but a
@@ -128,7 +128,8 @@ export async function applyRetention(
     const recordings = order.reconcile(found, now);
     if (none) return [];
     const where = new Map(found.map((f) => [f.name, f]));
-    for (const r of toDelete(recordings, limits, { now, plausible: clockPlausible(now), keep: opts.keep })) {
+    const choose = opts.choose ?? toDelete;
+    for (const r of choose(recordings, limits, { now, plausible: clockPlausible(now), keep: opts.keep })) {
       const f = where.get(r.name)!;
       try {
         await unlink(inDir(f.dir, f.base));

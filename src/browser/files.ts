@@ -110,7 +110,11 @@ export function filesView() {
             },
             'file',
           );
-    const nameCell = h('td', {}, name);
+    // With the outbox on, a file verified in central storage carries a mark (docs/outbox.md).
+    const nameCell =
+      e.uploaded === true
+        ? h('td', {}, name, ' ', h('span', { class: 'hint', title: 'verified in central storage by the outbox' }, 'uploaded'))
+        : h('td', {}, name);
     return h(
       'tr',
       {},

@@ -2,6 +2,7 @@
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
+import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -45,6 +46,8 @@ export interface Config {
   /** HTTPS on the same port (docs/api.md#https); null: plain HTTP only. */
   tls: TlsConfig | null;
   audit: AuditConfig;
+  /** Shipping files to central storage (docs/outbox.md); null: off. */
+  outbox: OutboxConfig | null;
   /** The device's name in object keys, MQTT topics and client ids (docs/behaviour.md#the-device-id). */
   deviceId: string;
   clock: ClockConfig;
@@ -101,6 +104,7 @@ const TOP_KEYS = new Set([
   'audio',
   'tls',
   'metrics',
+  'outbox',
   'deviceId',
   'clock',
 ]);
@@ -209,9 +213,19 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
+    outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
     deviceId: parseDeviceId(raw.deviceId),
     clock: parseClock(raw.clock, baseForPaths),
   };
+}
+
+function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordingsDir: string): OutboxConfig | null {
+  try {
+    return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
+  } catch (err) {
+    if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -21,6 +21,8 @@ export interface ListEntry {
   type: 'file' | 'directory';
   sizeBytes: number | null;
   modifiedAt: string;
+  /** With the outbox on (docs/outbox.md): verified in central storage; null outside outbox.paths. */
+  uploaded?: boolean | null;
 }
 
 /** Up to `max` names of an open directory, read through /proc so that it is the checked one. */

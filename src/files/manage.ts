@@ -7,6 +7,7 @@ import { errnoText } from '../util/errno.ts';
 import { fchmod, fsync, lstat, mkdir, rename, rmdir, unlink } from '../util/fsp.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { isWithin, joinName } from '../util/paths.ts';
+import { fileCompleted } from '../util/completed.ts';
 import {
   closeFd,
   confirmInside,
@@ -181,6 +182,7 @@ export async function movePath(base: string, from: string, to: string, overwrite
       await rename(inDir(src.dirFd, src.name), target);
       await fsync(dst.dirFd).catch(() => {});
       if (dst.dirReal !== src.dirReal) await fsync(src.dirFd).catch(() => {});
+      fileCompleted(joinName(dst.dirReal, dst.name));
       return { crossed: false };
     } catch (err) {
       if (code(err) !== 'EXDEV') throw renameFailure(err, from, to);
@@ -194,6 +196,7 @@ export async function movePath(base: string, from: string, to: string, overwrite
     } catch (err) {
       throw Errors.manageFailed(`copied to ${to}, but the source could not be removed: ${errnoText(err)}`);
     }
+    fileCompleted(joinName(dst.dirReal, dst.name));
     return { crossed: true };
   } finally {
     await closeFd(src.dirFd);

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.ts';
 import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
 import { Errors } from '../http/errors.ts';
 import type { Log } from '../util/logger.ts';
+import { joinName } from '../util/paths.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
 import type { Route, RouteDoc } from '../http/types.ts';
 import { downloadHandler } from './download.ts';
@@ -105,7 +106,14 @@ const CONFINED =
   "leads outside the base or the credential's directory, also through links, is 403. The base directory (and the " +
   "credential's directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403).";
 
-export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audit: Audit): Route[] {
+export function fileRoutes(
+  config: Config,
+  log: Log,
+  metrics: AgentMetrics,
+  audit: Audit,
+  /** The outbox's answer for a file (docs/outbox.md): undefined while the outbox is off, and no field then. */
+  uploadedOf: (abs: string) => boolean | null | undefined = () => undefined,
+): Route[] {
   return [
     {
       method: 'GET',
@@ -186,10 +194,15 @@ export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audi
         ],
         notes: { 400: 'The path names a file, or is not usable as a path' },
         asked: ({ query }) => ({ path: query.path ?? '' }),
-        run: async ({ query }, { principal }) => ({
-          status: 200,
-          body: await listDirectory(config, query.path ?? '', confinementRoot(config.baseDir, principal)),
-        }),
+        run: async ({ query }, { principal }) => {
+          const list = await listDirectory(config, query.path ?? '', confinementRoot(config.baseDir, principal));
+          // On or off: the outbox answers null for a path outside it, undefined only while off.
+          if (uploadedOf('') !== undefined) {
+            const dir = list.path === '' ? config.baseDir : joinName(config.baseDir, list.path);
+            for (const e of list.entries) e.uploaded = e.type === 'file' ? (uploadedOf(joinName(dir, e.name)) ?? null) : null;
+          }
+          return { status: 200, body: list };
+        },
       }),
     ),
     toRoute(

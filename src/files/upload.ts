@@ -2,6 +2,8 @@
 // is renamed into place. Any failure removes the temp files and leaves targets untouched.
 import { errnoText } from '../util/errno.ts';
 import { copyFile, fsync, rename } from '../util/fsp.ts';
+import { fileCompleted } from '../util/completed.ts';
+import { joinName } from '../util/paths.ts';
 import type { Config } from '../config/config.ts';
 import { Errors, HttpError } from '../http/errors.ts';
 import { clientOf } from '../http/request.ts';
@@ -195,6 +197,7 @@ class UploadSession {
       await fsync(fd).catch((err) => {
         throw Errors.createFailed(errnoText(err));
       });
+    for (const place of places) fileCompleted(joinName(place.dirReal, place.name!));
   }
 
   /** Removes every temp file not renamed and closes the directories. */

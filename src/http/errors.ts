@@ -124,6 +124,9 @@ export const Errors = {
   tooManyLiveStreamsForUser: (max: number) => e(503, `too many live audio streams for this user (at most ${max})`, { 'Retry-After': '5' }),
   deviceUnavailable: (detail: string) => e(503, detail),
 
+  // the outbox (docs/outbox.md)
+  outboxOff: () => e(409, 'the outbox is off (no outbox in the config)'),
+
   // operations called without HTTP (docs/api.md, "MQTT")
   unknownCommand: (action: string) => e(404, `unknown command: ${action}`),
 } as const;

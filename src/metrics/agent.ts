@@ -1,5 +1,6 @@
 // Every figure the agent exports (docs/api.md#metrics), named once. Modules receive the cells
 // they count into; the scrape renders the registry.
+import type { OutboxFigures } from '../outbox/service.ts';
 import { VERSION } from '../util/version.ts';
 import { HttpMetrics } from './http.ts';
 import { processMetrics } from './process.ts';
@@ -31,6 +32,7 @@ export class AgentMetrics {
   readonly segments: Cell;
   private recordingOnSchedule = 0;
   private tls: TlsFigures | undefined;
+  private outbox: (() => OutboxFigures | undefined) | undefined;
 
   constructor() {
     const r = this.registry;
@@ -75,12 +77,26 @@ export class AgentMetrics {
         () => this.tls?.certExpirySeconds(),
       ),
     );
+    // The outbox's series appear only while it is on (docs/outbox.md).
+    const o = <K extends keyof OutboxFigures>(name: string, help: string, key: K, type: 'gauge' | 'counter' = 'gauge') =>
+      r.add(new Sampled(name, help, [], [], () => this.outbox?.()?.[key], type));
+    o('device_agent_outbox_pending_files', 'Complete files waiting for upload', 'pendingFiles');
+    o('device_agent_outbox_pending_bytes', 'Bytes of the files waiting for upload', 'pendingBytes');
+    o('device_agent_outbox_oldest_pending_age_seconds', 'Age of the oldest file waiting for upload', 'oldestPendingAgeSeconds');
+    o('device_agent_outbox_uploaded_bytes_total', 'File bytes uploaded and verified since start', 'uploadedBytesTotal', 'counter');
+    o('device_agent_outbox_failures_total', 'Failed upload attempts and files set aside since start', 'failuresTotal', 'counter');
+    o('device_agent_outbox_dropped_files_total', 'Files deleted by retention before their upload', 'droppedFilesTotal', 'counter');
     processMetrics(r);
   }
 
   /** The schedule's state: recording or not. */
   scheduleRecording(on: boolean): void {
     this.recordingOnSchedule = on ? 1 : 0;
+  }
+
+  /** The outbox's figures, read at scrape time while it is on. */
+  watchOutbox(figures: () => OutboxFigures | undefined): void {
+    this.outbox = figures;
   }
 
   /** The TLS figures appear once a TLS listener reports them. */

@@ -123,3 +123,8 @@ export function readStateList(file: string, key: string, what: string, fail: (te
   if (!Array.isArray(list)) throw fail(`${what} ${file}: expected {"${key}": [...]}`);
   return list;
 }
+
+/** A small text file's content, trimmed (a secret named by a `…File` key); errors as thrown by readFileSync. */
+export function readTrimmed(file: string): string {
+  return readFileSync(file, 'utf8').trim();
+}

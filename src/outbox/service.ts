@@ -1,0 +1,469 @@
+// The outbox (docs/outbox.md): finds complete files under outbox.paths, ships them one at a
+// time to the target, records each verified upload in the journal, and waits with one
+// backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/load.ts).
+import { closeSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { stat, unlink } from '../util/fsp.ts';
+import type { Audit } from '../audit/trail.ts';
+import type { Config } from '../config/config.ts';
+import { onFileCompleted } from '../util/completed.ts';
+import { errnoName } from '../util/errno.ts';
+import type { Log } from '../util/logger.ts';
+import { isWithin } from '../util/paths.ts';
+import { type OutboxConfig, outboxSecret } from './config.ts';
+import { deviceIdOf } from './device-id.ts';
+import { shipsByName } from './eligible.ts';
+import { Journal, type Stamp, sameStamp } from './journal.ts';
+import { makeTarget } from './targets.ts';
+import type { Job, Target } from './target.ts';
+import { type Digests, digestRange, RateLimit } from './transfer.ts';
+import { walk } from './walk.ts';
+
+/** A file other programs write counts as complete once unchanged this long. */
+export const SETTLE_MS = 10_000;
+const SCAN_MS = 60_000;
+const YOUNG_CHECK_MS = 2_000;
+const DAY_MS = 86_400_000;
+const FIRST_BACKOFF_MS = 2_000;
+
+interface Entry {
+  abs: string;
+  stamp: Stamp;
+}
+
+export interface OutboxDeps {
+  config: Config;
+  /** The journal's file: outbox.json in the state directory (beside usersFile). */
+  journalFile: string;
+  log: Log;
+  audit: Audit;
+  publish(event: string, data: object): void;
+}
+
+export interface OutboxFigures {
+  pendingFiles: number;
+  pendingBytes: number;
+  oldestPendingAgeSeconds: number | undefined;
+  uploadedBytesTotal: number;
+  failuresTotal: number;
+  droppedFilesTotal: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const stampOf = (st: Stats): Stamp => ({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+const fileError = (err: unknown): string | undefined => {
+  const e = err as NodeJS.ErrnoException;
+  return e && typeof e.path === 'string' && typeof e.code === 'string' ? e.code : undefined;
+};
+
+export class Outbox {
+  private config: OutboxConfig;
+  private target: Target;
+  private readonly journal: Journal;
+  private readonly limit: RateLimit;
+  private readonly pending = new Map<string, Entry>();
+  /** Files seen still changing: queued once unchanged for SETTLE_MS. */
+  private readonly young = new Map<string, string>();
+  private readonly failed = new Map<string, { abs: string; stamp: Stamp | undefined; error: string; since: string }>();
+  private readonly baseDir: string;
+  private readonly baseReal: string;
+  private uploaded = { files: 0, bytes: 0 };
+  private uploadedBytesTotal = 0;
+  private failuresTotal = 0;
+  private droppedFilesTotal = 0;
+  private lastSuccessAt: string | null = null;
+  private lastError: { time: string; text: string } | null = null;
+  /** Consecutive failed attempts; the wait doubles with each. */
+  private failures = 0;
+  /** performance.now() before which no attempt starts (monotonic: a clock jump stretches nothing). */
+  private nextAt = 0;
+  private nextAttemptWall: number | null = null;
+  private current: AbortController | undefined;
+  private running = false;
+  private stopped = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private wake: NodeJS.Timeout | undefined;
+  private youngTimer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+
+  constructor(private readonly deps: OutboxDeps) {
+    this.config = deps.config.outbox!;
+    this.baseDir = deps.config.baseDir;
+    this.baseReal = realpathSync(this.baseDir);
+    this.journal = new Journal(deps.journalFile, deps.log);
+    this.limit = new RateLimit(this.config.maxBytesPerSecond);
+    this.target = makeTarget(this.config, outboxSecret(this.config), deviceIdOf(deps.config));
+  }
+
+  start(): void {
+    this.journal.load();
+    onFileCompleted((abs) => this.notify(abs));
+    void this.scan();
+    this.timers.push(setInterval(() => void this.scan(), SCAN_MS).unref());
+    // Set-aside files get another chance once a day (and at POST retry).
+    this.timers.push(setInterval(() => this.retryFailed(), DAY_MS).unref());
+  }
+
+  /** A reload: a changed target abandons the upload under way; its file ships to the new target. */
+  configure(config: Config): void {
+    const next = config.outbox!;
+    const targetChanged = JSON.stringify(next.target) !== JSON.stringify(this.config.target);
+    this.target = makeTarget(next, outboxSecret(next), deviceIdOf(config)); // the secret re-read (SIGHUP)
+    this.config = next;
+    this.limit.bytesPerSecond = next.maxBytesPerSecond;
+    if (targetChanged) {
+      this.current?.abort(new Error('the target changed'));
+      this.failures = 0;
+      this.nextAt = 0;
+      this.nextAttemptWall = null;
+    }
+    void this.scan();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    onFileCompleted(undefined);
+    for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.wake);
+    clearTimeout(this.youngTimer);
+    this.current?.abort(new Error('the agent is stopping'));
+  }
+
+  /** The path relative to baseDir of a file under outbox.paths, else undefined. */
+  private relOf(abs: string): string | undefined {
+    let inBase: string | undefined;
+    if (isWithin(this.baseDir, abs)) inBase = abs;
+    else if (isWithin(this.baseReal, abs)) inBase = this.baseDir + abs.slice(this.baseReal.length);
+    if (inBase === undefined || !this.config.paths.some((p) => isWithin(p, inBase))) return undefined;
+    return inBase.slice(this.baseDir.length + 1);
+  }
+
+  /** A file (or a directory moved in) complete at its final name: queued now. */
+  private notify(abs: string): void {
+    const rel = this.relOf(abs);
+    if (rel === undefined || !shipsByName(rel)) return;
+    stat(abs).then(
+      (st) => {
+        if (st.isDirectory())
+          return walk(
+            abs,
+            (a) => this.relOf(a) ?? '.',
+            (a, r, s) => this.found(a, r, s, true),
+          );
+        if (st.isFile()) this.found(abs, rel, st, true);
+      },
+      () => {}, // gone already: nothing to ship
+    );
+  }
+
+  private found(abs: string, rel: string, st: Stats, complete: boolean): void {
+    const stamp = stampOf(st);
+    if (this.journal.isUploaded(rel, stamp)) return;
+    const failed = this.failed.get(rel);
+    if (failed) {
+      if (failed.stamp && sameStamp(failed.stamp, stamp)) return;
+      this.failed.delete(rel); // changed since it failed: tried afresh
+    }
+    if (!complete && Date.now() - st.mtimeMs < SETTLE_MS) {
+      this.young.set(rel, abs);
+      this.youngTimer ??= setTimeout(() => this.checkYoung(), YOUNG_CHECK_MS).unref();
+      return;
+    }
+    this.young.delete(rel);
+    this.pending.set(rel, { abs, stamp });
+    this.kick();
+  }
+
+  private checkYoung(): void {
+    this.youngTimer = undefined;
+    for (const [rel, abs] of this.young) {
+      this.young.delete(rel);
+      stat(abs).then(
+        (st) => st.isFile() && this.found(abs, rel, st, false),
+        () => {},
+      );
+    }
+  }
+
+  /** At start and every minute: files other programs wrote, complete once unchanged for SETTLE_MS. */
+  scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      const seen = new Set<string>();
+      for (const dir of this.config.paths) {
+        await walk(
+          dir,
+          (a) => this.relOf(a) ?? '.',
+          (abs, rel, st) => {
+            seen.add(rel);
+            this.found(abs, rel, st, false);
+          },
+        );
+      }
+      // Verified entries of files that are gone are dropped (written with the next change).
+      for (const rel of this.journal.uploadedPaths()) if (!seen.has(rel)) this.journal.forget(rel);
+    })().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  /** POST retry: the next attempt starts now, set-aside files included. */
+  retry(): void {
+    this.retryFailed();
+    this.nextAt = 0;
+    this.nextAttemptWall = null;
+    clearTimeout(this.wake);
+    this.wake = undefined;
+    this.kick();
+  }
+
+  private retryFailed(): void {
+    for (const [rel, f] of this.failed) {
+      this.failed.delete(rel);
+      stat(f.abs).then(
+        (st) => st.isFile() && this.found(f.abs, rel, st, true),
+        () => {},
+      );
+    }
+  }
+
+  private kick(): void {
+    if (this.running || this.stopped) return;
+    const wait = this.nextAt - performance.now();
+    if (wait > 0) {
+      this.wake ??= setTimeout(() => {
+        this.wake = undefined;
+        this.kick();
+      }, wait).unref();
+      return;
+    }
+    this.running = true;
+    this.run()
+      .catch((err: unknown) => this.deps.log.error(`outbox: ${String((err as Error)?.stack ?? err)}`))
+      .finally(() => {
+        this.running = false;
+        if (this.pending.size > 0 && !this.stopped) this.kick();
+      });
+  }
+
+  private oldest(): [string, Entry] | undefined {
+    let best: [string, Entry] | undefined;
+    for (const e of this.pending) if (!best || e[1].stamp.mtimeMs < best[1].stamp.mtimeMs) best = e;
+    return best;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped && this.nextAt <= performance.now()) {
+      const next = this.oldest();
+      if (!next) return;
+      const ok = await this.shipOne(next[0], next[1]);
+      if (!ok) return;
+    }
+  }
+
+  /** Ships one file; false when the target failed (the backoff then holds every file). */
+  private async shipOne(rel: string, entry: Entry): Promise<boolean> {
+    let st: Stats;
+    try {
+      st = await stat(entry.abs);
+      if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
+    } catch {
+      this.pending.delete(rel); // gone (deleted, moved away: a move in is its own notification)
+      return true;
+    }
+    const stamp = stampOf(st);
+    if (!sameStamp(stamp, entry.stamp)) {
+      // Changed since it was queued: shipped once it settles.
+      this.pending.delete(rel);
+      this.found(entry.abs, rel, st, false);
+      return true;
+    }
+    const readable = await this.readable(entry.abs);
+    if (readable !== undefined) {
+      if (readable !== 'ENOENT') this.setAside(rel, entry, `cannot read the file: ${readable}`);
+      else this.pending.delete(rel);
+      return true;
+    }
+    const ac = new AbortController();
+    this.current = ac;
+    let digests: Promise<Digests> | undefined;
+    const job: Job = {
+      rel,
+      abs: entry.abs,
+      size: stamp.size,
+      mtimeMs: stamp.mtimeMs,
+      multipart: this.journal.multipartOf(rel),
+      saveMultipart: (state) => this.journal.setMultipart(rel, state),
+      digests: () => (digests ??= digestRange({ file: entry.abs, start: 0, end: stamp.size })),
+      signal: ac.signal,
+      limit: this.limit,
+      onBytes: () => {},
+    };
+    let key: string;
+    try {
+      key = await this.target.ship(job);
+    } catch (err) {
+      if (ac.signal.aborted) return true; // a reload or the stop: the file stays pending
+      const code = fileError(err);
+      if (code === 'ENOENT') {
+        this.pending.delete(rel);
+        return true;
+      }
+      if (code !== undefined) {
+        this.setAside(rel, entry, `cannot read the file: ${errnoName(err)}`);
+        return true;
+      }
+      this.fail(rel, stamp.size, err);
+      return false;
+    } finally {
+      this.current = undefined;
+    }
+    // Changed while it shipped: the store holds an older version; this one ships again.
+    const after = await stat(entry.abs).catch(() => undefined);
+    if (after && !sameStamp(stampOf(after), stamp)) {
+      this.pending.delete(rel);
+      this.found(entry.abs, rel, after, false);
+      return true;
+    }
+    this.journal.markUploaded(rel, stamp); // durable before it is counted anywhere
+    this.pending.delete(rel);
+    this.failures = 0;
+    this.nextAttemptWall = null;
+    this.uploaded.files++;
+    this.uploaded.bytes += stamp.size;
+    this.uploadedBytesTotal += stamp.size;
+    this.lastSuccessAt = iso(Date.now());
+    this.deps.publish('outbox', { path: rel, outcome: 'uploaded', bytes: stamp.size });
+    this.deps.audit.record({
+      event: 'outbox.upload',
+      outcome: 'ok',
+      user: null,
+      credential: 'agent',
+      client: 'local',
+      path: rel,
+      key,
+      bytes: stamp.size,
+    });
+    if (this.config.deleteAfterUpload && after) await this.deleteUploaded(rel, entry.abs, stamp.size);
+    return true;
+  }
+
+  private async deleteUploaded(rel: string, abs: string, bytes: number): Promise<void> {
+    try {
+      await unlink(abs);
+    } catch (err) {
+      this.deps.log.warn(`outbox: could not delete ${rel} after its upload: ${errnoName(err)}`);
+      return;
+    }
+    this.journal.forget(rel);
+    this.deps.audit.record({
+      event: 'delete',
+      outcome: 'ok',
+      user: null,
+      credential: 'agent',
+      client: 'local',
+      path: rel,
+      bytes,
+      reason: 'uploaded',
+    });
+  }
+
+  /** undefined when the file can be read, else its errno name. */
+  private async readable(abs: string): Promise<string | undefined> {
+    try {
+      // One byte, synchronously: an open and a read of a file just stat'ed cost microseconds.
+      const fd = openSync(abs, 'r');
+      try {
+        readSync(fd, Buffer.alloc(1), 0, 1, 0);
+      } finally {
+        closeSync(fd);
+      }
+      return undefined;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code ?? errnoName(err);
+    }
+  }
+
+  private setAside(rel: string, entry: Entry, error: string): void {
+    this.pending.delete(rel);
+    this.failed.set(rel, { abs: entry.abs, stamp: entry.stamp, error, since: iso(Date.now()) });
+    this.failuresTotal++;
+    this.deps.log.warn(`outbox: ${rel} set aside: ${error}`);
+    this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes: entry.stamp.size, error });
+  }
+
+  private fail(rel: string, bytes: number, err: unknown): void {
+    const text = err instanceof Error ? err.message : String(err);
+    this.failures++;
+    this.failuresTotal++;
+    const cap = this.config.maxBackoffSeconds * 1000;
+    const base = Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 30), cap);
+    const wait = base * (0.8 + 0.4 * Math.random());
+    this.nextAt = performance.now() + wait;
+    this.nextAttemptWall = Date.now() + wait;
+    this.lastError = { time: iso(Date.now()), text };
+    this.deps.log.warn(`outbox: ${rel}: ${text}; next attempt in ${(wait / 1000).toFixed(1)} s`);
+    this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes, error: text });
+    this.kick(); // arms the wake-up
+  }
+
+  /** Has this file (a path relative to baseDir) a verified upload? null outside outbox.paths. */
+  uploadedOf(abs: string): boolean | null {
+    const rel = this.relOf(abs);
+    if (rel === undefined) return null;
+    return this.journal.has(rel) && !this.pending.has(rel);
+  }
+
+  /** Retention and the disk guard: a file they deleted. Counted when it was not uploaded. */
+  deleted(abs: string, reason: 'retention' | 'disk'): boolean | null {
+    const uploaded = this.uploadedOf(abs);
+    const rel = this.relOf(abs);
+    if (rel !== undefined) {
+      this.pending.delete(rel);
+      this.young.delete(rel);
+      this.journal.forget(rel);
+    }
+    if (uploaded === false && reason === 'retention') this.droppedFilesTotal++;
+    return uploaded;
+  }
+
+  figures(): OutboxFigures {
+    let bytes = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const e of this.pending.values()) {
+      bytes += e.stamp.size;
+      if (e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
+    }
+    return {
+      pendingFiles: this.pending.size,
+      pendingBytes: bytes,
+      oldestPendingAgeSeconds: this.pending.size === 0 ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+      uploadedBytesTotal: this.uploadedBytesTotal,
+      failuresTotal: this.failuresTotal,
+      droppedFilesTotal: this.droppedFilesTotal,
+    };
+  }
+
+  status(): object {
+    const t = this.config.target;
+    let bytes = 0;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const e of this.pending.values()) {
+      bytes += e.stamp.size;
+      if (e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
+    }
+    const waiting = this.nextAttemptWall !== null && this.nextAt > performance.now();
+    const state = this.pending.size === 0 ? 'idle' : this.current ? 'uploading' : waiting ? 'waiting' : 'uploading';
+    return {
+      enabled: true,
+      target: t.type === 's3' ? { type: 's3', endpoint: t.endpoint, bucket: t.bucket } : { type: t.type, url: t.url },
+      state,
+      pending: { files: this.pending.size, bytes },
+      oldestPendingAt: this.pending.size === 0 ? null : iso(oldest),
+      failed: [...this.failed].map(([path, f]) => ({ path, error: f.error, since: f.since })),
+      uploaded: { ...this.uploaded },
+      lastSuccessAt: this.lastSuccessAt,
+      lastError: this.lastError,
+      nextAttemptAt: waiting ? iso(this.nextAttemptWall!) : null,
+    };
+  }
+}

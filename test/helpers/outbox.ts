@@ -1,0 +1,64 @@
+// An agent with the outbox on against a test store (test/helpers/s3.ts), and its state.
+import { createHash } from 'node:crypto';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import { bearer } from './http.ts';
+import { makeDir, prepareDir, startAgent, type TestAgent } from './agent.ts';
+import { ACCESS_KEY, BUCKET, SECRET, type Store } from './s3.ts';
+
+export const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+
+export async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function outboxConfig(store: Store, dir: string, extra: Record<string, unknown> = {}, secret = SECRET) {
+  writeFileSync(join(dir, 's3.secret'), `${secret}\n`, { mode: 0o600 });
+  return {
+    target: {
+      type: 's3',
+      endpoint: store.endpoint,
+      region: 'us-east-1',
+      bucket: BUCKET,
+      prefix: 'dev-1/',
+      accessKeyId: ACCESS_KEY,
+      secretAccessKeyFile: 's3.secret',
+    },
+    maxBackoffSeconds: 4,
+    ...extra,
+  };
+}
+
+export async function outboxState(agent: TestAgent, token: string) {
+  const res = await fetch(`${agent.url}/api/v1/outbox`, { headers: bearer(token) });
+  assert.is(res.status, 200);
+  return (await res.json()) as Record<string, unknown> & { state: string; pending: { files: number }; uploaded: { files: number } };
+}
+
+/** An agent whose files exist before it starts (found by the start's scan: older than 10 s). */
+export async function agentWith(
+  store: Store,
+  files: Record<string, Buffer>,
+  extra: Record<string, unknown> = {},
+  secret = SECRET,
+  opts: { dir?: string } = {},
+): Promise<TestAgent> {
+  const dir = opts.dir ?? makeDir();
+  const old = new Date(Date.now() - 60_000);
+  for (const [rel, data] of Object.entries(files)) {
+    const abs = join(dir, 'files', rel);
+    mkdirSync(join(abs, '..'), { recursive: true });
+    writeFileSync(abs, data);
+    utimesSync(abs, old, old);
+  }
+  const config = { outbox: outboxConfig(store, dir, extra, secret) };
+  await prepareDir({ dir, config });
+  return startAgent({ dir, config });
+}

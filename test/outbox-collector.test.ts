@@ -1,0 +1,189 @@
+// The `http` and `presigned` targets (docs/outbox.md) against a collector of the test's own:
+// a real HTTP server that checks the bearer token and Content-MD5 and keeps what it gets.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { makeDir, prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';
+import { outboxState, until } from './helpers/outbox.ts';
+
+const test = suite('outbox: http and presigned collectors');
+const TOKEN = 'collector-token-7f3a';
+const NAME = 'recordings/night 2 été.wav';
+
+interface Collector {
+  url: string;
+  /** Milliseconds from a PUT's first body byte to its last, per path. */
+  durations: Map<string, number>;
+  stored: Map<string, Buffer>;
+  presigns: Record<string, unknown>[];
+  refusals: string[];
+  server: Server;
+}
+
+function body(req: IncomingMessage, took?: (ms: number) => void): Promise<Buffer> {
+  return new Promise((r) => {
+    const parts: Buffer[] = [];
+    let first = 0;
+    req.on('data', (c: Buffer) => {
+      first ||= performance.now();
+      parts.push(c);
+    });
+    req.on('end', () => {
+      took?.(first ? performance.now() - first : 0);
+      r(Buffer.concat(parts));
+    });
+  });
+}
+
+async function startCollector(): Promise<Collector> {
+  const c: Collector = {
+    url: '',
+    durations: new Map(),
+    stored: new Map(),
+    presigns: [],
+    refusals: [],
+    server: undefined as unknown as Server,
+  };
+  c.server = createServer(async (req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    const data = await body(req, (ms) => c.durations.set(url.pathname, ms));
+    if (req.method === 'POST' && url.pathname === '/presign') {
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end('{"error":"bad token"}');
+      const ask = JSON.parse(data.toString()) as Record<string, unknown>;
+      c.presigns.push(ask);
+      // The first URL is already expired at the store: the agent must ask again after its 403.
+      const sig = c.presigns.length === 1 ? 'expired' : 'good';
+      const target = `${c.url}/store/${encodeURIComponent(String(ask.path))}?sig=${sig}`;
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          url: target,
+          method: 'PUT',
+          headers: { 'x-extra': 'kept' },
+          expiresAt: new Date(Date.now() + 600_000).toISOString(),
+        }),
+      );
+    }
+    if (req.method !== 'PUT') return res.writeHead(405).end();
+    const md5 = createHash('md5').update(data).digest('base64');
+    if (req.headers['content-md5'] !== md5) {
+      c.refusals.push(`${req.url}: Content-MD5`);
+      return res.writeHead(400).end('{"error":"Content-MD5 mismatch"}');
+    }
+    if (url.pathname.startsWith('/store/')) {
+      if (url.searchParams.get('sig') !== 'good')
+        return res.writeHead(403).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      if (req.headers['x-extra'] !== 'kept') c.refusals.push('presigned headers not sent');
+      c.stored.set(decodeURIComponent(url.pathname.slice('/store/'.length)), data);
+    } else {
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end('{"error":"bad token"}');
+      c.stored.set(url.pathname, data);
+    }
+    res.writeHead(201).end();
+  });
+  await new Promise<void>((r) => c.server.listen(0, '127.0.0.1', r));
+  c.url = `http://127.0.0.1:${(c.server.address() as AddressInfo).port}`;
+  return c;
+}
+
+async function agentFor(target: Record<string, unknown>, data: Buffer, extra: Record<string, unknown> = {}): Promise<TestAgent> {
+  const dir = makeDir();
+  const abs = join(dir, 'files', NAME);
+  mkdirSync(join(abs, '..'), { recursive: true });
+  writeFileSync(abs, data);
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(abs, old, old);
+  writeFileSync(join(dir, 'collector.token'), `${TOKEN}\n`);
+  const config = { deviceId: 'dev-x', outbox: { target: { ...target, tokenFile: 'collector.token' }, ...extra } };
+  await prepareDir({ dir, config });
+  return startAgent({ dir, config });
+}
+
+test('http: a PUT to the URL with {deviceId} and each {path} segment encoded, bearer token, Content-MD5', async () => {
+  const c = await startCollector();
+  const data = randomBytes(50_000);
+  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{deviceId}/{path}` }, data);
+  try {
+    const token = await agent.login();
+    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
+    assert.equal([...c.stored.keys()], ['/in/dev-x/recordings/night%202%20%C3%A9t%C3%A9.wav']);
+    assert.ok(c.stored.values().next().value!.equals(data));
+    assert.equal(c.refusals, []);
+    assert.not.ok(agent.output().includes(TOKEN));
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test('presigned: asks per file with path, sizes and digests; an expired URL (403) gets a new one', async () => {
+  const c = await startCollector();
+  const data = randomBytes(70_000);
+  const agent = await agentFor({ type: 'presigned', url: `${c.url}/presign` }, data);
+  try {
+    const token = await agent.login();
+    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
+    const ask = {
+      deviceId: 'dev-x',
+      path: NAME,
+      sizeBytes: data.length,
+      sha256: createHash('sha256').update(data).digest('hex'),
+      contentMd5: createHash('md5').update(data).digest('base64'),
+    };
+    assert.equal(c.presigns, [ask, ask]);
+    assert.ok(c.stored.get(NAME)?.equals(data));
+    assert.equal(c.refusals, []);
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s to arrive', async () => {
+  const c = await startCollector();
+  const data = randomBytes(256 * 1024);
+  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { maxBytesPerSecond: 65536 });
+  try {
+    const token = await agent.login();
+    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 60_000);
+    const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
+    // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
+    assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
+    assert.ok(c.stored.values().next().value!.equals(data));
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test('deleteAfterUpload: the file goes once verified, audited as delete with reason uploaded', async () => {
+  const c = await startCollector();
+  const data = randomBytes(10_000);
+  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { deleteAfterUpload: true });
+  try {
+    const token = await agent.login();
+    await until('the deletion', () => !existsSync(join(agent.baseDir, NAME)) || undefined, 30_000);
+    assert.ok(c.stored.values().next().value!.equals(data));
+    const audit = agent
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"outbox.upload"') || l.includes('"reason":"uploaded"'))
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
+    assert.equal(
+      audit.map((a) => [a.event, a.path, a.bytes, a.key ?? a.reason]),
+      [
+        ['outbox.upload', NAME, 10_000, `${c.url}/in/recordings/night%202%20%C3%A9t%C3%A9.wav`],
+        ['delete', NAME, 10_000, 'uploaded'],
+      ],
+    );
+    assert.is((await outboxState(agent, token)).uploaded.files, 1);
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
+
+test.run();

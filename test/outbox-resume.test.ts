@@ -1,0 +1,88 @@
+// The outbox's multipart uploads (docs/outbox.md, "Verified", "Nothing lost"): 8 MiB parts from
+// 16 MiB on, continued after a kill -9 from the last acknowledged part, byte-identical in the store.
+import { randomBytes } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { agentWith, md5, outboxState, until } from './helpers/outbox.ts';
+import { SECRET, landed, startStore } from './helpers/s3.ts';
+
+const test = suite('outbox: multipart and kill -9');
+const MiB = 1024 * 1024;
+
+test('a kill -9 during part 2 of 3: the restart continues from part 2, one upload, one object', async () => {
+  const store = await startStore();
+  let held!: () => void;
+  const holding = new Promise<void>((r) => {
+    held = r;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  store.hold = async (method, url) => {
+    if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
+    held();
+    await released;
+    return 'cut';
+  };
+  const data = randomBytes(20 * MiB);
+  const first = await agentWith(store, { 'recordings/long night.flac': data });
+  let second: Awaited<ReturnType<typeof agentWith>> | undefined;
+  try {
+    await holding;
+    await first.stop('SIGKILL');
+    release();
+    store.hold = undefined;
+    second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
+    const token = await second.login();
+    await until('the upload completed', async () => (await outboxState(second!, token)).uploaded.files === 1 || undefined, 120_000);
+    const parts = (n: number) =>
+      store.seen.filter((s) => s.method === 'PUT' && s.url.includes(`partNumber=${n}&`) && s.status === 200).length;
+    assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 1, 'one multipart upload started');
+    assert.is(parts(1), 1, 'part 1 acknowledged once, never sent again');
+    assert.is(parts(2), 1);
+    assert.is(parts(3), 1);
+    assert.equal(
+      store.seen.filter((s) => s.method === 'PUT' && s.status === 200).map((s) => s.bodyBytes),
+      [8 * MiB, 8 * MiB, 4 * MiB],
+    );
+    assert.equal(await landed(store), new Map([['dev-1/recordings/long night.flac', md5(data)]]));
+    assert.equal(store.refused, []);
+  } finally {
+    release();
+    await (second ?? first).cleanup();
+    await store.close();
+  }
+});
+
+test('NoSuchUpload: the store forgot the upload; a new one starts and the file lands whole', async () => {
+  const store = await startStore();
+  let forgotten = false;
+  store.hold = async (method, url) => {
+    if (method !== 'PUT' || !url.includes('partNumber=2') || forgotten) return 'pass';
+    forgotten = true;
+    return { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' };
+  };
+  const data = randomBytes(17 * MiB);
+  const agent = await agentWith(store, { 'recordings/b.flac': data });
+  try {
+    const token = await agent.login();
+    const state = await until(
+      'the upload',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 1 ? s : undefined;
+      },
+      120_000,
+    );
+    assert.is(state.lastError, null, 'a NoSuchUpload is handled within the attempt');
+    assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 2, 'a second upload started');
+    assert.equal(await landed(store), new Map([['dev-1/recordings/b.flac', md5(data)]]));
+    assert.equal(store.refused, []);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,170 @@
+// The outbox to a real S3 store (docs/outbox.md): s3rver behind a strict checking proxy
+// (signature from the secret, real payload hash, Content-MD5, part sizes), read back by rclone.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bearer, jsonPost } from './helpers/http.ts';
+import { upload } from './helpers/files.ts';
+import { agentWith, md5, outboxState, until } from './helpers/outbox.ts';
+import { BUCKET, landed, startStore } from './helpers/s3.ts';
+
+const test = suite('outbox: S3');
+
+test('ships complete files found at start, byte-identical, never dot-names or temporary names', async () => {
+  const store = await startStore();
+  const files: Record<string, Buffer> = {
+    'recordings/a.flac': randomBytes(300_000),
+    'recordings/night 2 été.wav': randomBytes(70_000),
+    'recordings/sub/b.wav': randomBytes(1000),
+    'recordings/empty.wav': Buffer.alloc(0),
+    'recordings/.hidden': randomBytes(10),
+    'recordings/.dir/c.wav': randomBytes(10),
+    'recordings/d.wav.tmp': randomBytes(10),
+    'recordings/e.part': randomBytes(10),
+    'recordings/f.partial': randomBytes(10),
+    'recordings/g.wav~': randomBytes(10),
+    'elsewhere/h.wav': randomBytes(10),
+  };
+  const agent = await agentWith(store, files);
+  try {
+    const token = await agent.login();
+    const state = await until('four uploads', async () => {
+      const s = await outboxState(agent, token);
+      return s.uploaded.files === 4 && s.state === 'idle' ? s : undefined;
+    });
+    assert.equal(state.pending, { files: 0, bytes: 0 });
+    assert.equal(state.target, { type: 's3', endpoint: store.endpoint, bucket: BUCKET });
+    assert.is(state.lastError, null);
+    const got = await landed(store);
+    const want = new Map(
+      ['a.flac', 'night 2 été.wav', 'sub/b.wav', 'empty.wav'].map((n) => [`dev-1/recordings/${n}`, md5(files[`recordings/${n}`]!)]),
+    );
+    assert.equal(new Map([...got].sort()), new Map([...want].sort()));
+    assert.equal(store.refused, []);
+    // files/list marks them: uploaded under outbox.paths, null elsewhere.
+    const list = async (path: string) =>
+      (
+        (await (await fetch(`${agent.url}/api/v1/files/list?path=${encodeURIComponent(path)}`, { headers: bearer(token) })).json()) as {
+          entries: { name: string; uploaded: boolean | null }[];
+        }
+      ).entries.map((e): [string, boolean | null] => [e.name, e.uploaded]);
+    assert.equal(await list('elsewhere'), [['h.wav', null]]);
+    const marks = new Map(await list('recordings'));
+    assert.is(marks.get('a.flac'), true);
+    assert.is(marks.get('.hidden'), false);
+    assert.is(marks.get('sub'), null);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test('an upload and a move in ship at once; a file changed after its upload ships again to the same key', async () => {
+  const store = await startStore();
+  const agent = await agentWith(store, {});
+  try {
+    const token = await agent.login();
+    const first = randomBytes(5000);
+    const res = await upload(agent.url, token, [
+      { name: 'saveToPath', value: 'recordings/up.wav' },
+      { name: 'myFile', filename: 'up.wav', value: first },
+    ]);
+    assert.is(res.status, 200);
+    await until('the upload shipped', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 20_000);
+    // A new version moved over it (a dot-name is never shipped, so the staging file stays local).
+    const second = randomBytes(7000);
+    writeFileSync(join(agent.baseDir, 'recordings/.staging'), second);
+    const moved = await jsonPost(
+      `${agent.url}/api/v1/files/move`,
+      { from: 'recordings/.staging', to: 'recordings/up.wav', overwrite: true },
+      bearer(token),
+    );
+    assert.is(moved.status, 200);
+    const state = await until(
+      'the new version shipped',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 2 ? s : undefined;
+      },
+      20_000,
+    );
+    assert.equal(state.uploaded, { files: 2, bytes: 12000 });
+    assert.equal(await landed(store), new Map([['dev-1/recordings/up.wav', md5(second)]]));
+    assert.equal(store.refused, []);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test('a store answering 503: one backoff, the store text as lastError, waiting; retry ships once it is back', async () => {
+  const store = await startStore();
+  store.failWith = 503;
+  const data = randomBytes(4096);
+  const agent = await agentWith(store, { 'recordings/x.wav': data }, { maxBackoffSeconds: 600 });
+  try {
+    const token = await agent.login();
+    const state = await until('a failed attempt', async () => {
+      const s = await outboxState(agent, token);
+      return s.lastError ? s : undefined;
+    });
+    assert.is(state.state, 'waiting');
+    assert.equal(state.pending, { files: 1, bytes: 4096 });
+    assert.is((state.lastError as { text: string }).text, '503 SlowDown: Please reduce your request rate.');
+    const next = Date.parse(state.nextAttemptAt as string) - Date.parse((state.lastError as { time: string }).time);
+    assert.ok(next >= 1500 && next <= 2500, `first wait ${next} ms is 2 s ±20 %`);
+    // The API answers at once while the target fails.
+    const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
+    assert.is(status.status, 200);
+    const second = await until(
+      'the second failure',
+      async () => {
+        const s = await outboxState(agent, token);
+        return (s.lastError as { time: string }).time !== (state.lastError as { time: string }).time ? s : undefined;
+      },
+      20_000,
+    );
+    const wait = Date.parse(second.nextAttemptAt as string) - Date.parse((second.lastError as { time: string }).time);
+    assert.ok(wait >= 3000 && wait <= 5000, `second wait ${wait} ms is 4 s ±20 %`);
+    store.failWith = 0;
+    const retry = await fetch(`${agent.url}/api/v1/outbox/retry`, { method: 'POST', headers: bearer(token) });
+    assert.is(retry.status, 202);
+    const done = await until(
+      'shipped after retry',
+      async () => {
+        const s = await outboxState(agent, token);
+        return s.uploaded.files === 1 ? s : undefined;
+      },
+      20_000,
+    );
+    assert.is(done.state, 'idle');
+    assert.is(done.nextAttemptAt, null);
+    assert.equal(await landed(store), new Map([['dev-1/recordings/x.wav', md5(data)]]));
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test('wrong credentials: the store text kept as lastError, nothing stored', async () => {
+  const store = await startStore();
+  const agent = await agentWith(store, { 'recordings/x.wav': randomBytes(100) }, {}, 'not-the-secret');
+  try {
+    const token = await agent.login();
+    const state = await until('a refusal', async () => {
+      const s = await outboxState(agent, token);
+      return s.lastError ? s : undefined;
+    });
+    assert.is((state.lastError as { text: string }).text, '403 SignatureDoesNotMatch: signature does not match');
+    assert.is(state.uploaded.files, 0);
+    assert.is((await landed(store)).size, 0);
+    assert.not.ok(agent.output().includes('not-the-secret'));
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test.run();
