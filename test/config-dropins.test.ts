@@ -154,6 +154,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       tls: null,
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
       audit: { file: null },
+      mqtt: null,
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

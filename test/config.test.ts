@@ -30,6 +30,7 @@ parse('fills every default', () => {
     tls: null,
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
     audit: { file: null },
+    mqtt: null,
   });
 });
 

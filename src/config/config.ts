@@ -1,6 +1,7 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
+import { MqttConfigError, parseMqtt, type MqttConfig } from '../mqtt/config.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -42,6 +43,8 @@ export interface Config {
   /** HTTPS on the same port (docs/api.md#https); null: plain HTTP only. */
   tls: TlsConfig | null;
   audit: AuditConfig;
+  /** The MQTT link (docs/mqtt.md); null: off. */
+  mqtt: MqttConfig | null;
 }
 
 export interface AuditConfig {
@@ -89,6 +92,7 @@ const TOP_KEYS = new Set([
   'audio',
   'tls',
   'metrics',
+  'mqtt',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retention', 'minFreeBytes']);
 const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
@@ -193,7 +197,17 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
+    mqtt: mqttOf(raw.mqtt, baseForPaths),
   };
+}
+
+function mqttOf(value: unknown, baseForPaths: string): MqttConfig | null {
+  try {
+    return parseMqtt(value, baseForPaths);
+  } catch (err) {
+    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** `audio.retention`: each limit null (none) or positive; a whole object, absent or null meaning no limits. */

@@ -4,6 +4,7 @@ import { VERSION } from '../util/version.ts';
 import { HttpMetrics } from './http.ts';
 import { processMetrics } from './process.ts';
 import { Counter, Registry, Sampled, type Cell, type Counted } from './registry.ts';
+import type { MqttFigures } from '../mqtt/status.ts';
 
 /** What the TLS listener knows, read at scrape time (src/tls/ plugs in here). */
 export interface TlsFigures {
@@ -28,6 +29,9 @@ export class AgentMetrics {
   readonly transfers: Record<Direction, Counted>;
   readonly recordings: Record<RecordingResult, Cell>;
   private tls: TlsFigures | undefined;
+  /** The MQTT link's counts; its series appear once a link is configured (watchMqtt). */
+  readonly mqtt: MqttFigures;
+  private mqttConnected: (() => boolean) | undefined;
 
   constructor() {
     const r = this.registry;
@@ -70,7 +74,37 @@ export class AgentMetrics {
         () => this.tls?.certExpirySeconds(),
       ),
     );
+    const connects: Cell = { value: 0 };
+    const on = (read: () => number) => () => (this.mqttConnected ? read() : undefined);
+    r.add(
+      new Sampled(
+        'device_agent_mqtt_connected',
+        'Whether the MQTT link is connected (0/1)',
+        [],
+        [],
+        on(() => (this.mqttConnected?.() ? 1 : 0)),
+      ),
+    );
+    r.add(
+      new Sampled(
+        'device_agent_mqtt_connects_total',
+        'Connections the MQTT link made',
+        [],
+        [],
+        on(() => connects.value),
+        'counter',
+      ),
+    );
+    const commands = r.add(
+      new Counter('device_agent_mqtt_commands_total', 'Commands received over MQTT, by action and answer status', ['action', 'status']),
+    );
+    this.mqtt = { attempts: { value: 0 }, connects, command: (action, status) => commands.cell(action, String(status)).value++ };
     processMetrics(r);
+  }
+
+  /** The MQTT link's series appear (src/serve.ts, with `mqtt` configured). */
+  watchMqtt(connected: () => boolean): void {
+    this.mqttConnected = connected;
   }
 
   /** The TLS figures appear once a TLS listener reports them. */
