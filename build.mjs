@@ -151,6 +151,14 @@ function embedAddon() {
   return replaceModule('embed-addon', 'src/native/addon-bytes.ts', 'addon-bytes.ts');
 }
 
+/** Epoch milliseconds of the build: SOURCE_DATE_EPOCH's seconds when set (reproducible-builds.org), else now. */
+function buildTime() {
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  if (epoch === undefined) return Date.now();
+  if (!/^\d+$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(epoch)}`);
+  return Number(epoch) * 1000;
+}
+
 async function bundle() {
   mkdirSync(dist, { recursive: true });
   await build({
@@ -164,6 +172,9 @@ async function bundle() {
     minify: !process.env.BUILD_READABLE,
     legalComments: 'external',
     logLevel: 'warning',
+    // The build's time (src/util/clock.ts): a wall clock earlier than it is not set.
+    // SOURCE_DATE_EPOCH (reproducible builds) when given, else now.
+    define: { __DEVICE_AGENT_BUILD_TIME__: String(buildTime()) },
     plugins: [embedSwaggerUi(), compactMimeDb(), embedAddon(), replaceModule('embed-web-page', 'src/webui/page-files.ts', 'page-files.ts')],
   });
   // Gzipped once per build: read by device-agent.cjs when run by node, and handed to

@@ -29,6 +29,7 @@ import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
 import type { Notifier } from './systemd/notify.ts';
 import { StatusSampler } from './status/sampler.ts';
+import { clockSynchronized } from './util/clock.ts';
 import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
@@ -197,7 +198,12 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
         reason: 'retention',
       }),
   });
-  const sampler = new StatusSampler({ baseDir: config.baseDir, recordingState: () => recorder.state });
+  const sampler = new StatusSampler({
+    baseDir: config.baseDir,
+    recordingState: () => recorder.state,
+    deviceId: () => current.deviceId,
+    clockSynchronized: () => clockSynchronized(current.clock.syncedFile),
+  });
   const events = new EventHub(eventSources(sampler, recorder, captures));
   const deps = {
     users,

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, parseConfig } from '../src/config/config.ts';
+import { ConfigError, defaultDeviceId, parseConfig } from '../src/config/config.ts';
 import { makeDir, prepareDir, runCli } from './helpers/agent.ts';
 
 const parse = suite('config parsing');
@@ -31,6 +31,8 @@ parse('fills every default', () => {
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
     audit: { file: null },
     mqtt: null,
+    deviceId: defaultDeviceId(),
+    clock: { syncedFile: null },
   });
 });
 

@@ -17,6 +17,7 @@ export const once = new Set([
   'unit-router.test.ts',
   'unit-soak-trend.test.ts',
   'unit-time.test.ts',
+  'unit-clock.test.ts',
   'unit-users-poller.test.ts',
   'unit-users-file.test.ts',
   'unit-web-names.test.ts',

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadPercent, parseCpuModel, parseMeminfo, parseOsRelease, parseProcStat } from '../src/status/probes.ts';
@@ -67,7 +69,9 @@ status('answers every field of the contract with the right types', async (ctx) =
     [
       'agent',
       'arch',
+      'clock',
       'cpu',
+      'deviceId',
       'disk',
       'distro',
       'hostname',
@@ -117,5 +121,29 @@ status('concurrent requests share one refresh', async (ctx) => {
   assert.is(new Set(all.map((s) => s.time)).size, 1);
 });
 
+const identity = suite<{ agent: TestAgent; token: string }>('device id and clock in the status');
+identity.before(async (ctx) => {
+  ctx.agent = await startAgent({ config: { deviceId: 'bench-7', clock: { syncedFile: 'synced' } } });
+  ctx.token = await ctx.agent.login();
+});
+identity.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
+
+identity('answers the configured deviceId and clock.synchronized as clock.syncedFile says', async (ctx) => {
+  const first = await get(ctx);
+  assert.is(first.deviceId, 'bench-7');
+  assert.equal(first.clock, { synchronized: false });
+  writeFileSync(join(ctx.agent.dir, 'synced'), '');
+  const deadline = Date.now() + 10_000;
+  let s = first;
+  while (!s.clock.synchronized && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    s = await get(ctx);
+  }
+  assert.equal(s.clock, { synchronized: true });
+});
+
 probes.run();
 status.run();
+identity.run();

@@ -121,6 +121,7 @@ export const schemas: Record<string, Schema> = {
   DeviceStatus: closed(
     {
       hostname: { type: 'string' },
+      deviceId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'the config key deviceId (default: the short hostname)' },
       platform: { type: 'string' },
       distro: { type: 'string' },
       release: { type: 'string' },
@@ -128,6 +129,12 @@ export const schemas: Record<string, Schema> = {
       arch: { type: 'string' },
       uptimeSeconds: { type: 'integer', minimum: 0 },
       time: { type: 'string', format: 'date-time' },
+      clock: closed({
+        synchronized: {
+          type: 'boolean',
+          description: 'a time service set the clock (the kernel flag, systemd-timesyncd, or clock.syncedFile when configured)',
+        },
+      }),
       cpu: closed({
         model: { type: 'string' },
         cores: { type: 'integer', minimum: 0 },

@@ -1,4 +1,5 @@
 // The config file: defaults, loading, validation. Every problem names its key; callers exit 78.
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 import { MqttConfigError, parseMqtt, type MqttConfig } from '../mqtt/config.ts';
@@ -45,6 +46,14 @@ export interface Config {
   audit: AuditConfig;
   /** The MQTT link (docs/mqtt.md); null: off. */
   mqtt: MqttConfig | null;
+  /** The device's name in object keys, MQTT topics and client ids (docs/behaviour.md#the-device-id). */
+  deviceId: string;
+  clock: ClockConfig;
+}
+
+export interface ClockConfig {
+  /** When set, this file's existence alone says the clock is synchronized (docs/behaviour.md#the-clock). */
+  syncedFile: string | null;
 }
 
 export interface AuditConfig {
@@ -93,6 +102,8 @@ const TOP_KEYS = new Set([
   'tls',
   'metrics',
   'mqtt',
+  'deviceId',
+  'clock',
 ]);
 const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retention', 'minFreeBytes']);
 const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
@@ -198,6 +209,8 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
     mqtt: mqttOf(raw.mqtt, baseForPaths),
+    deviceId: parseDeviceId(raw.deviceId),
+    clock: parseClock(raw.clock, baseForPaths),
   };
 }
 
@@ -208,6 +221,35 @@ function mqttOf(value: unknown, baseForPaths: string): MqttConfig | null {
     if (err instanceof MqttConfigError) throw new ConfigError(err.message);
     throw err;
   }
+}
+
+const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The default device id: the short hostname, every character outside [A-Za-z0-9_-] made
+ * `-` (no `.`: some MQTT brokers refuse it in topics), cut to 64; `device` for an empty name.
+ */
+export function defaultDeviceId(host: string = hostname()): string {
+  const short = host.split('.')[0] ?? '';
+  return short.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64) || 'device';
+}
+
+function parseDeviceId(value: unknown): string {
+  if (value === undefined) return defaultDeviceId();
+  if (typeof value !== 'string' || !DEVICE_ID.test(value)) {
+    throw new ConfigError('deviceId: must be 1 to 64 of the characters A-Z a-z 0-9 _ -');
+  }
+  return value;
+}
+
+function parseClock(value: unknown, baseForPaths: string): ClockConfig {
+  if (value === undefined || value === null) return { syncedFile: null };
+  if (!isObject(value)) throw new ConfigError('clock: must be an object');
+  for (const key of Object.keys(value)) {
+    if (key !== 'syncedFile') throw new ConfigError(`clock.${key}: unknown key`);
+  }
+  if (value.syncedFile === undefined || value.syncedFile === null) return { syncedFile: null };
+  return { syncedFile: resolveFrom(baseForPaths, str(value, 'syncedFile', 'clock.syncedFile', '')) };
 }
 
 /** `audio.retention`: each limit null (none) or positive; a whole object, absent or null meaning no limits. */

@@ -26,12 +26,17 @@ export interface ReloadPlan {
 const prefixed = (name: string, o: object) =>
   Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, tls, metrics, audit, mqtt, ...top } = c;
+  const { audio, tls, metrics, audit, clock, mqtt, ...top } = c;
   return {
     ...top,
     tls: shown(tls),
     mqtt: shown(mqtt),
-    ...Object.fromEntries([...prefixed('audio', audio), ...prefixed('metrics', metrics), ...prefixed('audit', audit)]),
+    ...Object.fromEntries([
+      ...prefixed('audio', audio),
+      ...prefixed('metrics', metrics),
+      ...prefixed('audit', audit),
+      ...prefixed('clock', clock),
+    ]),
   };
 };
 

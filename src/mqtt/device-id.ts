@@ -1,9 +1,4 @@
-// The device's name in MQTT topics and the client id. Contract section 18's `deviceId` key
-// belongs to the clock work; until it lands this is its default (the short hostname, every
-// character outside [A-Za-z0-9_-] replaced by `-`, cut to 64), in this one function.
-import { hostname } from 'node:os';
+// The device's name in MQTT topics and the client id: config key `deviceId` (docs/behaviour.md#the-device-id).
+import type { Config } from '../config/config.ts';
 
-export function deviceIdOf(_config: unknown): string {
-  const short = hostname().split('.')[0] || 'device';
-  return short.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64);
-}
+export const deviceIdOf = (config: Config): string => config.deviceId;

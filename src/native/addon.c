@@ -41,6 +41,11 @@
 //   trim() -> 1 when memory went back to the kernel, else 0
 //                              malloc_trim(0): free pages anywhere in the heaps, not only
 //                              at their top, are returned (what an upload burst left)
+//
+// The kernel's clock discipline (src/util/clock.ts): Node cannot ask it.
+//   adjtimex() -> the status flags of adjtimex(2) (>= 0), or -errno
+//                              a read only (modes 0, no privilege needed); STA_UNSYNC (0x40)
+//                              set means no time service has synchronized the clock
 #define _GNU_SOURCE // pipe2
 #define NAPI_VERSION 8
 #include <arpa/inet.h>
@@ -57,6 +62,7 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/timex.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <node_api.h>
@@ -274,6 +280,16 @@ static napi_value Trim(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value Adjtimex(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  struct timex tx;
+  memset(&tx, 0, sizeof tx); // modes 0: read, change nothing
+  int r = adjtimex(&tx) < 0 ? -errno : tx.status;
+  napi_create_int32(env, r, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "sendfile", NAPI_AUTO_LENGTH, Sendfile, NULL, &fn);
@@ -290,5 +306,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "tuneAllocator", fn);
   napi_create_function(env, "trim", NAPI_AUTO_LENGTH, Trim, NULL, &fn);
   napi_set_named_property(env, exports, "trim", fn);
+  napi_create_function(env, "adjtimex", NAPI_AUTO_LENGTH, Adjtimex, NULL, &fn);
+  napi_set_named_property(env, exports, "adjtimex", fn);
   return exports;
 }

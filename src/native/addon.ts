@@ -1,7 +1,7 @@
 // The agent's one C addon (src/native/addon.c): sendfile(2) for downloads, the systemd
-// notification socket (datagrams, descriptor passing), and a plain pipe for a capture's
-// output, which Node cannot do. Loaded once,
-// on first use: the first download, or the start under systemd (NOTIFY_SOCKET).
+// notification socket (datagrams, descriptor passing), a plain pipe for a capture's
+// output and the kernel clock's sync flag, which Node cannot do. Loaded once, on first
+// use: the first download, the start under systemd (NOTIFY_SOCKET), or the first status.
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { lazy } from '../util/lazy.ts';
@@ -22,6 +22,8 @@ export interface NativeAddon {
   tuneAllocator(): number;
   /** glibc's malloc_trim(0): 1 when memory went back to the kernel. */
   trim(): number;
+  /** adjtimex(2) read only: the kernel clock's status flags (STA_*), or -errno. */
+  adjtimex(): number;
 }
 
 /** open(2)'s O_TMPFILE (Node has no constant for it): a file without a name. */
@@ -45,7 +47,7 @@ function load(): NativeAddon {
   }
   const addon = module.exports;
   if (typeof addon.tuneAllocator === 'function') addon.tuneAllocator(); // before the first large block
-  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'pipe', 'tuneAllocator', 'trim'] as const) {
+  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'pipe', 'tuneAllocator', 'trim', 'adjtimex'] as const) {
     if (typeof addon[name] !== 'function') throw new Error(`the addon does not export ${name}()`);
   }
   return addon;

@@ -1,6 +1,8 @@
 // The device status record (docs/api.md#device-status): static facts read once, figures sampled on
 // demand at most once a second, concurrent requests sharing one refresh.
 import { arch, cpus, hostname, platform, release, uptime } from 'node:os';
+import { defaultDeviceId } from '../config/config.ts';
+import { clockSynchronized, monotonicMs } from '../util/clock.ts';
 import { isoTime } from '../util/time.ts';
 import { VERSION } from '../util/version.ts';
 import {
@@ -27,6 +29,10 @@ export interface StaticFacts {
 export interface SamplerDeps {
   baseDir: string;
   recordingState: () => string;
+  /** The config's deviceId (a reload may change it); default: the hostname's. */
+  deviceId?: () => string;
+  /** Whether a time service set the clock; default: clockSynchronized(null) (src/util/clock.ts). */
+  clockSynchronized?: () => boolean;
   /** Milliseconds a sample is served before the next request refreshes it. */
   maxAgeMs?: number;
 }
@@ -88,7 +94,7 @@ export class StatusSampler {
   /** The cached sample while it is younger than maxAgeMs. */
   private freshSample(): StatusRecord | undefined {
     const last = this.last;
-    return last && Date.now() - last.at < (this.deps.maxAgeMs ?? 1000) ? last.value : undefined;
+    return last && monotonicMs() - last.at < (this.deps.maxAgeMs ?? 1000) ? last.value : undefined;
   }
 
   private current(): Promise<StatusRecord> | StatusRecord {
@@ -96,7 +102,7 @@ export class StatusSampler {
     if (fresh) return fresh;
     this.inflight ??= this.sample().then(
       (value) => {
-        this.last = { at: Date.now(), value };
+        this.last = { at: monotonicMs(), value };
         this.inflight = undefined;
         return value;
       },
@@ -116,6 +122,7 @@ export class StatusSampler {
     if (times) this.prevCpu = times;
     return {
       hostname: hostname(),
+      deviceId: this.deps.deviceId?.() ?? defaultDeviceId(),
       platform: platform(),
       distro: facts.distro,
       release: facts.release,
@@ -123,6 +130,7 @@ export class StatusSampler {
       arch: arch(),
       uptimeSeconds: Math.round(uptime()),
       time: isoTime(),
+      clock: { synchronized: this.deps.clockSynchronized?.() ?? clockSynchronized(null) },
       cpu: { model: facts.cpuModel, cores: facts.cores, loadPercent: load, temperatureCelsius },
       memory: memory ?? { totalBytes: null, usedBytes: null, availableBytes: null },
       disk,
