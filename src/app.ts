@@ -21,6 +21,8 @@ import { withAccessLog } from './http/log.ts';
 import { lingerAfterAnswer } from './http/linger.ts';
 import type { AgentMetrics } from './metrics/agent.ts';
 import { metricsRoutes } from './metrics/route.ts';
+import { mqttRoutes } from './mqtt/routes.ts';
+import type { MqttStatus } from './mqtt/status.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
@@ -50,6 +52,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   metrics: AgentMetrics;
   /** The metrics scrape token; undefined when metrics are off (no /metrics, no request counting). */
   metricsToken: Buffer | undefined;
+  /** The MQTT link's state; undefined with the link off. */
+  mqttStatus?: () => MqttStatus | undefined;
 }
 
 export interface App {
@@ -82,6 +86,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...eventRoutes(deps.events, deps),
     ...tokenRoutes(config, deps),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
+    ...mqttRoutes(deps.mqttStatus ?? (() => undefined)),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];

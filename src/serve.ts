@@ -34,6 +34,8 @@ import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
+import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
+import type { MqttLink } from './mqtt/link.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -64,6 +66,16 @@ export interface Agent {
   stop(drainMs?: number): Promise<void>;
   /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
   reloadTls(): Promise<void>;
+}
+
+/** The files `mqtt` names, read now (start and SIGHUP); a problem is a ConfigError naming the key. */
+function mqttSecretsOf(config: MqttConfig | null): MqttSecrets | undefined {
+  try {
+    return config ? readMqttSecrets(config) : undefined;
+  } catch (err) {
+    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
@@ -205,6 +217,15 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     clockSynchronized: () => clockSynchronized(current.clock.syncedFile),
   });
   const events = new EventHub(eventSources(sampler, recorder, captures));
+  // The MQTT link, loaded only when configured; it connects in the background (never holds up listen).
+  let mqtt: MqttLink | undefined;
+  const linkDeps = { log: opts.log, audit, sampler, recorder, events, metrics };
+  const startMqtt = async (c: Config, secrets: MqttSecrets) => {
+    const { startLink } = await import('./mqtt/start.ts');
+    mqtt = startLink(c.mqtt!, secrets, { ...linkDeps, deviceId: c.deviceId });
+  };
+  const mqttSecrets = mqttSecretsOf(config.mqtt);
+  if (mqttSecrets) await startMqtt(config, mqttSecrets);
   const deps = {
     users,
     tokens,
@@ -221,6 +242,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     metrics,
     admitRecording: recordings.admit,
     tlsInfo: tls && (() => tls.info),
+    mqttStatus: () => mqtt?.status(),
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
   // A reload builds a new app; requests already running finish on the one they started on.
@@ -277,6 +299,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       const plan = planReload(current, next);
       // Read before anything changes: a bad token file refuses the reload whole.
       const metricsToken = metricsTokenOf(plan.config);
+      const nextMqttSecrets = mqttSecretsOf(plan.config.mqtt);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);
@@ -299,6 +322,19 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       recorder.configure({ ...plan.config.audio, maxFileBytes: plan.config.maxFileBytes });
       captures.configure(plan.config.audio.recorder);
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
+      // SIGHUP applies changed mqtt keys (and re-read files) by reconnecting with them.
+      if (mqtt && plan.config.deviceId !== current.deviceId) {
+        void mqtt.stop(); // its topics and client id change: a new link
+        mqtt = undefined;
+      }
+      if (plan.config.mqtt && nextMqttSecrets) {
+        if (mqtt) void mqtt.reconfigure(plan.config.mqtt, nextMqttSecrets);
+        else void startMqtt(plan.config, nextMqttSecrets);
+      } else if (mqtt) {
+        const stopping = mqtt;
+        mqtt = undefined;
+        void stopping.stop();
+      }
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       audit.record({ event: 'config.reload', outcome: 'ok', user: null, credential: 'signal', client: 'local', changed: plan.changed });
@@ -308,6 +344,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       tls?.reload('reload requested');
     },
     async stop(drainMs = 10_000) {
+      const link = mqtt?.stop(); // offline published while requests drain
       users.stop();
       await apiTokens.stop();
       tls?.stop();
@@ -318,6 +355,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       // then the captures end (nobody is left on them).
       await Promise.all([recorder.shutdown().then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
+      await link;
       await audit.close();
     },
   };

@@ -1,11 +1,10 @@
-// `P/state` (docs/mqtt.md): the device status record with the manual recording's whole
+// `P/state` (docs/mqtt.md): the device status record (with deviceId and clock) with the manual recording's whole
 // status record, the schedule's state and the outbox's answer, always objects.
 import type { RecordingRecord } from '../audio/record.ts';
 import type { JsonText } from '../status/sampler.ts';
 import { outboxState, scheduleState } from './sources.ts';
 
 export interface StateSources {
-  deviceId: string;
   statusJson(): JsonText | Promise<JsonText>;
   recording(): RecordingRecord;
 }
@@ -13,7 +12,6 @@ export interface StateSources {
 export async function deviceState(s: StateSources): Promise<Record<string, unknown>> {
   const status = JSON.parse((await s.statusJson()).text) as Record<string, unknown>;
   return {
-    deviceId: s.deviceId,
     ...status,
     recording: s.recording(),
     schedule: scheduleState(),
