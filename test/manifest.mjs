@@ -22,6 +22,7 @@ export const once = new Set([
   'unit-users-file.test.ts',
   'unit-web-names.test.ts',
   'unit-retention.test.ts',
+  'unit-mqtt.test.ts',
   'package-build.test.ts',
   'package-install.test.ts',
   'package-repo.test.ts',
