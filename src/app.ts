@@ -27,7 +27,9 @@ import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { isTls, redirectToHttps } from './http/redirect.ts';
-import { statusRoutes } from './status/routes.ts';
+import { statusOperations } from './status/routes.ts';
+import { toRoute } from './ops/http.ts';
+import { createOperations, type Operations, permits } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
@@ -59,6 +61,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
 export interface App {
   handler: (req: import('node:http').IncomingMessage, res: ServerResponse) => void;
   routes: readonly Route[];
+  /** The declared operations, callable without HTTP (src/ops/invoke.ts): the MQTT link's way in. */
+  operations: Operations;
 }
 
 function hasUnreadBody(req: Request): boolean {
@@ -76,7 +80,7 @@ export const clientOf = (req: Request): string => req.socket.remoteAddress ?? ''
 function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[]): Route[] {
   return [
     ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
-    ...statusRoutes(deps.sampler),
+    ...statusOperations(deps.sampler).map(toRoute),
     ...fileRoutes(config, deps.log, deps.metrics, deps.audit),
     ...docsRoutes(table, deps.tlsInfo),
     ...audioRoutes(
@@ -149,7 +153,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     if (scope === null) return route.handler;
     const login = route.loginSuffices === true;
     const permitted = (req: Request, res: ServerResponse) => {
-      if (!req.user!.scopes.has(scope) && !(login && req.user!.credential === 'login')) throw Errors.insufficientScope(scope);
+      if (!permits(scope, login, req.user!)) throw Errors.insufficientScope(scope);
       return route.handler(req, res);
     };
     // Not async: a promise layer per request would only cost; dispatch() turns a throw
@@ -190,5 +194,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       : dispatch;
   const http = deps.metricsToken ? deps.metrics.http : undefined;
   const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
-  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes };
+  const declared = routes.flatMap((r) => (r.op ? [r.op] : []));
+  const operations = createOperations(declared, deps);
+  return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes, operations };
 }

@@ -4,6 +4,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { joinName } from './util/paths.ts';
 import { createApp } from './app.ts';
+import type { Operations } from './ops/invoke.ts';
 import { guardRecordings } from './audio/disk-guard.ts';
 import { Captures } from './audio/captures.ts';
 import { LiveStreams } from './audio/live.ts';
@@ -36,6 +37,7 @@ import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
 import type { MqttLink } from './mqtt/link.ts';
+import type { Run } from './mqtt/commands.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -53,6 +55,8 @@ export interface Agent {
   port: number;
   /** The routes the app serves (the docs drift test holds the OpenAPI document to them). */
   routes: readonly Route[];
+  /** The declared operations of the app in service, callable without HTTP (src/ops/invoke.ts). */
+  readonly operations: Operations;
   /** The config the agent runs on (restart keys as started). */
   readonly config: Config;
   /** The STATUS= line for systemd: address and recording state. */
@@ -222,10 +226,10 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   const linkDeps = { log: opts.log, audit, sampler, recorder, events, metrics };
   const startMqtt = async (c: Config, secrets: MqttSecrets) => {
     const { startLink } = await import('./mqtt/start.ts');
-    mqtt = startLink(c.mqtt!, secrets, { ...linkDeps, deviceId: c.deviceId });
+    // Commands run the running app's operations (a reload's new app included).
+    const run: Run = (action, principal, input, client) => app.operations.command(action, principal, input, client);
+    mqtt = startLink(c.mqtt!, secrets, { ...linkDeps, deviceId: c.deviceId, run });
   };
-  const mqttSecrets = mqttSecretsOf(config.mqtt);
-  if (mqttSecrets) await startMqtt(config, mqttSecrets);
   const deps = {
     users,
     tokens,
@@ -245,6 +249,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     mqttStatus: () => mqtt?.status(),
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
+  const mqttSecrets = mqttSecretsOf(config.mqtt);
+  if (mqttSecrets) await startMqtt(config, mqttSecrets);
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
@@ -290,6 +296,9 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     port: running.port,
     get routes() {
       return app.routes;
+    },
+    get operations() {
+      return app.operations;
     },
     get config() {
       return current;

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, readConfigFiles } from '../src/config/files.ts';
-import { ConfigError } from '../src/config/config.ts';
+import { ConfigError, defaultDeviceId } from '../src/config/config.ts';
 import { makeDir, prepareDir, runCli, startAgent } from './helpers/agent.ts';
 
 type Ctx = { dir: string; main: string; d: string };
@@ -155,6 +155,8 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
       audit: { file: null },
       mqtt: null,
+      deviceId: defaultDeviceId(),
+      clock: { syncedFile: null },
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

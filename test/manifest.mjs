@@ -23,6 +23,8 @@ export const once = new Set([
   'unit-web-names.test.ts',
   'unit-retention.test.ts',
   'unit-mqtt.test.ts',
+  // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
+  'ops-invoke.test.ts',
   'package-build.test.ts',
   'package-install.test.ts',
   'package-repo.test.ts',

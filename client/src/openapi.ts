@@ -619,28 +619,6 @@ export interface components {
                 username: string;
             };
         };
-        MkdirRequest: {
-            /**
-             * @description filesystem layer; `OsFs`, the only one, when absent
-             * @example OsFs
-             */
-            fstype?: string;
-            /** @description the directory to make, relative to the base directory; missing parents are made too */
-            path: string;
-        };
-        MoveRequest: {
-            /** @description what to move, relative to the base directory (a link is moved itself) */
-            from: string;
-            /**
-             * @description filesystem layer; `OsFs`, the only one, when absent
-             * @example OsFs
-             */
-            fstype?: string;
-            /** @description replace an existing `to` (a file, or an empty directory); false when absent */
-            overwrite?: boolean;
-            /** @description its new path, relative to the base directory; its directory must exist */
-            to: string;
-        };
         NewToken: {
             /** Format: date-time */
             createdAt: string;
@@ -691,24 +669,6 @@ export interface components {
              * @enum {unknown}
              */
             stoppedBy: "duration" | "request" | "size" | "disk" | "shutdown" | null;
-        };
-        RecordStart: {
-            /**
-             * @default 1
-             * @enum {unknown}
-             */
-            channels: 1 | 2;
-            /** @description a device id from GET /api/v1/audio/devices; default audio.device */
-            device?: string;
-            /** @description length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400) */
-            duration: number;
-            /**
-             * @description audio file format; flac and mp3 end when the file reaches maxFileBytes
-             * @enum {unknown}
-             */
-            fileExtension: "flac" | "wav" | "mp3";
-            /** @default 48000 */
-            sampleRate: number;
         };
         /** @description The HTTPS certificate in service, or `{"enabled": false}` when the agent speaks plain HTTP only. */
         TlsInfo: {
@@ -1406,7 +1366,7 @@ export interface operations {
                     "application/json": components["schemas"]["AudioLevel"];
                 };
             };
-            /** @description A bad `seconds`, or a device that is not listed: `seconds <rule>`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)` */
+            /** @description A bad `seconds`, or a device that is not listed: `device must be a string`; `seconds must be a number from 0.2 to 10`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1543,7 +1503,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RecordStart"];
+                "application/json": {
+                    /**
+                     * @default 1
+                     * @enum {unknown}
+                     */
+                    channels?: 1 | 2;
+                    /** @description a device id from GET /api/v1/audio/devices; default audio.device */
+                    device?: string;
+                    /** @description length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400) */
+                    duration: number;
+                    /**
+                     * @description audio file format; flac and mp3 end when the file reaches maxFileBytes
+                     * @enum {unknown}
+                     */
+                    fileExtension: "flac" | "wav" | "mp3";
+                    /** @default 48000 */
+                    sampleRate?: number;
+                };
             };
         };
         responses: {
@@ -1556,7 +1533,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecordingStatus"];
                 };
             };
-            /** @description Invalid body (the text names the field), a device that is not listed, or a wav recording larger than the download limit (maxFileBytes): `request body must be a JSON object (Content-Type: application/json)`; `duration <rule>`; `fileExtension <rule>`; `sampleRate <rule>`; `channels <rule>`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)`; `<field> is not a field of a recording start`; `a <d> s wav recording would be <N> MB, over the <M> MB download limit` */
+            /** @description Invalid body (the text names the field), a device that is not listed, or a wav recording larger than the download limit (maxFileBytes): `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a recording start`; `duration must be a number of seconds above 0 and at most 3600`; `fileExtension must be one of "flac", "wav", "mp3"`; `device must be a device id from GET /api/v1/audio/devices`; `sampleRate must be an integer from 8000 to 192000`; `channels must be 1 or 2`; `device <id> is not an audio capture device here (GET /api/v1/audio/devices lists them)`; `a <d> s wav recording would be <N> MB, over the <M> MB download limit` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1596,7 +1573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too large: `request body too large, max <limit> bytes` */
+            /** @description Too large: `request body too large, max 16384 bytes` */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1866,7 +1843,7 @@ export interface operations {
                 /** @description what to delete, relative to the download base directory */
                 path: string;
                 /** @description `true`: a directory with all it holds */
-                recursive?: "true" | "false";
+                recursive?: boolean;
             };
             header?: never;
             path?: never;
@@ -1881,7 +1858,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A missing or unusable path, or a bad `recursive`: `path is required`; `recursive must be true or false` */
+            /** @description A missing or unusable path, or a bad `recursive`: `fstype must be a string`; `path is required`; `path must not contain NUL`; `path must be at most 4096 bytes`; `recursive must be true or false` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1948,6 +1925,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Insufficient storage: `no space left on the device` */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listFiles: {
@@ -1973,7 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["FileList"];
                 };
             };
-            /** @description The path names a file, or is not usable as a path: `<path> is not a directory`; `path <rule>` */
+            /** @description The path names a file, or is not usable as a path: `path must be a string`; `path must not contain NUL`; `path must be at most 4096 bytes`; `fstype must be a string`; `<path> is not a directory` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2035,14 +2021,25 @@ export interface operations {
     };
     makeDirectory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description filesystem layer; `OsFs` (the native filesystem), the only one, when absent */
+                fstype?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MkdirRequest"];
+                "application/json": {
+                    /**
+                     * @description filesystem layer; `OsFs` (the native filesystem), the only one, when absent
+                     * @example OsFs
+                     */
+                    fstype?: string;
+                    /** @description the directory to make, relative to the base directory; missing parents are made too */
+                    path: string;
+                };
             };
         };
         responses: {
@@ -2064,7 +2061,7 @@ export interface operations {
                     "application/json": components["schemas"]["FilePath"];
                 };
             };
-            /** @description Invalid body; the text names the field: `request body must be a JSON object (Content-Type: application/json)`; `path must be a string`; `path has a name longer than 255 bytes` */
+            /** @description Invalid body; the text names the field: `fstype must be a string`; `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a directory to make`; `path must be a string`; `path must not contain NUL`; `path must be at most 4096 bytes`; `path has a name longer than 255 bytes` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,14 +2141,32 @@ export interface operations {
     };
     moveFile: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description filesystem layer; `OsFs` (the native filesystem), the only one, when absent */
+                fstype?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MoveRequest"];
+                "application/json": {
+                    /** @description what to move, relative to the base directory (a link is moved itself) */
+                    from: string;
+                    /**
+                     * @description filesystem layer; `OsFs` (the native filesystem), the only one, when absent
+                     * @example OsFs
+                     */
+                    fstype?: string;
+                    /**
+                     * @description replace an existing `to` (a file, or an empty directory)
+                     * @default false
+                     */
+                    overwrite?: boolean;
+                    /** @description its new path, relative to the base directory; its directory must exist */
+                    to: string;
+                };
             };
         };
         responses: {
@@ -2164,7 +2179,7 @@ export interface operations {
                     "application/json": components["schemas"]["FilePath"];
                 };
             };
-            /** @description Invalid body (the text names the field), or a directory moved into itself: `request body must be a JSON object (Content-Type: application/json)`; `from must be a string`; `to must be a string`; `overwrite must be true or false`; `cannot move a directory into itself` */
+            /** @description Invalid body (the text names the field), or a directory moved into itself: `fstype must be a string`; `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a move`; `from must be a string`; `from must not contain NUL`; `from must be at most 4096 bytes`; `to must be a string`; `to must not contain NUL`; `to must be at most 4096 bytes`; `overwrite must be true or false`; `cannot move a directory into itself` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,8 +1,10 @@
-// The records the library returns, by name, from the generated src/openapi.ts (the agent's
-// OpenAPI document); the few written here say why.
-import type { components } from './openapi.ts';
+// The records the library takes and returns, by name, from the generated src/openapi.ts
+// (the agent's OpenAPI document); the few written here say why.
+import type { components, operations } from './openapi.ts';
 
 type Schemas = components['schemas'];
+/** The JSON body an operation takes, as the document declares it (inline in the operation). */
+type Body<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
 export type { components, paths, operations } from './openapi.ts';
 
@@ -20,22 +22,8 @@ export type LoginResponse = Schemas['LoginResponse'];
 
 export type RecordingStatus = Schemas['RecordingStatus'];
 
-/**
- * The start's body. Written here rather than taken from the document, whose `default`s
- * make sampleRate and channels required in the generated type (openapi-typescript's
- * reading of a default).
- */
-export interface RecordStart {
-  /** Seconds, 0 < duration <= the agent's audio.maxDurationSeconds. */
-  duration: number;
-  fileExtension: AudioFormat;
-  /** An id of devices(); default: the agent's audio.device. */
-  device?: string;
-  /** 8000-192000, default 48000. */
-  sampleRate?: number;
-  /** 1 or 2, default 1. */
-  channels?: 1 | 2;
-}
+/** The start's body: fields with a default (sampleRate, channels) are optional. */
+export type RecordStart = Body<'recordStart'>;
 
 export type TokenRecord = Schemas['Token'];
 /** A token as created: the record and its text, shown this once. */

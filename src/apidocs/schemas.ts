@@ -1,7 +1,7 @@
 // The JSON schemas of the OpenAPI document (components.schemas): every record the API
 // sends or receives, as docs/api.md#routes and docs/api.md#authentication, docs/api.md#device-status, docs/api.md#audio-recording fix them. Closed (no extra fields)
 // so that a response the document does not describe fails the drift test.
-import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE } from '../audio/argv.ts';
+import { FORMATS } from '../audio/argv.ts';
 import { RECORDING_STATES, STOPPED_BY } from '../audio/record.ts';
 import { ROLES } from '../auth/scopes.ts';
 import { SCOPES } from '../http/types.ts';
@@ -163,25 +163,6 @@ export const schemas: Record<string, Schema> = {
     { description: 'Figures are at most 2 seconds old; null where a figure is unknown on this device.' },
   ),
 
-  RecordStart: {
-    type: 'object',
-    required: ['duration', 'fileExtension'],
-    additionalProperties: false,
-    properties: {
-      duration: {
-        type: 'number',
-        exclusiveMinimum: 0,
-        description:
-          'length of the recording in seconds; at most audio.maxDurationSeconds of the config (default 3600). ' +
-          'A wav recording whose file would exceed maxFileBytes (the download limit) is refused (400)',
-      },
-      fileExtension: { enum: [...FORMATS], description: 'audio file format; flac and mp3 end when the file reaches maxFileBytes' },
-      device: { type: 'string', description: 'a device id from GET /api/v1/audio/devices; default audio.device' },
-      sampleRate: { type: 'integer', minimum: RATE_RANGE[0], maximum: RATE_RANGE[1], default: DEFAULT_RATE },
-      channels: { enum: [...CHANNEL_COUNTS], default: DEFAULT_CHANNELS },
-    },
-  },
-
   RecordingStatus: closed(
     {
       state: { enum: [...RECORDING_STATES] },
@@ -255,24 +236,6 @@ export const schemas: Record<string, Schema> = {
   UploadResult: closed({ message: { const: 'Uploaded successfully' } }),
 
   FilePath: closed({ path: { type: 'string', description: 'relative to the base directory, normalised (`""` for the base itself)' } }),
-  MkdirRequest: {
-    type: 'object',
-    required: ['path'],
-    properties: {
-      path: { type: 'string', description: 'the directory to make, relative to the base directory; missing parents are made too' },
-      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
-    },
-  },
-  MoveRequest: {
-    type: 'object',
-    required: ['from', 'to'],
-    properties: {
-      from: { type: 'string', description: 'what to move, relative to the base directory (a link is moved itself)' },
-      to: { type: 'string', description: 'its new path, relative to the base directory; its directory must exist' },
-      overwrite: { type: 'boolean', description: 'replace an existing `to` (a file, or an empty directory); false when absent' },
-      fstype: { type: 'string', examples: ['OsFs'], description: 'filesystem layer; `OsFs`, the only one, when absent' },
-    },
-  },
 
   FileList: {
     type: 'object',

@@ -7,13 +7,9 @@ import type { Config } from '../config/config.ts';
 import { errnoText } from '../util/errno.ts';
 import { lstat } from '../util/fsp.ts';
 import { Errors } from '../http/errors.ts';
-import { sendJson } from '../http/respond.ts';
-import type { Request, Response } from '../http/types.ts';
 import { isWithin, joinName } from '../util/paths.ts';
 import { isoTime } from '../util/time.ts';
 import { closeFd, fdLocation, lexicalPath, openConfined, realLocation } from './confine.ts';
-import { confinementRoot } from './scope-dir.ts';
-import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 
 /** At most this many entries are read from one directory; a larger one is listed in part (`truncated`). */
 export const MAX_ENTRIES = 10_000;
@@ -106,13 +102,4 @@ export async function listDirectory(
   }
   entries.sort(compareEntries);
   return more ? { path: shown, entries, truncated: true } : { path: shown, entries };
-}
-
-export function listHandler(config: Config) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const query = parseQuery(req.search);
-    checkFsType(query.get('fstype'));
-    const path = checkClientPath(query.get('path') ?? '', 'path');
-    sendJson(res, 200, await listDirectory(config, path, confinementRoot(config.baseDir, req)));
-  };
 }

@@ -3,14 +3,19 @@
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { DOWNLOAD_HEADERS, RANGE_HEADERS, VALIDATOR_HEADERS, json, ref } from '../apidocs/responses.ts';
-import { Errors, HttpError } from '../http/errors.ts';
+import { Errors } from '../http/errors.ts';
 import type { Log } from '../util/logger.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
 import type { Route, RouteDoc } from '../http/types.ts';
 import { downloadHandler } from './download.ts';
-import { listHandler, MAX_ENTRIES } from './list.ts';
+import { listDirectory, MAX_ENTRIES } from './list.ts';
 import { uploadHandler } from './upload.ts';
-import { BODY_LIMIT, deleteHandler, mkdirHandler, moveHandler } from './manage-http.ts';
+import { audited, BODY_LIMIT, clientPath, fstype as fstypeField } from './manage-http.ts';
+import { deletePath, makeDirectory, movePath, shownPath } from './manage.ts';
+import { confinementRoot } from './scope-dir.ts';
+import { boolean } from '../ops/fields.ts';
+import { toRoute } from '../ops/http.ts';
+import { operation } from '../ops/operation.ts';
 
 /** A file's bytes, as generators read them (openapi-typescript with its binary transform: Blob). */
 const binary = { type: 'string', format: 'binary' };
@@ -87,17 +92,14 @@ function downloadDoc(method: 'get' | 'head', maxFileBytes: number): RouteDoc {
 
 /** What every change answers alike: bad input, the download's confinement, a full disk. */
 const MANAGE_ERRORS = () => [
-  Errors.bodyNotJson(),
   Errors.pathNotAllowed(),
   Errors.notRegular(),
   Errors.notReadable(),
-  Errors.noFileSystem('<detail>'),
   Errors.noSpace(),
   Errors.manageFailed('<detail>'),
   Errors.absPathFailed('<detail>'),
   Errors.openFailed('<detail>'),
 ];
-const tooLarge = () => new HttpError(413, Errors.bodyTooLarge(BODY_LIMIT).message);
 const CONFINED =
   'Paths are relative to the download base directory and confined exactly as a download: a path that ' +
   "leads outside the base or the credential's directory, also through links, is 403. The base directory (and the " +
@@ -151,148 +153,159 @@ export function fileRoutes(config: Config, log: Log, metrics: AgentMetrics, audi
         notes: { 400: 'Bad form (also: a file name that is empty, `.`, `..` or holds `/`, `\\` or NUL when saving into a directory)' },
       }),
     },
-    {
-      method: 'GET',
-      path: '/api/v1/files/list',
-      scope: 'files:read',
-      handler: listHandler(config),
-      doc: () => ({
-        operation: {
-          tags: ['files'],
-          operationId: 'listFiles',
-          summary: 'List one directory of the download base',
-          description:
-            'Confined exactly as a download. Directories first, then by name in byte order. Links that stay ' +
-            'inside are listed as what they point to; links whose real location is outside the base, dangling links, ' +
-            `FIFOs, sockets and devices are left out. At most ${MAX_ENTRIES} entries are read from one directory: ` +
-            'a larger one is listed in part and the answer carries `"truncated": true`.',
-          parameters: [
-            {
-              name: 'path',
-              in: 'query',
-              required: false,
-              schema: { type: 'string' },
-              description: 'the directory, relative to the download base directory; the base itself when absent or empty',
-            },
-            fstype,
-          ],
-          responses: { 200: { description: 'the directory', content: json(ref('FileList')) } },
+    toRoute(
+      operation({
+        id: 'listFiles',
+        method: 'GET',
+        path: '/api/v1/files/list',
+        scope: 'files:read',
+        action: 'files/list',
+        tags: ['files'],
+        summary: 'List one directory of the download base',
+        description:
+          'Confined exactly as a download. Directories first, then by name in byte order. Links that stay ' +
+          'inside are listed as what they point to; links whose real location is outside the base, dangling links, ' +
+          `FIFOs, sockets and devices are left out. At most ${MAX_ENTRIES} entries are read from one directory: ` +
+          'a larger one is listed in part and the answer carries `"truncated": true`.',
+        query: {
+          path: clientPath('must be a string').about(
+            'the directory, relative to the download base directory; the base itself when absent or empty',
+          ),
+          fstype: fstypeField(),
         },
-        errors: [
+        answers: { 200: { description: 'the directory', schema: ref('FileList') } },
+        errors: () => [
           Errors.notDirectory('<path>'),
-          Errors.badField('path', '<rule>'),
           Errors.pathNotAllowed(),
           Errors.notReadable(),
           Errors.notRegular(),
           Errors.fileNotFound('<path>'),
-          Errors.noFileSystem('<detail>'),
           Errors.absPathFailed('<detail>'),
           Errors.openFailed('<detail>'),
           Errors.readFailed('<detail>'),
         ],
         notes: { 400: 'The path names a file, or is not usable as a path' },
+        run: async ({ query }, { principal }) => ({
+          status: 200,
+          body: await listDirectory(config, query.path ?? '', confinementRoot(config.baseDir, principal)),
+        }),
       }),
-    },
-    {
-      method: 'DELETE',
-      path: '/api/v1/files',
-      scope: 'files:write',
-      handler: deleteHandler(config, audit),
-      doc: () => ({
-        operation: {
-          tags: ['files'],
-          operationId: 'deleteFile',
-          summary: 'Delete a file, a link or a directory',
-          description:
-            `${CONFINED} A link is removed itself, never what it points to. A directory must be empty unless ` +
-            '`recursive=true`; a recursive delete never follows a link.',
-          parameters: [
-            {
-              name: 'path',
-              in: 'query',
-              required: true,
-              schema: { type: 'string' },
-              description: 'what to delete, relative to the download base directory',
-            },
-            {
-              name: 'recursive',
-              in: 'query',
-              required: false,
-              schema: { enum: ['true', 'false'] },
-              description: '`true`: a directory with all it holds',
-            },
-            fstype,
-          ],
-          responses: { 204: { description: 'deleted' } },
+    ),
+    toRoute(
+      operation({
+        id: 'deleteFile',
+        method: 'DELETE',
+        path: '/api/v1/files',
+        scope: 'files:write',
+        action: 'files/delete',
+        tags: ['files'],
+        summary: 'Delete a file, a link or a directory',
+        description:
+          `${CONFINED} A link is removed itself, never what it points to. A directory must be empty unless ` +
+          '`recursive=true`; a recursive delete never follows a link.',
+        query: {
+          fstype: fstypeField(),
+          path: clientPath('is required').need().about('what to delete, relative to the download base directory'),
+          recursive: boolean({ rule: 'must be true or false' }).or(false).about('`true`: a directory with all it holds'),
         },
-        errors: [
-          Errors.badField('path', 'is required'),
-          Errors.badField('recursive', 'must be true or false'),
-          Errors.fileNotFound('<path>'),
-          Errors.notEmpty(),
-          ...MANAGE_ERRORS().filter((e) => e.status !== 400 && e.status !== 507),
-        ],
+        answers: { 204: { description: 'deleted' } },
+        errors: () => [Errors.fileNotFound('<path>'), Errors.notEmpty(), ...MANAGE_ERRORS()],
         notes: { 400: 'A missing or unusable path, or a bad `recursive`' },
-      }),
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/files/mkdir',
-      scope: 'files:write',
-      handler: mkdirHandler(config, audit),
-      doc: () => ({
-        operation: {
-          tags: ['files'],
-          operationId: 'makeDirectory',
-          summary: 'Make a directory, and its parents as needed',
-          description: `${CONFINED} New directories get mode 0755.`,
-          requestBody: { required: true, content: json(ref('MkdirRequest')) },
-          responses: {
-            201: { description: 'made', content: json(ref('FilePath')) },
-            200: { description: 'it was already a directory', content: json(ref('FilePath')) },
-          },
+        run: async ({ query }, ctx) => {
+          const { path, recursive } = query;
+          const event = { event: 'delete', path: shownPath(config.baseDir, path), ...(recursive ? { recursive } : {}) };
+          await audited(audit, ctx, event, () =>
+            deletePath(config.baseDir, path, recursive, confinementRoot(config.baseDir, ctx.principal)),
+          );
+          return { status: 204 };
         },
-        errors: [
+      }),
+    ),
+    toRoute(
+      operation({
+        id: 'makeDirectory',
+        method: 'POST',
+        path: '/api/v1/files/mkdir',
+        scope: 'files:write',
+        action: 'files/mkdir',
+        tags: ['files'],
+        summary: 'Make a directory, and its parents as needed',
+        description: `${CONFINED} New directories get mode 0755.`,
+        query: { fstype: fstypeField() },
+        body: {
+          fields: {
+            fstype: fstypeField(),
+            path: clientPath('must be a string')
+              .need()
+              .about('the directory to make, relative to the base directory; missing parents are made too'),
+          },
+          limit: BODY_LIMIT,
+          what: 'a directory to make',
+        },
+        answers: {
+          201: { description: 'made', schema: ref('FilePath') },
+          200: { description: 'it was already a directory', schema: ref('FilePath') },
+        },
+        errors: () => [
           ...MANAGE_ERRORS(),
-          Errors.badField('path', 'must be a string'),
           Errors.badField('path', 'has a name longer than 255 bytes'),
           Errors.notADirectoryInWay('<path>'),
-          tooLarge(),
         ],
         notes: { 400: 'Invalid body; the text names the field', 409: 'A file (not a directory) is in the way; the text names it' },
-      }),
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/files/move',
-      scope: 'files:write',
-      handler: moveHandler(config, audit),
-      doc: () => ({
-        operation: {
-          tags: ['files'],
-          operationId: 'moveFile',
-          summary: 'Move or rename a file, a link or a directory',
-          description:
-            `${CONFINED} The target appears whole or not at all: a rename, or across file systems a copy ` +
-            'under a temporary name beside the target, renamed into place, after which the source is removed.',
-          requestBody: { required: true, content: json(ref('MoveRequest')) },
-          responses: { 200: { description: 'moved; `path` is the new path', content: json(ref('FilePath')) } },
+        run: async ({ body }, ctx) => {
+          const shown = shownPath(config.baseDir, body.path);
+          let made = false;
+          await audited(audit, ctx, { event: 'mkdir', path: shown }, async () => {
+            made = await makeDirectory(config.baseDir, body.path, confinementRoot(config.baseDir, ctx.principal));
+          });
+          return { status: made ? 201 : 200, body: { path: shown } };
         },
-        errors: [
+      }),
+    ),
+    toRoute(
+      operation({
+        id: 'moveFile',
+        method: 'POST',
+        path: '/api/v1/files/move',
+        scope: 'files:write',
+        action: 'files/move',
+        tags: ['files'],
+        summary: 'Move or rename a file, a link or a directory',
+        description:
+          `${CONFINED} The target appears whole or not at all: a rename, or across file systems a copy ` +
+          'under a temporary name beside the target, renamed into place, after which the source is removed.',
+        query: { fstype: fstypeField() },
+        body: {
+          fields: {
+            fstype: fstypeField(),
+            from: clientPath('must be a string').need().about('what to move, relative to the base directory (a link is moved itself)'),
+            to: clientPath('must be a string').need().about('its new path, relative to the base directory; its directory must exist'),
+            overwrite: boolean({ rule: 'must be true or false' })
+              .or(false)
+              .about('replace an existing `to` (a file, or an empty directory)'),
+          },
+          limit: BODY_LIMIT,
+          what: 'a move',
+        },
+        answers: { 200: { description: 'moved; `path` is the new path', schema: ref('FilePath') } },
+        errors: () => [
           ...MANAGE_ERRORS(),
-          Errors.badField('from', 'must be a string'),
-          Errors.badField('to', 'must be a string'),
-          Errors.badField('overwrite', 'must be true or false'),
           Errors.moveIntoItself(),
           Errors.fileNotFound('<from or the directory of to>'),
           Errors.alreadyExists('<to>'),
-          tooLarge(),
         ],
         notes: {
           400: 'Invalid body (the text names the field), or a directory moved into itself',
           409: '`to` exists (and `overwrite` is not true, or it cannot be replaced)',
         },
+        run: async ({ body }, ctx) => {
+          const shown = shownPath(config.baseDir, body.to);
+          await audited(audit, ctx, { event: 'move', path: shownPath(config.baseDir, body.from), to: shown }, async () => {
+            await movePath(config.baseDir, body.from, body.to, body.overwrite, confinementRoot(config.baseDir, ctx.principal));
+          });
+          return { status: 200, body: { path: shown } };
+        },
       }),
-    },
+    ),
   ];
 }

@@ -2,7 +2,7 @@
 // found from the base by the same confinement rules as every file route.
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Request } from '../http/types.ts';
+import type { Principal } from '../auth/scopes.ts';
 
 /**
  * Whether `dir` (relative to `base`) is a directory that really is that name under the
@@ -23,7 +23,7 @@ export function directoryInside(base: string, dir: string): boolean {
  * credential's directory under it. Paths in requests stay relative to `root`; this only
  * narrows where they may lead (lexically and, through links, really).
  */
-export function confinementRoot(root: string, req: Request): string {
-  const dir = req.user?.directory;
+export function confinementRoot(root: string, who: { user?: Principal | undefined } | Principal | undefined): string {
+  const dir = who && ('scopes' in who ? who.directory : who.user?.directory);
   return dir ? resolve(root, dir) : root;
 }

@@ -117,6 +117,9 @@ export const Errors = {
     e(400, `a ${duration} s wav recording would be ${sizeMb} MB, over the ${limitMb} MB download limit`),
   tooManyLiveStreams: (max: number) => e(503, `too many live audio streams (at most ${max}), try again later`, { 'Retry-After': '5' }),
   deviceUnavailable: (detail: string) => e(503, detail),
+
+  // operations called without HTTP (docs/api.md, "MQTT")
+  unknownCommand: (action: string) => e(404, `unknown command: ${action}`),
 } as const;
 
 /** Bytes as MiB with at most one decimal: 52428800 -> "50", 345600044 -> "329.6". */

@@ -30,8 +30,8 @@ export interface Outcome {
   body: unknown;
 }
 
-/** Runs one operation as its HTTP route would (validation, errors, scope, audit). */
-export type Run = (action: string, principal: Principal, input: unknown) => Promise<Outcome>;
+/** Runs one operation as its HTTP route would (validation, errors, scope, audit of refusals): src/ops/invoke.ts's command(). */
+export type Run = (action: string, principal: Principal, input: unknown, client: string) => Promise<Outcome>;
 
 export interface CommandDeps {
   /** `<topicPrefix>/<deviceId>` */
@@ -103,7 +103,6 @@ export class Commands {
       (err: unknown): Outcome => ({ status: 500, body: { error: 'internal error', detail: String(err) } }),
     );
     d.count(counted, result.status);
-    if (result.status === 403) this.denied(action, 403, (result.body as { error?: string })?.error ?? 'forbidden');
     const body = result.status === 500 ? { error: 'internal error' } : result.body;
     const reply = req.id === undefined ? { status: result.status, body } : { id: req.id, status: result.status, body };
     await d.reply(req.topic, Buffer.from(JSON.stringify(reply)), req.correlation);
@@ -112,7 +111,7 @@ export class Commands {
   private runOnce(action: string, req: Request): Promise<Outcome> {
     const d = this.deps;
     const key = req.correlation?.toString('hex') ?? (req.id === undefined ? undefined : `id:${JSON.stringify(req.id)}`);
-    if (!ACTIONS[action] || key === undefined) return d.run(action, d.principal, req.input);
+    if (!ACTIONS[action] || key === undefined) return d.run(action, d.principal, req.input, d.client);
     const now = performance.now();
     for (const [k, v] of this.seen) {
       if (now - v.at < RUN_ONCE.windowMs && this.seen.size <= RUN_ONCE.max) break;
@@ -121,7 +120,7 @@ export class Commands {
     const full = `${action}\0${key}`;
     const earlier = this.seen.get(full);
     if (earlier) return earlier.outcome; // its first reply, sent again
-    const outcome = d.run(action, d.principal, req.input);
+    const outcome = d.run(action, d.principal, req.input, d.client);
     this.seen.set(full, { at: now, outcome });
     if (this.seen.size > RUN_ONCE.max) this.seen.delete(this.seen.keys().next().value as string);
     return outcome;

@@ -3,11 +3,10 @@
 import type { Audit } from '../audit/trail.ts';
 import type { Recorder } from '../audio/recorder.ts';
 import type { EventHub } from '../events/hub.ts';
-import { Errors } from '../http/errors.ts';
 import type { AgentMetrics } from '../metrics/agent.ts';
 import type { StatusSampler } from '../status/sampler.ts';
 import type { Log } from '../util/logger.ts';
-import type { Outcome, Run } from './commands.ts';
+import type { Run } from './commands.ts';
 import type { MqttConfig, MqttSecrets } from './config.ts';
 import { MqttLink } from './link.ts';
 import { deviceState } from './state.ts';
@@ -20,8 +19,8 @@ export interface StartDeps {
   recorder: Recorder;
   events: EventHub;
   metrics: AgentMetrics;
-  /** The operations layer's runner; until it is wired, interimRun. */
-  run?: Run;
+  /** The operations, called without HTTP (src/ops/invoke.ts, the running app's). */
+  run: Run;
 }
 
 export function startLink(config: MqttConfig, secrets: MqttSecrets, d: StartDeps): MqttLink {
@@ -31,25 +30,10 @@ export function startLink(config: MqttConfig, secrets: MqttSecrets, d: StartDeps
     audit: d.audit,
     state: () => deviceState({ statusJson: () => d.sampler.json(), recording: () => d.recorder.status() }),
     onEvent: (listener) => d.events.onEvent(listener),
-    run: d.run ?? interimRun(d),
+    run: d.run,
     figures: d.metrics.mqtt,
   });
   d.metrics.watchMqtt(() => link.status().connected);
   link.start();
   return link;
-}
-
-/**
- * Until the operations layer (callable without HTTP) is merged: the read-only status
- * actions, with the same scope check and answers as their routes; every other action 501.
- */
-function interimRun(d: StartDeps): Run {
-  return async (action, principal): Promise<Outcome> => {
-    const scope = action === 'status' ? 'status' : 'audio';
-    if (action !== 'status' && action !== 'recording/status')
-      return { status: 501, body: { error: `not available over MQTT yet: ${action}` } };
-    if (!principal.scopes.has(scope)) return { status: 403, body: { error: Errors.insufficientScope(scope).message } };
-    if (action === 'status') return { status: 200, body: JSON.parse((await d.sampler.json()).text) };
-    return { status: 200, body: d.recorder.status() };
-  };
 }

@@ -1,54 +1,35 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
-import { json, ref } from '../apidocs/responses.ts';
-import { jsonHeaders, sendJson } from '../http/respond.ts';
-import type { Response, Route } from '../http/types.ts';
+import { ref } from '../apidocs/responses.ts';
+import { operation } from '../ops/operation.ts';
 import { VERSION } from '../util/version.ts';
-import type { JsonText, StatusSampler } from './sampler.ts';
+import type { StatusSampler } from './sampler.ts';
 
-export function statusRoutes(sampler: StatusSampler): Route[] {
-  // The sampler keeps one serialised body until the next sample: its headers are made
-  // once with it, not for every answer.
-  let last: JsonText | undefined;
-  let headers = jsonHeaders(0);
-  const send = (res: Response, body: JsonText) => {
-    if (body !== last) {
-      last = body;
-      headers = jsonHeaders(body.length);
-    }
-    res.writeHead(200, headers);
-    res.end(body.text);
-  };
+export function statusOperations(sampler: StatusSampler) {
   return [
-    {
+    operation({
+      id: 'deviceStatus',
       method: 'GET',
       path: '/api/v1/devicestatus/get',
       scope: 'status',
-      doc: () => ({
-        operation: {
-          tags: ['status'],
-          operationId: 'deviceStatus',
-          summary: 'Current device status',
-          responses: { 200: { description: 'the device status record', content: json(ref('DeviceStatus')) } },
-        },
-      }),
-      handler: (_req, res) => {
-        const body = sampler.json();
-        return body instanceof Promise ? body.then((b) => send(res, b)) : send(res, body);
+      action: 'status',
+      tags: ['status'],
+      summary: 'Current device status',
+      answers: { 200: { description: 'the device status record', schema: ref('DeviceStatus') } },
+      // The sampler keeps one serialised body until the next sample: sent as it is.
+      run: () => {
+        const json = sampler.json();
+        return json instanceof Promise ? json.then((j) => ({ status: 200, json: j })) : { status: 200, json };
       },
-    },
-    {
+    }),
+    operation({
+      id: 'health',
       method: 'GET',
       path: '/api/v1/health',
       scope: null,
-      doc: () => ({
-        operation: {
-          tags: ['status'],
-          operationId: 'health',
-          summary: 'Liveness and version',
-          responses: { 200: { description: 'the agent runs', content: json(ref('Health')) } },
-        },
-      }),
-      handler: (_req, res) => sendJson(res, 200, { status: 'ok', version: VERSION }),
-    },
+      tags: ['status'],
+      summary: 'Liveness and version',
+      answers: { 200: { description: 'the agent runs', schema: ref('Health') } },
+      run: () => ({ status: 200, body: { status: 'ok', version: VERSION } }),
+    }),
   ];
 }

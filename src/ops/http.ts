@@ -1,0 +1,80 @@
+// An operation as an HTTP route: its query and JSON body read and checked against the
+// declaration before the handler runs, the answer sent as JSON. The credential and scope
+// check stay the router's (src/app.ts), which sets req.user before this runs.
+import { parseQuery } from '../files/query.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { NO_FIELDS } from '../http/request.ts';
+import { jsonHeaders, sendJson } from '../http/respond.ts';
+import type { Request, Response, Route } from '../http/types.ts';
+import { type Fields, type Input, readFields } from './fields.ts';
+import { type Answer, type AnyOperation, type Context, operationDoc, undeclared } from './operation.ts';
+
+const NONE = Object.freeze({}) as Input<Fields>;
+
+/** The body's fields: an undeclared key first (refused), then each field in declared order. */
+export function readBody(op: AnyOperation, raw: Record<string, unknown>): Input<Fields> {
+  const decl = op.body!;
+  for (const key of Object.keys(raw)) if (!Object.hasOwn(decl.fields, key)) throw undeclared(key, decl.what);
+  return readFields(decl.fields as Fields, (name) => raw[name], false);
+}
+
+/** The query's fields (a repeated key or a bad escape is refused by parseQuery); undeclared keys are ignored. */
+export function readQuery(op: AnyOperation, search: string): Input<Fields> {
+  if (!op.query) return NONE;
+  const query = parseQuery(search);
+  return readFields(op.query as Fields, (name) => query.get(name), true);
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/** Sends an answer: JSON, serialised JSON as kept, or nothing (204). */
+function answerer(): (res: Response, a: Answer) => void {
+  // An operation that answers one kept text until it changes (the status) gets its headers made once per text.
+  let lastJson: Answer['json'];
+  let lastHeaders = jsonHeaders(0);
+  return (res, a) => {
+    if (a.json) {
+      if (a.json !== lastJson) {
+        lastJson = a.json;
+        lastHeaders = jsonHeaders(a.json.length);
+      }
+      res.writeHead(a.status, a.headers ? { ...a.headers, ...lastHeaders } : lastHeaders);
+      res.end(a.json.text);
+    } else if (a.body === undefined) {
+      res.writeHead(a.status, a.headers ? { ...a.headers, ...NO_STORE } : NO_STORE);
+      res.end();
+    } else {
+      sendJson(res, a.status, a.body, a.headers);
+    }
+  };
+}
+
+export function toRoute(op: AnyOperation): Route {
+  const send = answerer();
+  const run = (req: Request, res: Response, query: Input<Fields>, body: Input<Fields>): void | Promise<void> => {
+    const ctx: Context = { principal: req.user, client: req.socket.remoteAddress ?? '' };
+    const answer = op.run({ body, query, params: req.params ?? NO_FIELDS }, ctx);
+    if (answer instanceof Promise) return answer.then((a) => send(res, a));
+    send(res, answer);
+  };
+  const handler = op.body
+    ? (req: Request, res: Response) => {
+        // The query is checked before the body is read: a bad one is answered without reading it.
+        const query = readQuery(op, req.search);
+        return readJsonObject(req, op.body!.limit).then((raw) => run(req, res, query, readBody(op, raw)));
+      }
+    : (req: Request, res: Response) => {
+        // A body, if any, means nothing here.
+        if (op.method !== 'GET') req.resume();
+        return run(req, res, readQuery(op, req.search), NONE);
+      };
+  return {
+    method: op.method,
+    path: op.path,
+    scope: op.scope,
+    ...(op.loginSuffices ? { loginSuffices: true } : {}),
+    handler,
+    doc: () => operationDoc(op),
+    op,
+  };
+}

@@ -1,0 +1,123 @@
+// Operations called without HTTP (src/ops/invoke.ts), as the MQTT link calls them: the
+// same validation, scope check, audit of refusals and error texts as the HTTP routes.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Principal } from '../src/auth/scopes.ts';
+import { loadConfig } from '../src/config/files.ts';
+import { type Agent, startAgent } from '../src/serve.ts';
+
+type Ctx = { agent: Agent; dir: string };
+const ops = suite<Ctx>('operations without HTTP');
+
+const quiet = { error: () => {}, warn: () => {}, info: () => {} };
+
+ops.before(async (ctx) => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'da-ops-'));
+  mkdirSync(join(ctx.dir, 'files/sub'), { recursive: true });
+  writeFileSync(join(ctx.dir, 'files/sub/a.txt'), 'a');
+  writeFileSync(join(ctx.dir, 'users.json'), '{"users": []}');
+  writeFileSync(
+    join(ctx.dir, 'config.json'),
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audit: { file: 'audit.log' },
+      audio: { device: 'null' },
+    }),
+  );
+  ctx.agent = await startAgent(loadConfig(join(ctx.dir, 'config.json')), { firstRunAdmin: false, log: quiet, announce: () => {} });
+});
+ops.after(async (ctx) => {
+  await ctx.agent?.stop(0);
+  if (ctx.dir) rmSync(ctx.dir, { recursive: true, force: true });
+});
+
+const mqtt = (...scopes: Principal['scopes'] extends ReadonlySet<infer S> ? S[] : never): Principal => ({
+  id: '',
+  username: 'mqtt',
+  scopes: new Set(scopes),
+  directory: null,
+  credential: 'mqtt',
+});
+
+ops('status, files list and the recording run by action with their HTTP answers', async ({ agent }) => {
+  const who = mqtt('status', 'audio', 'files:read');
+  const status = await agent.operations.command('status', who, {}, 'broker');
+  assert.is(status.status, 200);
+  assert.type((status.body as { hostname: string }).hostname, 'string');
+
+  const list = await agent.operations.command('files/list', who, { path: 'sub' }, 'broker');
+  assert.equal(list, {
+    status: 200,
+    body: { path: 'sub', entries: [{ name: 'a.txt', type: 'file', sizeBytes: 1, modifiedAt: (list.body as any).entries[0].modifiedAt }] },
+  });
+
+  const started = await agent.operations.command('recording/start', who, { duration: 30, fileExtension: 'flac' }, 'broker');
+  assert.is(started.status, 202, JSON.stringify(started.body));
+  assert.is((started.body as { sampleRate: number }).sampleRate, 48000);
+  const again = await agent.operations.invoke('recordStart', who, { duration: 30, fileExtension: 'flac' }, 'broker');
+  assert.equal(again, { status: 409, body: { error: 'a recording is already in progress' } });
+  const running = await agent.operations.command('recording/status', who, {}, 'broker');
+  assert.is(running.status, 200);
+  assert.is((running.body as { state: string }).state, 'recording');
+  const stopped = await agent.operations.command('recording/stop', who, {}, 'broker');
+  assert.is(stopped.status, 200, JSON.stringify(stopped.body));
+  assert.is((stopped.body as { stoppedBy: string }).stoppedBy, 'request');
+});
+
+ops('inputs are checked as over HTTP: the same texts', async ({ agent }) => {
+  const who = mqtt('audio', 'files:read');
+  const o = agent.operations;
+  assert.equal(await o.command('recording/start', who, { duration: 1, fileExtension: 'flac', gain: 3 }, 'b'), {
+    status: 400,
+    body: { error: 'gain is not a field of a recording start' },
+  });
+  assert.equal(await o.command('recording/start', who, { fileExtension: 'flac' }, 'b'), {
+    status: 400,
+    body: { error: 'duration must be a number of seconds above 0 and at most 3600' },
+  });
+  assert.equal(await o.command('recording/start', who, [1], 'b'), {
+    status: 400,
+    body: { error: 'request body must be a JSON object (Content-Type: application/json)' },
+  });
+  assert.equal(await o.command('files/list', who, { path: 5 }, 'b'), { status: 400, body: { error: 'path must be a string' } });
+  assert.equal(await o.command('audio/level', who, { seconds: 11 }, 'b'), {
+    status: 400,
+    body: { error: 'seconds must be a number from 0.2 to 10' },
+  });
+  assert.equal(await o.command('nope/never', who, {}, 'b'), { status: 404, body: { error: 'unknown command: nope/never' } });
+});
+
+ops('a command without its scope is 403 and audited denied with the credential', async ({ agent, dir }) => {
+  const got = await agent.operations.command('recording/stop', mqtt('status'), {}, 'broker.example');
+  assert.equal(got, { status: 403, body: { error: 'insufficient scope: audio is required' } });
+  const deadline = Date.now() + 5000;
+  let line: Record<string, unknown> | undefined;
+  while (!line && Date.now() < deadline) {
+    const text = (() => {
+      try {
+        return readFileSync(join(dir, 'audit.log'), 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    line = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((e) => e.event === 'denied' && e.client === 'broker.example');
+    if (!line) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(line, 'no denied event');
+  assert.is(line!.credential, 'mqtt');
+  assert.is(line!.reason, 'insufficient scope: audio is required');
+  assert.is(line!.status, 403);
+});
+
+ops.run();
