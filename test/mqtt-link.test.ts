@@ -1,10 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-import { runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
-import { type Broker, mosquitto, natsMqtt, pub, request, subscribe, until } from './helpers/mqtt.ts';
+import { type Broker, makeServerCert, mosquitto, natsMqtt, passwordFile, pub, request, subscribe, until } from './helpers/mqtt.ts';
+import { makeCa, makeClientCert } from './helpers/tls.ts';
 
 const ID = 'dev-mqtt-1';
 const P = `device-agent/${ID}`;
@@ -192,6 +194,91 @@ link('Home Assistant discovery: retained, every value_template reads a field of 
     sub.close();
     await agent.cleanup();
     await broker.cleanup();
+  }
+});
+
+link("recording/start: the HTTP route's 400 for a bad body, and a repeated correlation id runs once", async () => {
+  const broker = await mosquitto();
+  const agent = await agentOn(broker, { commandScopes: ['status', 'audio'] });
+  try {
+    await until('connected', async () => (await linkOf(agent)).connected === true);
+    const bad = { duration: 'long', fileExtension: 'wav' };
+    const http = await fetch(`${agent.url}/api/v1/audiofiles/audiorecordstart`, {
+      method: 'POST',
+      headers: { ...bearer(await agent.login()), 'Content-Type': 'application/json' },
+      body: JSON.stringify(bad),
+    });
+    const over = JSON.parse((await request(broker.port, `${P}/command/recording/start`, JSON.stringify(bad), 'replies/bad', 'c-bad'))!);
+    assert.equal(over, { status: http.status, body: await http.json() });
+    assert.is(over.status, 400);
+    const body = JSON.stringify({ duration: 3, fileExtension: 'wav' });
+    const first = await request(broker.port, `${P}/command/recording/start`, body, 'replies/rec', 'c-rec');
+    const again = await request(broker.port, `${P}/command/recording/start`, body, 'replies/rec', 'c-rec'); // same correlation data
+    assert.is(JSON.parse(first!).status, 202, first);
+    assert.is(again, first); // not run again (a second start would be 409): its first reply
+  } finally {
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
+link('SIGHUP with a changed topicPrefix: offline on the old topics, online on the new', async () => {
+  const broker = await mosquitto();
+  const agent = await agentOn(broker);
+  const sub = subscribe(broker.port, ['+/dev-mqtt-1/availability']);
+  try {
+    await sub.next(`${P}/availability`, (m) => m.payload === 'online');
+    const seen = sub.messages.length;
+    const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+    config.mqtt.topicPrefix = 'fleet2';
+    writeFileSync(agent.configFile, JSON.stringify(config));
+    agent.child.kill('SIGHUP');
+    await sub.next(`${P}/availability`, (m) => m.payload === 'offline', 20_000, seen);
+    await sub.next(`fleet2/${ID}/availability`, (m) => m.payload === 'online', 20_000, seen);
+  } finally {
+    sub.close();
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
+link('mqtts with a private CA and a client certificate; a password file; the password never logged', async () => {
+  const dir = makeDir('da-mqtt-tls-');
+  const ca = { certFile: join(dir, 'ca.pem'), keyFile: join(dir, 'ca.key') };
+  makeCa(ca.certFile, ca.keyFile, '/CN=Test MQTT CA');
+  makeServerCert(join(dir, 'server.pem'), join(dir, 'server.key'), ca);
+  makeClientCert(join(dir, 'client.pem'), join(dir, 'client.key'), ca, '/CN=dev-mqtt-1');
+  passwordFile(join(dir, 'passwd'), 'dev1', 'pw-7f3a9');
+  writeFileSync(join(dir, 'dev1.password'), 'pw-7f3a9\n');
+  const broker = await mosquitto({
+    extra: [
+      `cafile ${ca.certFile}`,
+      `certfile ${join(dir, 'server.pem')}`,
+      `keyfile ${join(dir, 'server.key')}`,
+      'require_certificate true',
+      `password_file ${join(dir, 'passwd')}`,
+    ],
+  });
+  const url = broker.url.replace('mqtt:', 'mqtts:');
+  const tls = { caFile: ca.certFile, certFile: join(dir, 'client.pem'), keyFile: join(dir, 'client.key'), username: 'dev1' };
+  const agent = await startAgent({
+    config: { deviceId: ID, audio: { device: 'null' }, mqtt: { url, ...tls, passwordFile: join(dir, 'dev1.password') } },
+  });
+  try {
+    await until('connected over TLS', async () => (await linkOf(agent)).connected === true);
+    const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+    writeFileSync(join(dir, 'dev1.password'), 'wrong-password');
+    agent.child.kill('SIGHUP'); // the file is read again: a changed password reconnects with it
+    await until('refused', async () =>
+      ((await linkOf(agent)).lastError as { text?: string } | null)?.text?.includes('the broker refused the connection: not authorized'),
+    );
+    assert.not.ok(agent.output().includes('pw-7f3a9'));
+    assert.not.ok(agent.output().includes('wrong-password'));
+    assert.is(config.mqtt.passwordFile, join(dir, 'dev1.password'));
+  } finally {
+    await agent.cleanup();
+    await broker.cleanup();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -1,7 +1,7 @@
 // Real brokers for the MQTT link's tests: Mosquitto (MQTT 5 and 3.1.1) and nats-server's MQTT
 // listener (3.1.1 only), each on a free loopback port with its own temp config, and
 // mosquitto_sub / mosquitto_pub / mosquitto_rr as the other side.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -96,6 +96,8 @@ export async function mosquitto(opts: { extra?: string[]; started?: boolean } = 
       `listener ${port} 127.0.0.1`,
       opts.extra?.some((l) => l.startsWith('password_file')) ? 'allow_anonymous false' : 'allow_anonymous true',
       'persistence false',
+      // Run as root (CI), Mosquitto would switch to user mosquitto, who cannot read the test's 0700 directory.
+      ...(process.getuid?.() === 0 ? ['user root'] : []),
       `log_dest file ${logFile}`,
       'log_type all',
       ...(opts.extra ?? []),
@@ -170,7 +172,14 @@ export function pub(port: number, topic: string, message: string, args: string[]
 }
 
 /** mosquitto_rr (MQTT 5 request/response): the reply's payload, or undefined after `waitS`. */
-export function request(port: number, topic: string, message: string, responseTopic: string, waitS = 10): Promise<string | undefined> {
+export function request(
+  port: number,
+  topic: string,
+  message: string,
+  responseTopic: string,
+  correlation = 'c-1',
+  waitS = 10,
+): Promise<string | undefined> {
   return new Promise((resolve) =>
     execFile(
       'mosquitto_rr',
@@ -192,9 +201,45 @@ export function request(port: number, topic: string, message: string, responseTo
         '-D',
         'publish',
         'correlation-data',
-        'c-1',
+        correlation,
       ],
       (err, stdout) => resolve(err ? undefined : stdout.trim()),
     ),
   );
+}
+
+/** A server certificate for 127.0.0.1 signed by a CA made by test/helpers/tls.ts's makeCa. */
+export function makeServerCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }): void {
+  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-new',
+      '-key',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-addext',
+      'basicConstraints=critical,CA:FALSE',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-addext',
+      'extendedKeyUsage=serverAuth',
+    ],
+    { stdio: 'ignore' },
+  );
+}
+
+/** mosquitto_passwd: a password file with one user. */
+export function passwordFile(file: string, user: string, password: string): void {
+  execFileSync('mosquitto_passwd', ['-b', '-c', file, user, password], { stdio: 'ignore' });
 }
