@@ -211,11 +211,17 @@ link("recording/start: the HTTP route's 400 for a bad body, and a repeated corre
     const over = JSON.parse((await request(broker.port, `${P}/command/recording/start`, JSON.stringify(bad), 'replies/bad', 'c-bad'))!);
     assert.equal(over, { status: http.status, body: await http.json() });
     assert.is(over.status, 400);
+    const sub = subscribe(broker.port, [`${P}/state`, `${P}/event/#`]);
     const body = JSON.stringify({ duration: 3, fileExtension: 'wav' });
     const first = await request(broker.port, `${P}/command/recording/start`, body, 'replies/rec', 'c-rec');
     const again = await request(broker.port, `${P}/command/recording/start`, body, 'replies/rec', 'c-rec'); // same correlation data
     assert.is(JSON.parse(first!).status, 202, first);
     assert.is(again, first); // not run again (a second start would be 409): its first reply
+    // The change reaches event/recording and state (retained) at once, not at the next interval (30 s).
+    assert.ok(await sub.next(`${P}/event/recording`, (m) => JSON.parse(m.payload).state === 'recording' && !m.retained));
+    // (The null device records faster than real time: the state may already say finished.)
+    assert.ok(await sub.next(`${P}/state`, (m) => JSON.parse(m.payload).recording.state !== 'idle' && m.retained));
+    sub.close();
   } finally {
     await agent.cleanup();
     await broker.cleanup();
@@ -279,6 +285,28 @@ link('mqtts with a private CA and a client certificate; a password file; the pas
     await agent.cleanup();
     await broker.cleanup();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+link('reconnect waits double from 1 s (one loop: no attempt sooner than its wait)', async () => {
+  const { createServer } = await import('node:net');
+  const attempts: number[] = [];
+  // A "broker" that takes each connection and closes it at once: every attempt is seen.
+  const server = createServer((s) => {
+    attempts.push(performance.now());
+    s.destroy();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const agent = await startAgent({ config: { deviceId: ID, audio: { device: 'null' }, mqtt: { url: `mqtt://127.0.0.1:${port}` } } });
+  try {
+    await until('four attempts', () => attempts.length >= 4, 30_000);
+    const gaps = attempts.slice(1, 4).map((t, i) => t - attempts[i]!);
+    // ±20 % jitter: at least 0.8, 1.6 and 3.2 s (a busy machine only makes them longer).
+    for (const [i, gap] of gaps.entries()) assert.ok(gap >= 800 * 2 ** i - 50, `wait ${i + 1}: ${gap} ms`);
+  } finally {
+    await agent.cleanup();
+    server.close();
   }
 });
 
