@@ -93,7 +93,9 @@ export class MqttLink {
     const conn = this.conn;
     if (conn) await this.goOffline(conn);
     this.wake?.();
-    await this.loopDone;
+    // An attempt under way (up to its 30 s timeout) is not waited for: the stop goes on, and
+    // the loop ends that connection unannounced if it still succeeds.
+    await Promise.race([this.loopDone, new Promise((r) => setTimeout(r, 2_000).unref())]);
   }
 
   status(): MqttStatus {
@@ -125,6 +127,10 @@ export class MqttLink {
       let connectedAt = 0;
       try {
         const conn = await this.open();
+        if (this.stopping) {
+          await conn.end(); // stopped while connecting: never announce online
+          break;
+        }
         connectedAt = performance.now();
         await this.serve(conn);
       } catch (err) {
