@@ -22,6 +22,8 @@ import { lingerAfterAnswer } from './http/linger.ts';
 import type { AgentMetrics } from './metrics/agent.ts';
 import { metricsRoutes } from './metrics/route.ts';
 import { clientOf, hasUnreadBody } from './http/request.ts';
+import { mqttRoutes } from './mqtt/routes.ts';
+import type { MqttStatus } from './mqtt/status.ts';
 import { sendJson } from './http/respond.ts';
 import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
@@ -62,6 +64,8 @@ export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
   captureConflict?: (device: string, rate: number, channels: number) => string | null;
   /** The outbox: off, or on (docs/outbox.md). */
   outbox?: OutboxSlot;
+  /** The MQTT link's state; undefined with the link off. */
+  mqttStatus?: () => MqttStatus | undefined;
 }
 
 export interface App {
@@ -89,6 +93,7 @@ function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[])
     ...outboxOperations(deps.outbox).map(toRoute),
     ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
     ...(deps.schedule ? scheduleRoutes(deps.schedule) : []),
+    ...mqttRoutes(deps.mqttStatus ?? (() => undefined)),
     ...uiRoutes(),
     ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
   ];

@@ -39,6 +39,9 @@ import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 import { scheduleHost } from './schedule/host.ts';
 import { OutboxSlot } from './outbox/slot.ts';
+import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
+import type { MqttLink } from './mqtt/link.ts';
+import type { Run } from './mqtt/commands.ts';
 
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
@@ -71,6 +74,16 @@ export interface Agent {
   stop(drainMs?: number): Promise<void>;
   /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
   reloadTls(): Promise<void>;
+}
+
+/** The files `mqtt` names, read now (start and SIGHUP); a problem is a ConfigError naming the key. */
+function mqttSecretsOf(config: MqttConfig | null): MqttSecrets | undefined {
+  try {
+    return config ? readMqttSecrets(config) : undefined;
+  } catch (err) {
+    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
@@ -189,7 +202,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   let current = config;
   // Retention and the disk guard read the running config at each use: a reload applies to both.
   // The outbox's events go to the stream made below; nothing is published before apply().
-  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.send(event, data) });
+  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.emit(event, JSON.stringify(data)) });
   metrics.watchOutbox(() => outbox.figures());
   const recordings = guardRecordings({
     recorder,
@@ -234,11 +247,11 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     synchronized: () => clockSynchronized(current.clock.syncedFile),
     onState: (state) => {
       metrics.scheduleRecording(state.state === 'recording');
-      events.send('schedule', state);
+      events.emit('schedule', JSON.stringify(state));
     },
     onSegment: (segment) => {
       metrics.segments.value++;
-      events.send('segment', segment);
+      events.emit('segment', JSON.stringify(segment));
       audit.record({
         event: 'recording.end',
         outcome: 'ok',
@@ -253,6 +266,15 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     },
   });
   await outbox.apply(config);
+  // The MQTT link, loaded only when configured; it connects in the background (never holds up listen).
+  let mqtt: MqttLink | undefined;
+  const linkDeps = { log: opts.log, audit, sampler, recorder, events, metrics };
+  const startMqtt = async (c: Config, secrets: MqttSecrets) => {
+    const { startLink } = await import('./mqtt/start.ts');
+    // Commands run the running app's operations (a reload's new app included).
+    const run: Run = (action, principal, input, client) => app.operations.command(action, principal, input, client);
+    mqtt = startLink(c.mqtt!, secrets, { ...linkDeps, deviceId: c.deviceId, run });
+  };
   const deps = {
     users,
     tokens,
@@ -272,8 +294,11 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     schedule: { service: schedule.service, file: () => current.scheduleFile, audit },
     captureConflict: schedule.conflict,
     outbox,
+    mqttStatus: () => mqtt?.status(),
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
+  const mqttSecrets = mqttSecretsOf(config.mqtt);
+  if (mqttSecrets) await startMqtt(config, mqttSecrets);
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
@@ -331,6 +356,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       const plan = planReload(current, next);
       // Read before anything changes: a bad token file refuses the reload whole.
       const metricsToken = metricsTokenOf(plan.config);
+      const nextMqttSecrets = mqttSecretsOf(plan.config.mqtt);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);
@@ -354,6 +380,19 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       captures.configure(plan.config.audio.recorder);
       outbox.apply(plan.config).catch((err: unknown) => opts.log.error(`reload: outbox: ${(err as Error).message}`));
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
+      // SIGHUP applies changed mqtt keys (and re-read files) by reconnecting with them.
+      if (mqtt && plan.config.deviceId !== current.deviceId) {
+        void mqtt.stop(); // its topics and client id change: a new link
+        mqtt = undefined;
+      }
+      if (plan.config.mqtt && nextMqttSecrets) {
+        if (mqtt) void mqtt.reconfigure(plan.config.mqtt, nextMqttSecrets);
+        else void startMqtt(plan.config, nextMqttSecrets);
+      } else if (mqtt) {
+        const stopping = mqtt;
+        mqtt = undefined;
+        void stopping.stop();
+      }
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       audit.record({ event: 'config.reload', outcome: 'ok', user: null, credential: 'signal', client: 'local', changed: plan.changed });
@@ -363,6 +402,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       tls?.reload('reload requested');
     },
     async stop(drainMs = 10_000) {
+      const link = mqtt?.stop(); // offline published while requests drain
       users.stop();
       outbox.stop();
       await apiTokens.stop();
@@ -374,6 +414,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       // then the captures end (nobody is left on them).
       await Promise.all([Promise.all([recorder.shutdown(), schedule.close()]).then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
+      await link;
       await audit.close();
     },
   };

@@ -32,6 +32,7 @@ parse('fills every default', () => {
     metrics: { enabled: true, tokenFile: '/var/lib/device-agent/metrics.token' },
     audit: { file: null },
     outbox: null,
+    mqtt: null,
     deviceId: defaultDeviceId(),
     clock: { syncedFile: null },
   });

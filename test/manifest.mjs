@@ -27,6 +27,7 @@ export const once = new Set([
   'unit-schedule-windows.test.ts',
   'unit-schedule-document.test.ts',
   'unit-outbox-retention.test.ts',
+  'unit-mqtt.test.ts',
   // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
   'ops-invoke.test.ts',
   'package-build.test.ts',
@@ -64,6 +65,8 @@ export const once = new Set([
 /** Seconds a file may run before it is stopped and counted as failed. */
 export const DEFAULT_TIMEOUT_S = 300;
 export const timeouts = {
+  // Real brokers started per test, reconnect waits of 1-4 s, a TLS broker: ~60 s on a quiet host.
+  'mqtt-link.test.ts': 600,
   'package-build.test.ts': 900,
   'package-install.test.ts': 900,
   // Builds both packages (~2 min on a quiet host), then apt in a Debian root.

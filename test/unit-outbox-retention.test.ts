@@ -38,9 +38,14 @@ test('maxAgeDays takes everything past it, uploaded or not', () => {
 
 test('the recording whose end started the pass stays; under an implausible clock only maxBytes applies', () => {
   const uploaded = new Set(['e']);
-  assert.equal(names(toDeletePreferringUploaded(recordings, { ...none, maxCount: 4 }, { ...pass, keep: 'e' }, (n) => uploaded.has(n))), ['a']);
+  assert.equal(names(toDeletePreferringUploaded(recordings, { ...none, maxCount: 4 }, { ...pass, keep: 'e' }, (n) => uploaded.has(n))), [
+    'a',
+  ]);
   const unset = { now: 0, plausible: false };
-  assert.equal(toDeletePreferringUploaded(recordings, { ...none, maxCount: 1, maxAgeDays: 1 }, unset, () => true), []);
+  assert.equal(
+    toDeletePreferringUploaded(recordings, { ...none, maxCount: 1, maxAgeDays: 1 }, unset, () => true),
+    [],
+  );
   assert.equal(names(toDeletePreferringUploaded(recordings, { ...none, maxBytes: 40 }, unset, (n) => uploaded.has(n))), ['e']);
 });
 

@@ -53,7 +53,7 @@ export interface paths {
         put?: never;
         /**
          * Upload one or more files
-         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total.
+         * @description Atomic: the data goes to a temporary file and replaces the target only when complete. The target directory must exist and lie inside the credential's directory. Created files get mode 0644. At most 50 MB in total (`maxFileBytes`).
          */
         post: operations["upload"];
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * Listen: the device's input as it is captured
-         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams; a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
+         * @description Streams for as long as the client reads. `wav` is the PCM behind a header whose lengths say "unknown" (players read to the end); `flac` and `mp3` are encoded as they go. A recording on the same device shares its capture. At most 4 streams, 2 of them for one user (all their tokens and sessions); a client that stops reading is dropped; a stream ends when its credential expires or is revoked, and when the agent stops. `curl -H "Authorization: Bearer $T" ".../api/v1/audio/live?format=wav" | ffplay -`
          */
         get: operations["audioLive"];
         put?: never;
@@ -222,7 +222,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: status and recording as they change
-         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once. A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
+         * @description A `text/event-stream` that stays open. On connect: a `recording` event (the RecordingStatus record) and a `status` event (the DeviceStatus record); then `status` every 2 s (one refresh shared by all streams), `recording` at every state change, and a comment line at least every 15 s; `level` (`{"device", "peakDbfs", "rmsDbfs"}`) at most every 100 ms (with the chunks of sound: 5-8 a second at any rate) for each device being captured (a recording, a live stream or a level measurement runs). Each event is `event: <name>` and one `data: <JSON>` line. At most 32 streams are open at once, 16 of them for one user (all their tokens and sessions). A stream ends when its credential expires or is revoked, and when the agent shuts down. Browsers read it with `fetch` and the bearer header (`EventSource` cannot send it).
          */
         get: operations["events"];
         put?: never;
@@ -330,6 +330,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mqtt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The MQTT link: connected or not, since when, the last error */
+        get: operations["mqttStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/outbox": {
         parameters: {
             query?: never;
@@ -358,6 +375,43 @@ export interface paths {
         put?: never;
         /** Start the next attempt now, set-aside files included */
         post: operations["outboxRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored schedule (defaults filled in) and what it does now */
+        get: operations["scheduleGet"];
+        /** Store a schedule; it applies at once */
+        put: operations["scheduleSet"];
+        post?: never;
+        /** Remove the schedule; a running segment ends and is kept */
+        delete: operations["scheduleClear"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedule/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored schedule's merged windows that begin on the days asked, computed as the recorder will */
+        get: operations["schedulePreview"];
+        put?: never;
+        /** The preview of a schedule not yet stored */
+        post: operations["schedulePreviewProposed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -396,7 +450,7 @@ export interface paths {
         put?: never;
         /**
          * Make an API token (its text is shown this once)
-         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored.
+         * @description A long-lived credential for a script: `Authorization: Bearer dat_...`. Its rights are those asked for (default: the caller's), intersected at every request with its user's current ones. Only its SHA-256 is stored. Its scopes and directory never exceed the caller's, nor its user's.
          */
         post: operations["createToken"];
         delete?: never;
@@ -636,15 +690,6 @@ export interface components {
             /** @description agent version */
             version: string;
         };
-        LoginRequest: {
-            /**
-             * Format: password
-             * @description agent user password
-             */
-            password: string;
-            /** @description agent user name */
-            username: string;
-        };
         LoginResponse: {
             /** @description JSON Web Token (HS256) to send as `Authorization: Bearer <token>` */
             token: string;
@@ -761,18 +806,6 @@ export interface components {
         };
         TokenList: {
             tokens: components["schemas"]["Token"][];
-        };
-        TokenRequest: {
-            /** @description relative to the base; default: the caller's */
-            directory?: string | null;
-            /** @description default 365; null: never */
-            expiresInDays?: number | null;
-            /** @description unique per user */
-            name: string;
-            /** @description default: all of the caller's */
-            scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
-            /** @description admin only: make the token for this user */
-            username?: string;
         };
         UploadForm: {
             /**
@@ -1253,7 +1286,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["LoginRequest"];
+                "application/json": {
+                    /**
+                     * Format: password
+                     * @description agent user password
+                     */
+                    password: string;
+                    /** @description agent user name */
+                    username: string;
+                };
             };
         };
         responses: {
@@ -1266,7 +1307,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `username is required and must be a string`; `password is required and must be a string` */
+            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a login`; `username is required and must be a string`; `password is required and must be a string` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1523,7 +1564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many live streams, the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `the agent is shutting down`; `<why the device could not be opened>` */
+            /** @description Too many live streams (in all, or of this user), the agent is stopping, or the device could not be opened: `too many live audio streams (at most 4), try again later`; `too many live audio streams for this user (at most 2)`; `the agent is shutting down`; `<why the device could not be opened>` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
@@ -1606,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict: `a recording is already in progress` */
+            /** @description Conflict: `a recording is already in progress`; `<device> is capturing at <rate> Hz, <n> channel(s)` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many open streams, or the agent is stopping: `too many open event streams (at most 32), try again later`; `the agent is shutting down` */
+            /** @description Too many open streams (in all, or of this user), or the agent is stopping: `too many open event streams (at most 32), try again later`; `too many event streams for this user (at most 16)`; `the agent is shutting down` */
             503: {
                 headers: {
                     /** @description seconds to wait before trying again */
@@ -2337,6 +2378,71 @@ export interface operations {
             };
         };
     };
+    mqttStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the link; `{"enabled": false}` when no `mqtt` is configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clientId?: string;
+                        connected?: boolean;
+                        enabled: boolean;
+                        lastError?: {
+                            text?: string;
+                            /** Format: date-time */
+                            time?: string;
+                        } | null;
+                        published?: number;
+                        received?: number;
+                        /** Format: date-time */
+                        since?: string;
+                        url?: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: status is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     outboxState: {
         parameters: {
             query?: never;
@@ -2520,6 +2626,356 @@ export interface operations {
             };
         };
     };
+    scheduleGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the schedule (null: none) and its state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the stored document with its defaults filled in */
+                        schedule?: Record<string, never> | null;
+                        state?: {
+                            lastSegment?: Record<string, never> | null;
+                            next?: Record<string, never> | null;
+                            reason?: string | null;
+                            /** @enum {unknown} */
+                            state?: "off" | "waiting" | "recording";
+                            window?: Record<string, never> | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description stored: the schedule and its state, as GET */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the stored document with its defaults filled in */
+                        schedule?: Record<string, never> | null;
+                        state?: {
+                            lastSegment?: Record<string, never> | null;
+                            next?: Record<string, never> | null;
+                            reason?: string | null;
+                            /** @enum {unknown} */
+                            state?: "off" | "waiting" | "recording";
+                            window?: Record<string, never> | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is not a schedule: the text names the field by path: `windows[1].start: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scheduleClear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulePreview: {
+        parameters: {
+            query?: {
+                days?: number;
+                /** @description default: today in the schedule's zone */
+                from?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the windows and the windows skipped (a sun event that does not happen) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        skipped?: {
+                            date?: string;
+                            reason?: string;
+                            window?: number;
+                        }[];
+                        windows?: {
+                            end?: string;
+                            on?: unknown[];
+                            start?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `days must be an integer from 1 to 366`; `from must be a date YYYY-MM-DD` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found: `no schedule` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    schedulePreviewProposed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    days?: number;
+                    /** Format: date */
+                    from?: string;
+                    schedule?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description as GET */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        skipped?: {
+                            date?: string;
+                            reason?: string;
+                            window?: number;
+                        }[];
+                        windows?: {
+                            end?: string;
+                            on?: unknown[];
+                            start?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: `schedule.windows[0].end: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged, expired or revoked token: `missing bearer token`; `malformed authorization header, expected: Bearer <token>`; `invalid token`; `token expired`; `token revoked` */
+            401: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (the credential lacks the scope, or the path is outside its directory): `insufficient scope: audio is required` */
+            403: {
+                headers: {
+                    /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (detail only in the log): `internal error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     tls: {
         parameters: {
             query?: never;
@@ -2609,7 +3065,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TokenRequest"];
+                "application/json": {
+                    /** @description relative to the base; default: the caller's (for another user: the narrower of both); null: the whole base */
+                    directory?: string | null;
+                    /**
+                     * @description null: never
+                     * @default 365
+                     */
+                    expiresInDays?: number | null;
+                    /** @description unique per user */
+                    name: string;
+                    /** @description default: all that the caller and the token's user both have */
+                    scopes?: ("status" | "files:read" | "files:write" | "audio" | "metrics" | "admin")[];
+                    /** @description admin only: make the token for this user */
+                    username?: string;
+                };
             };
         };
         responses: {
@@ -2622,7 +3092,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewToken"];
                 };
             };
-            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<field> <rule>`; `username <name> is not a user` */
+            /** @description A bad field; the text names it: `request body must be a JSON object (Content-Type: application/json)`; `<key> is not a field of a token`; `name must be 1-64 of A-Z a-z 0-9 . _ @ -`; `scopes must be a non-empty array of: status, files:read, files:write, audio, metrics, admin`; `directory must be a path relative to the base directory, or null`; `expiresInDays must be an integer from 1 to 3650, or null for no expiry`; `username must be a string`; `directory <dir> is not a directory inside the base directory`; `username <name> is not a user` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2673,6 +3143,15 @@ export interface operations {
             };
             /** @description Unexpected failure (detail only in the log): `internal error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unavailable: `the device clock is not set` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

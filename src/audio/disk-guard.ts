@@ -100,7 +100,8 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     // One pass at a time: a recording that ends during the daily pass waits for it.
     retaining = retaining.then(async () => {
       try {
-        for (const r of await applyRetention(recordingsDir, opts.audio().retention, opts.order, { keep, choose: opts.choose?.() })) opts.onDeleted(r);
+        for (const r of await applyRetention(recordingsDir, opts.audio().retention, opts.order, { keep, choose: opts.choose?.() }))
+          opts.onDeleted(r);
       } catch (err) {
         log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
       }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
+import { MqttConfigError, parseMqtt, type MqttConfig } from '../mqtt/config.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -48,6 +49,8 @@ export interface Config {
   audit: AuditConfig;
   /** Shipping files to central storage (docs/outbox.md); null: off. */
   outbox: OutboxConfig | null;
+  /** The MQTT link (docs/mqtt.md); null: off. */
+  mqtt: MqttConfig | null;
   /** The device's name in object keys, MQTT topics and client ids (docs/behaviour.md#the-device-id). */
   deviceId: string;
   clock: ClockConfig;
@@ -105,6 +108,7 @@ const TOP_KEYS = new Set([
   'tls',
   'metrics',
   'outbox',
+  'mqtt',
   'deviceId',
   'clock',
 ]);
@@ -214,6 +218,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
     outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
+    mqtt: mqttOf(raw.mqtt, baseForPaths),
     deviceId: parseDeviceId(raw.deviceId),
     clock: parseClock(raw.clock, baseForPaths),
   };
@@ -224,6 +229,15 @@ function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordi
     return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
   } catch (err) {
     if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function mqttOf(value: unknown, baseForPaths: string): MqttConfig | null {
+  try {
+    return parseMqtt(value, baseForPaths);
+  } catch (err) {
+    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }

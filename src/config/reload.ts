@@ -26,11 +26,12 @@ export interface ReloadPlan {
 const prefixed = (name: string, o: object) =>
   Object.entries(o).map(([k, v]) => [`${name}.${k}`, typeof v === 'object' && v !== null ? shown(v) : v]);
 const flat = (c: Config): Record<string, unknown> => {
-  const { audio, tls, metrics, audit, clock, outbox, ...top } = c;
+  const { audio, tls, metrics, audit, clock, outbox, mqtt, ...top } = c;
   return {
     ...top,
     tls: shown(tls),
     outbox: shown(outbox),
+    mqtt: shown(mqtt),
     ...Object.fromEntries([
       ...prefixed('audio', audio),
       ...prefixed('metrics', metrics),

@@ -71,17 +71,33 @@ export class EventHub {
   private statusTimer: NodeJS.Timeout | undefined;
   private commentTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly listeners = new Set<(event: string, json: string) => void>();
 
   constructor(
     private readonly sources: EventSources,
     private readonly limits = EVENT_LIMITS,
   ) {
     this.slots = new Slots(limits.maxStreams, limits.maxStreamsPerUser);
-    sources.onRecordingChange((record) => this.broadcast(frame('recording', JSON.stringify(record))));
+    sources.onRecordingChange((record) => this.emit('recording', JSON.stringify(record)));
     // While a recording or a live stream runs: its device's level, every LEVEL_EVERY_MS.
     sources.onLevel?.((level) => {
       if (this.streams.size > 0) this.broadcast(frame('level', JSON.stringify(level)));
     });
+  }
+
+  /**
+   * Sends a named event to every stream and to each listener (the MQTT link's `event/<name>`).
+   * `level` and `status` go to the streams only.
+   */
+  emit(event: string, json: string): void {
+    if (this.streams.size > 0) this.broadcast(frame(event, json));
+    for (const l of this.listeners) l(event, json);
+  }
+
+  /** Hears every event sent through emit(); returns its removal. */
+  onEvent(listener: (event: string, json: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get size(): number {
@@ -170,11 +186,6 @@ export class EventHub {
       return;
     }
     res.write(text);
-  }
-
-  /** Sends one event to every open stream (the schedule's `schedule` and `segment`). */
-  send(event: string, data: unknown): void {
-    if (this.streams.size > 0) this.broadcast(frame(event, JSON.stringify(data)));
   }
 
   private broadcast(text: string): void {

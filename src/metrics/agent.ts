@@ -5,6 +5,7 @@ import { VERSION } from '../util/version.ts';
 import { HttpMetrics } from './http.ts';
 import { processMetrics } from './process.ts';
 import { Counter, Registry, Sampled, type Cell, type Counted } from './registry.ts';
+import type { MqttFigures } from '../mqtt/status.ts';
 
 /** What the TLS listener knows, read at scrape time (src/tls/ plugs in here). */
 export interface TlsFigures {
@@ -33,6 +34,9 @@ export class AgentMetrics {
   private recordingOnSchedule = 0;
   private tls: TlsFigures | undefined;
   private outbox: (() => OutboxFigures | undefined) | undefined;
+  /** The MQTT link's counts; its series appear once a link is configured (watchMqtt). */
+  readonly mqtt: MqttFigures;
+  private mqttConnected: (() => boolean) | undefined;
 
   constructor() {
     const r = this.registry;
@@ -86,6 +90,31 @@ export class AgentMetrics {
     o('device_agent_outbox_uploaded_bytes_total', 'File bytes uploaded and verified since start', 'uploadedBytesTotal', 'counter');
     o('device_agent_outbox_failures_total', 'Failed upload attempts and files set aside since start', 'failuresTotal', 'counter');
     o('device_agent_outbox_dropped_files_total', 'Files deleted by retention before their upload', 'droppedFilesTotal', 'counter');
+    const connects: Cell = { value: 0 };
+    const on = (read: () => number) => () => (this.mqttConnected ? read() : undefined);
+    r.add(
+      new Sampled(
+        'device_agent_mqtt_connected',
+        'Whether the MQTT link is connected (0/1)',
+        [],
+        [],
+        on(() => (this.mqttConnected?.() ? 1 : 0)),
+      ),
+    );
+    r.add(
+      new Sampled(
+        'device_agent_mqtt_connects_total',
+        'Connections the MQTT link made',
+        [],
+        [],
+        on(() => connects.value),
+        'counter',
+      ),
+    );
+    const commands = r.add(
+      new Counter('device_agent_mqtt_commands_total', 'Commands received over MQTT, by action and answer status', ['action', 'status']),
+    );
+    this.mqtt = { attempts: { value: 0 }, connects, command: (action, status) => commands.cell(action, String(status)).value++ };
     processMetrics(r);
   }
 
@@ -97,6 +126,11 @@ export class AgentMetrics {
   /** The outbox's figures, read at scrape time while it is on. */
   watchOutbox(figures: () => OutboxFigures | undefined): void {
     this.outbox = figures;
+  }
+
+  /** The MQTT link's series appear (src/serve.ts, with `mqtt` configured). */
+  watchMqtt(connected: () => boolean): void {
+    this.mqttConnected = connected;
   }
 
   /** The TLS figures appear once a TLS listener reports them. */

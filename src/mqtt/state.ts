@@ -1,0 +1,20 @@
+// `P/state` (docs/mqtt.md): the device status record (with deviceId and clock) with the manual recording's whole
+// status record, the schedule's state and the outbox's answer, always objects.
+import type { RecordingRecord } from '../audio/record.ts';
+import type { JsonText } from '../status/sampler.ts';
+import { outboxState, scheduleState } from './sources.ts';
+
+export interface StateSources {
+  statusJson(): JsonText | Promise<JsonText>;
+  recording(): RecordingRecord;
+}
+
+export async function deviceState(s: StateSources): Promise<Record<string, unknown>> {
+  const status = JSON.parse((await s.statusJson()).text) as Record<string, unknown>;
+  return {
+    ...status,
+    recording: s.recording(),
+    schedule: scheduleState(),
+    outbox: outboxState(),
+  };
+}
