@@ -37,7 +37,7 @@ import type { TlsOptions } from 'node:tls';
 import { tlsMetrics } from './tls/metrics.ts';
 import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
-import { scheduleHost } from './schedule/host.ts';
+import { SCHEDULE_OFF, scheduleHost } from './schedule/host.ts';
 import { OutboxSlot } from './outbox/slot.ts';
 import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
 import type { MqttLink } from './mqtt/link.ts';
@@ -262,13 +262,24 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
         bytes: segment.sizeBytes,
         stoppedBy: null,
       });
-      void recordings.retain();
+      // The segment enters the order record, and is never the one its own pass deletes.
+      const abs = joinName(config.baseDir, segment.file);
+      void recordings.retain(abs.startsWith(`${config.recordingsDir}/`) ? abs.slice(config.recordingsDir.length + 1) : undefined);
     },
   });
   await outbox.apply(config);
   // The MQTT link, loaded only when configured; it connects in the background (never holds up listen).
   let mqtt: MqttLink | undefined;
-  const linkDeps = { log: opts.log, audit, sampler, recorder, events, metrics };
+  const linkDeps = {
+    log: opts.log,
+    audit,
+    sampler,
+    recorder,
+    events,
+    metrics,
+    scheduleState: () => schedule.loaded()?.state() ?? SCHEDULE_OFF,
+    outboxState: () => outbox.status(),
+  };
   const startMqtt = async (c: Config, secrets: MqttSecrets) => {
     const { startLink } = await import('./mqtt/start.ts');
     // Commands run the running app's operations (a reload's new app included).

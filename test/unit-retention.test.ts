@@ -24,14 +24,19 @@ const log = createLogger(() => {});
 
 const pick = suite('retention: which recordings go');
 
-pick("knows the recorder's names only", () => {
+pick("knows the recorder's and the schedule's names only", () => {
   assert.ok(isRecordingName('recording-2026-11-26T07-48-03.123Z.flac'));
   assert.ok(isRecordingName('recording-1970-01-01T00-00-03Z.wav'));
+  // A schedule's segment (docs/schedule.md): retention counts them like any recording.
+  assert.ok(isRecordingName('20261126_074803.flac'));
   for (const n of [
     'recording-2026-11-26T07-48-03.123Z.ogg',
     '.recording-2026-11-26T07-48-03.123Z.flac.part',
     'notes.txt',
     'my-recording-2026-11-26T07-48-03Z.mp3',
+    '20261126_074803.flac.part',
+    '.20261126_074803.flac',
+    '2026112_074803.flac',
   ])
     assert.not.ok(isRecordingName(n), n);
 });

@@ -18,8 +18,11 @@ const closeFd = promisify(close);
 /** A name inside the directory opened: the very one that was listed, whatever was renamed since. */
 const inDir = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
 
-/** `recording-<start time, ':' as '-'>.<format>`, as the recorder names them. */
-const NAME = /^recording-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?Z\.(?:flac|wav|mp3)$/;
+/**
+ * `recording-<start time, ':' as '-'>.<format>`, as the recorder names them, or a schedule's
+ * segment, `<YYYYMMDD>_<HHMMSS>.<format>` (docs/schedule.md).
+ */
+const NAME = /^(?:recording-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?Z|\d{8}_\d{6})\.(?:flac|wav|mp3)$/;
 
 /** Whether a file name is one of the agent's recordings (the time in it is never read). */
 export function isRecordingName(name: string): boolean {

@@ -21,6 +21,9 @@ export interface StartDeps {
   metrics: AgentMetrics;
   /** The operations, called without HTTP (src/ops/invoke.ts, the running app's). */
   run: Run;
+  /** The schedule's state object and the outbox's answer, as their GET routes give them. */
+  scheduleState: () => object;
+  outboxState: () => object;
 }
 
 export function startLink(config: MqttConfig, secrets: MqttSecrets, d: StartDeps): MqttLink {
@@ -28,7 +31,13 @@ export function startLink(config: MqttConfig, secrets: MqttSecrets, d: StartDeps
     deviceId: d.deviceId,
     log: d.log,
     audit: d.audit,
-    state: () => deviceState({ statusJson: () => d.sampler.json(), recording: () => d.recorder.status() }),
+    state: () =>
+      deviceState({
+        statusJson: () => d.sampler.json(),
+        recording: () => d.recorder.status(),
+        schedule: d.scheduleState,
+        outbox: d.outboxState,
+      }),
     onEvent: (listener) => d.events.onEvent(listener),
     run: d.run,
     figures: d.metrics.mqtt,

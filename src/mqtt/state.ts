@@ -2,11 +2,14 @@
 // status record, the schedule's state and the outbox's answer, always objects.
 import type { RecordingRecord } from '../audio/record.ts';
 import type { JsonText } from '../status/sampler.ts';
-import { outboxState, scheduleState } from './sources.ts';
 
 export interface StateSources {
   statusJson(): JsonText | Promise<JsonText>;
   recording(): RecordingRecord;
+  /** The `state` object of GET /api/v1/schedule. */
+  schedule(): object;
+  /** The answer of GET /api/v1/outbox. */
+  outbox(): object;
 }
 
 export async function deviceState(s: StateSources): Promise<Record<string, unknown>> {
@@ -14,7 +17,7 @@ export async function deviceState(s: StateSources): Promise<Record<string, unkno
   return {
     ...status,
     recording: s.recording(),
-    schedule: scheduleState(),
-    outbox: outboxState(),
+    schedule: s.schedule(),
+    outbox: s.outbox(),
   };
 }
