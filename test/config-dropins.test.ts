@@ -155,6 +155,7 @@ cli('config show prints the merged config, defaults filled in and paths resolved
       tls: null,
       metrics: { enabled: true, tokenFile: join(dir, 'scrape.token') },
       audit: { file: null },
+      outbox: null,
       mqtt: null,
       deviceId: defaultDeviceId(),
       clock: { syncedFile: null },
