@@ -62,7 +62,7 @@ export function outboxOperations(slot: OutboxSlot | undefined) {
       method: 'GET',
       path: '/api/v1/outbox',
       scope: 'files:read',
-      action: 'outbox',
+      action: 'outbox/get',
       tags: ['outbox'],
       summary: "The outbox's state: pending, set-aside and uploaded files, the target's last error and next attempt",
       answers: { 200: { description: 'the state; `{"enabled": false, "state": "off"}` with no outbox configured', schema: OUTBOX_SCHEMA } },
