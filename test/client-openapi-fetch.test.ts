@@ -74,9 +74,11 @@ const STREAMS = [
 type Ctx = { agent: TestAgent; dir: string };
 const fetchClient = suite<Ctx>('a generated openapi-fetch client');
 fetchClient.before(async (ctx) => {
-  // An outbox (to a closed port) so that outboxRetry answers 202 rather than 409.
-  ctx.agent = await startAgent({ config: { outbox: { target: { type: 'http', url: 'http://127.0.0.1:9/{path}' } } } });
   ctx.dir = makeDir('da-openapi-fetch-');
+  // An outbox (to a closed port) so that outboxRetry answers 202 rather than 409.
+  const tokenFile = join(ctx.dir, 'outbox-token');
+  writeFileSync(tokenFile, 'token\n');
+  ctx.agent = await startAgent({ config: { outbox: { target: { type: 'http', url: 'http://127.0.0.1:9/{path}', tokenFile } } } });
 });
 fetchClient.after(async (ctx) => {
   await ctx.agent?.cleanup();
