@@ -44,6 +44,15 @@ done.createToken = made.response.status;
 done.listTokens = (await client.GET('/api/v1/tokens', { headers })).response.status;
 done.revokeToken = (await client.DELETE('/api/v1/tokens/{id}', { headers, params: { path: { id: made.data ? made.data.id : '' } } })).response.status;
 done.listUsers = (await client.GET('/api/v1/users', { headers })).response.status;
+done.mqttStatus = (await client.GET('/api/v1/mqtt', { headers })).response.status;
+done.outboxState = (await client.GET('/api/v1/outbox', { headers })).response.status;
+done.outboxRetry = (await client.POST('/api/v1/outbox/retry', { headers })).response.status;
+const windows = [{ start: '01:30', end: '03:00' }];
+done.scheduleSet = (await client.PUT('/api/v1/schedule', { headers, body: { windows } })).response.status;
+done.scheduleGet = (await client.GET('/api/v1/schedule', { headers })).response.status;
+done.schedulePreview = (await client.GET('/api/v1/schedule/preview', { headers })).response.status;
+done.schedulePreviewProposed = (await client.POST('/api/v1/schedule/preview', { headers, body: { schedule: { windows } } })).response.status;
+done.scheduleClear = (await client.DELETE('/api/v1/schedule', { headers })).response.status;
 console.log(JSON.stringify(done));
 `;
 
@@ -65,8 +74,11 @@ const STREAMS = [
 type Ctx = { agent: TestAgent; dir: string };
 const fetchClient = suite<Ctx>('a generated openapi-fetch client');
 fetchClient.before(async (ctx) => {
-  ctx.agent = await startAgent();
   ctx.dir = makeDir('da-openapi-fetch-');
+  // An outbox (to a closed port) so that outboxRetry answers 202 rather than 409.
+  const tokenFile = join(ctx.dir, 'outbox-token');
+  writeFileSync(tokenFile, 'token\n');
+  ctx.agent = await startAgent({ config: { outbox: { target: { type: 'http', url: 'http://127.0.0.1:9/{path}', tokenFile } } } });
 });
 fetchClient.after(async (ctx) => {
   await ctx.agent?.cleanup();

@@ -228,6 +228,42 @@ link("recording/start: the HTTP route's 400 for a bad body, and a repeated corre
   }
 });
 
+link("schedule/set: the HTTP PUT's 400 for a bad document; a good one is then what schedule/get answers", async () => {
+  const broker = await mosquitto();
+  const agent = await agentOn(broker, { commandScopes: ['audio'] });
+  try {
+    await until('connected', async () => (await linkOf(agent)).connected === true);
+    const bad = {
+      windows: [
+        { start: '10:00', end: '11:00' },
+        { start: 'noon', end: '13:00' },
+      ],
+    };
+    const http = await fetch(`${agent.url}/api/v1/schedule`, {
+      method: 'PUT',
+      headers: { ...bearer(await agent.login()), 'Content-Type': 'application/json' },
+      body: JSON.stringify(bad),
+    });
+    const over = JSON.parse((await request(broker.port, `${P}/command/schedule/set`, JSON.stringify(bad), 'replies/s1', 's-bad'))!);
+    assert.equal(over, { status: http.status, body: await http.json() });
+    assert.equal(over, { status: 400, body: { error: 'windows[1].start: must be HH:MM or a sun event with an offset' } });
+    const good = { timeZone: 'UTC', windows: [{ start: '01:30', end: '03:00' }] };
+    const set = JSON.parse((await request(broker.port, `${P}/command/schedule/set`, JSON.stringify(good), 'replies/s2', 's-good'))!);
+    assert.is(set.status, 200, JSON.stringify(set));
+    const got = JSON.parse((await request(broker.port, `${P}/command/schedule/get`, '', 'replies/s3', 's-get'))!);
+    assert.is(got.status, 200);
+    assert.equal(got.body.schedule, set.body.schedule);
+    assert.is(got.body.schedule.timeZone, 'UTC');
+    assert.equal(
+      got.body.schedule.windows.map((w: { start: string; end: string }) => [w.start, w.end]),
+      [['01:30', '03:00']],
+    );
+  } finally {
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
 link('SIGHUP with a changed topicPrefix: offline on the old topics, online on the new', async () => {
   const broker = await mosquitto();
   const agent = await agentOn(broker);

@@ -2697,7 +2697,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    enabled?: boolean;
+                    location?: {
+                        latitude?: number;
+                        longitude?: number;
+                    } | null;
+                    recording?: Record<string, never>;
+                    timeZone?: string | null;
+                    windows?: {
+                        end?: string;
+                        start?: string;
+                    }[];
+                };
             };
         };
         responses: {
@@ -2721,7 +2733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not a schedule: the text names the field by path: `windows[1].start: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            /** @description The body is not a schedule: the text names the field by path: `request body must be a JSON object (Content-Type: application/json)`; `windows[1].start: must be HH:MM or a sun event with an offset` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2746,6 +2758,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large: `request body too large, max 65536 bytes` */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,7 +2866,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `days must be an integer from 1 to 366`; `from must be a date YYYY-MM-DD` */
+            /** @description Bad request: `from must be a date YYYY-MM-DD`; `days must be an integer from 1 to 366` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2909,7 +2930,19 @@ export interface operations {
                     days?: number;
                     /** Format: date */
                     from?: string;
-                    schedule?: Record<string, never>;
+                    schedule?: {
+                        enabled?: boolean;
+                        location?: {
+                            latitude?: number;
+                            longitude?: number;
+                        } | null;
+                        recording?: Record<string, never>;
+                        timeZone?: string | null;
+                        windows?: {
+                            end?: string;
+                            start?: string;
+                        }[];
+                    };
                 };
             };
         };
@@ -2934,7 +2967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `schedule.windows[0].end: must be HH:MM or a sun event with an offset`; `request body must be a JSON object (Content-Type: application/json)` */
+            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `schedule.windows[0].end: must be HH:MM or a sun event with an offset` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2959,6 +2992,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer` on a 401; `Bearer error="insufficient_scope", scope="<scope>"` on a 403 of scope (RFC 6750) */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large: `request body too large, max 65536 bytes` */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -51,24 +51,32 @@ function answerer(): (res: Response, a: Answer) => void {
 
 export function toRoute(op: AnyOperation): Route {
   const send = answerer();
-  const run = (req: Request, res: Response, query: Input<Fields>, body: Input<Fields>): void | Promise<void> => {
+  const run = (req: Request, res: Response, query: Input<Fields>, body: Input<Fields>, document?: unknown): void | Promise<void> => {
     const ctx: Context = { principal: req.user, client: clientOf(req) };
     if (op.asked) req.asked = op.asked({ body, query });
-    const answer = op.run({ body, query, params: req.params ?? NO_FIELDS }, ctx);
+    const answer = op.run({ body, query, params: req.params ?? NO_FIELDS, document }, ctx);
     if (answer instanceof Promise) return answer.then((a) => send(res, a));
     send(res, answer);
   };
-  const handler = op.body
+  const { document } = op;
+  const handler = document
     ? (req: Request, res: Response) => {
-        // The query is checked before the body is read: a bad one is answered without reading it.
         const query = readQuery(op, req.search);
-        return readJsonObject(req, op.body!.limit).then((raw) => run(req, res, query, readBody(op, raw)));
+        return readJsonObject(req, document.limit)
+          .then((raw) => document.check(raw))
+          .then((doc) => run(req, res, query, NONE, doc));
       }
-    : (req: Request, res: Response) => {
-        // A body, if any, means nothing here.
-        if (op.method !== 'GET') req.resume();
-        return run(req, res, readQuery(op, req.search), NONE);
-      };
+    : op.body
+      ? (req: Request, res: Response) => {
+          // The query is checked before the body is read: a bad one is answered without reading it.
+          const query = readQuery(op, req.search);
+          return readJsonObject(req, op.body!.limit).then((raw) => run(req, res, query, readBody(op, raw)));
+        }
+      : (req: Request, res: Response) => {
+          // A body, if any, means nothing here.
+          if (op.method !== 'GET') req.resume();
+          return run(req, res, readQuery(op, req.search), NONE);
+        };
   return {
     method: op.method,
     path: op.path,

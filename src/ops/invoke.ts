@@ -47,7 +47,11 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
       const ctx: Context = { principal: op.scope === null ? undefined : principal, client };
       let body = {} as Input<Fields>;
       let query: Input<Fields>;
-      if (op.body) {
+      let document: unknown;
+      if (op.document) {
+        query = readFields((op.query ?? {}) as Fields, () => undefined, true);
+        document = await op.document.check(input);
+      } else if (op.body) {
         query = readFields((op.query ?? {}) as Fields, () => undefined, true);
         body = readBody(op, input);
       } else {
@@ -56,7 +60,7 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
       if (op.asked) asked = op.asked({ body, query });
       const params: Record<string, string> = {};
       for (const name of pathParams(op.path)) params[name] = typeof input[name] === 'string' ? (input[name] as string) : '';
-      const a = await op.run({ body, query, params }, ctx);
+      const a = await op.run({ body, query, params, document }, ctx);
       return { status: a.status, body: a.json ? JSON.parse(a.json.text) : (a.body ?? null) };
     } catch (err) {
       if (!(err instanceof HttpError)) {

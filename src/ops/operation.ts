@@ -41,6 +41,19 @@ export interface BodyDecl<B extends Fields> {
   what: string;
 }
 
+/**
+ * A JSON body taken whole and checked by its own function, for a document whose refusals
+ * name a path (`windows[1].start: must be …`) rather than one field: its schema goes in the
+ * document as it is, its errors are listed, and the handler gets what `check` returns as `document`.
+ */
+export interface DocumentDecl {
+  limit: number;
+  schema: Schema;
+  /** Throws the body's 400 (an HttpError); resolves to what the handler is given. */
+  check(raw: Record<string, unknown>): unknown;
+  errors: () => HttpError[];
+}
+
 export interface Operation<B extends Fields = Fields, Q extends Fields = Fields> {
   /** The operationId: the name other front ends call it by. */
   id: string;
@@ -58,6 +71,8 @@ export interface Operation<B extends Fields = Fields, Q extends Fields = Fields>
   extra?: Record<string, unknown>;
   query?: Q;
   body?: BodyDecl<B>;
+  /** Instead of `body`: a whole JSON body checked by its own function. */
+  document?: DocumentDecl;
   /** Successful answers: status → description and JSON schema (or a whole response object). */
   answers: Record<number, { description: string; schema?: Schema } | { description: string; content: Record<string, unknown> }>;
   /** The errors the handler itself throws (the inputs' come from their declarations). */
@@ -69,7 +84,10 @@ export interface Operation<B extends Fields = Fields, Q extends Fields = Fields>
    * these rather than the route (docs/api.md, "The audit trail").
    */
   asked?(input: { body: Input<B>; query: Input<Q> }): { path: string; to?: string };
-  run(input: { body: Input<B>; query: Input<Q>; params: Record<string, string> }, ctx: Context): Answer | Promise<Answer>;
+  run(
+    input: { body: Input<B>; query: Input<Q>; params: Record<string, string>; document?: unknown },
+    ctx: Context,
+  ): Answer | Promise<Answer>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list holds operations of any inputs
@@ -94,6 +112,7 @@ export function inputErrors(op: AnyOperation): HttpError[] {
     out.push(Errors.bodyNotJson(), Errors.bodyTooLarge(op.body.limit), undeclared('<key>', op.body.what));
     for (const [name, f] of Object.entries(op.body.fields as Fields)) out.push(...f.errors(name));
   }
+  if (op.document) out.push(Errors.bodyNotJson(), Errors.bodyTooLarge(op.document.limit), ...op.document.errors());
   return out;
 }
 
@@ -132,7 +151,15 @@ export function operationDoc(op: AnyOperation): RouteDoc {
               content: { 'application/json': { schema: objectSchema(op.body.fields, undeclared('<key>', op.body.what).message) } },
             },
           }
-        : {}),
+        : op.document
+          ? {
+              requestBody: {
+                required: true,
+                // `x-document`: checked whole by the operation's own function; its texts are the 400's.
+                content: { 'application/json': { schema: { ...op.document.schema, 'x-document': true } } },
+              },
+            }
+          : {}),
       responses,
     },
     errors: [...inputErrors(op), ...(op.errors?.() ?? [])],

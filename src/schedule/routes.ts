@@ -2,12 +2,11 @@
 // declarations load at start: the document, the window rules and the recorder are
 // imported on the first request, or once a schedule file appears (src/serve.ts).
 import type { AuditEvent } from '../audit/trail.ts';
-import { json } from '../apidocs/responses.ts';
 import { Errors, HttpError } from '../http/errors.ts';
-import { readJsonObject } from '../http/json-body.ts';
-import { sendJson } from '../http/respond.ts';
-import type { Request, Route } from '../http/types.ts';
-import { parseQuery } from '../files/query.ts';
+import type { Route } from '../http/types.ts';
+import { number, string } from '../ops/fields.ts';
+import { toRoute } from '../ops/http.ts';
+import { type Context, operation } from '../ops/operation.ts';
 import { lazy } from '../util/lazy.ts';
 import type { ScheduleService } from './service.ts';
 
@@ -28,10 +27,32 @@ export interface ScheduleRouteDeps {
 const noSchedule = () => new HttpError(404, 'no schedule');
 const invalid = (message: string) => new HttpError(400, message);
 
-const actor = (req: Request) => {
-  const user = req.user!;
-  return { user: user.username || null, credential: user.credential, client: req.socket.remoteAddress ?? '' };
+const actor = (ctx: Context) => {
+  const user = ctx.principal!;
+  return { user: user.username || null, credential: user.credential, client: ctx.client };
 };
+
+/** The stored document checked (400 naming the field by path); the modules loaded on the way. */
+async function checkSchedule(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const { document } = await modules();
+  try {
+    document.parseSchedule(body);
+  } catch (err) {
+    if (err instanceof document.ScheduleInvalid) throw invalid(err.message);
+    throw err;
+  }
+  return body;
+}
+
+/** A proposed preview's body: `schedule` (an object), `from`, `days`; the document itself is checked by previewOf. */
+function checkProposed(body: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(body)) {
+    if (!['schedule', 'from', 'days'].includes(key)) throw invalid(`${key}: is not a field of a preview`);
+  }
+  const doc = body.schedule;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid('schedule: must be a JSON object');
+  return body;
+}
 
 const stateSchema = {
   type: 'object',
@@ -47,6 +68,17 @@ const stateSchema = {
         lastSegment: { type: ['object', 'null'] },
       },
     },
+  },
+};
+/** The document a PUT stores (docs/schedule.md): its keys; the checks and their texts are parseSchedule's. */
+const documentSchema = {
+  type: 'object',
+  properties: {
+    enabled: { type: 'boolean' },
+    location: { type: ['object', 'null'], properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } },
+    timeZone: { type: ['string', 'null'] },
+    recording: { type: 'object' },
+    windows: { type: 'array', items: { type: 'object', properties: { start: { type: 'string' }, end: { type: 'string' } } } },
   },
 };
 const previewSchema = {
@@ -102,134 +134,104 @@ async function previewOf(schedule: unknown, from: unknown, days: unknown) {
 export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
   const tags = ['schedule'];
   return [
-    {
+    operation({
+      id: 'scheduleGet',
       method: 'GET',
       path: '/api/v1/schedule',
       scope: 'audio',
-      doc: () => ({
-        operation: {
-          tags,
-          operationId: 'scheduleGet',
-          summary: 'The stored schedule (defaults filled in) and what it does now',
-          responses: { 200: { description: 'the schedule (null: none) and its state', content: json(stateSchema) } },
-        },
-      }),
-      handler: async (_req, res) => sendJson(res, 200, await answer(await deps.service())),
-    },
-    {
+      action: 'schedule/get',
+      tags,
+      summary: 'The stored schedule (defaults filled in) and what it does now',
+      answers: { 200: { description: 'the schedule (null: none) and its state', schema: stateSchema } },
+      run: async () => ({ status: 200, body: await answer(await deps.service()) }),
+    }),
+    operation({
+      id: 'scheduleSet',
       method: 'PUT',
       path: '/api/v1/schedule',
       scope: 'audio',
-      doc: () => ({
-        operation: {
-          tags,
-          operationId: 'scheduleSet',
-          summary: 'Store a schedule; it applies at once',
-          requestBody: { required: true, content: json({ type: 'object' }) },
-          responses: { 200: { description: 'stored: the schedule and its state, as GET', content: json(stateSchema) } },
-        },
-        errors: [invalid('windows[1].start: must be HH:MM or a sun event with an offset'), Errors.bodyNotJson()],
-        notes: { 400: 'The body is not a schedule: the text names the field by path' },
-      }),
-      handler: async (req, res) => {
-        const body = await readJsonObject(req, BODY_LIMIT);
-        const { document, store } = await modules();
-        try {
-          document.parseSchedule(body);
-        } catch (err) {
-          if (err instanceof document.ScheduleInvalid) throw invalid(err.message);
-          throw err;
-        }
+      action: 'schedule/set',
+      tags,
+      summary: 'Store a schedule; it applies at once',
+      document: {
+        limit: BODY_LIMIT,
+        schema: documentSchema,
+        check: checkSchedule,
+        errors: () => [invalid('windows[1].start: must be HH:MM or a sun event with an offset')],
+      },
+      answers: { 200: { description: 'stored: the schedule and its state, as GET', schema: stateSchema } },
+      notes: { 400: 'The body is not a schedule: the text names the field by path' },
+      run: async ({ document: body }, ctx) => {
+        const { store } = await modules();
         await store.writeScheduleFile(deps.file(), body);
         const service = await deps.service();
         service.reload();
-        deps.audit.record({ event: 'schedule.set', outcome: 'ok', ...actor(req) });
-        sendJson(res, 200, await answer(service));
+        deps.audit.record({ event: 'schedule.set', outcome: 'ok', ...actor(ctx) });
+        return { status: 200, body: await answer(service) };
       },
-    },
-    {
+    }),
+    operation({
+      id: 'scheduleClear',
       method: 'DELETE',
       path: '/api/v1/schedule',
       scope: 'audio',
-      doc: () => ({
-        operation: {
-          tags,
-          operationId: 'scheduleClear',
-          summary: 'Remove the schedule; a running segment ends and is kept',
-          responses: { 204: { description: 'removed (or there was none)' } },
-        },
-      }),
-      handler: async (req, res) => {
-        req.resume();
+      action: 'schedule/clear',
+      tags,
+      summary: 'Remove the schedule; a running segment ends and is kept',
+      answers: { 204: { description: 'removed (or there was none)' } },
+      run: async (_input, ctx) => {
         const { store } = await modules();
         await store.removeScheduleFile(deps.file());
         (await deps.service()).reload();
-        deps.audit.record({ event: 'schedule.clear', outcome: 'ok', ...actor(req) });
-        res.writeHead(204).end();
+        deps.audit.record({ event: 'schedule.clear', outcome: 'ok', ...actor(ctx) });
+        return { status: 204 };
       },
-    },
-    {
+    }),
+    operation({
+      id: 'schedulePreview',
       method: 'GET',
       path: '/api/v1/schedule/preview',
       scope: 'audio',
-      doc: () => ({
-        operation: {
-          tags,
-          operationId: 'schedulePreview',
-          summary: "The stored schedule's merged windows that begin on the days asked, computed as the recorder will",
-          parameters: [
-            { name: 'from', in: 'query', schema: { type: 'string', format: 'date' }, description: "default: today in the schedule's zone" },
-            { name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 366, default: 7 } },
-          ],
-          responses: {
-            200: { description: 'the windows and the windows skipped (a sun event that does not happen)', content: json(previewSchema) },
-          },
-        },
-        errors: [
-          noSchedule(),
-          Errors.badField('days', 'must be an integer from 1 to 366'),
-          Errors.badField('from', 'must be a date YYYY-MM-DD'),
-        ],
-      }),
-      handler: async (req, res) => {
-        const query = parseQuery(req.search);
+      tags,
+      summary: "The stored schedule's merged windows that begin on the days asked, computed as the recorder will",
+      query: {
+        from: string({ rule: 'must be a date YYYY-MM-DD', pattern: /^\d{4}-\d{2}-\d{2}$/, format: 'date' }).about(
+          "default: today in the schedule's zone",
+        ),
+        days: number({ rule: 'must be an integer from 1 to 366', integer: true, min: 1, max: 366 }).or(7),
+      },
+      answers: {
+        200: { description: 'the windows and the windows skipped (a sun event that does not happen)', schema: previewSchema },
+      },
+      errors: () => [noSchedule()],
+      run: async ({ query }) => {
         const service = await deps.service();
         const stored = service.schedule;
         if (!stored) throw noSchedule();
-        const raw = query.get('days');
-        const days = raw === undefined ? undefined : /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-        sendJson(res, 200, await previewOf(stored, query.get('from'), days));
+        return { status: 200, body: await previewOf(stored, query.from, query.days) };
       },
-    },
-    {
+    }),
+    operation({
+      id: 'schedulePreviewProposed',
       method: 'POST',
       path: '/api/v1/schedule/preview',
       scope: 'audio',
-      doc: () => ({
-        operation: {
-          tags,
-          operationId: 'schedulePreviewProposed',
-          summary: 'The preview of a schedule not yet stored',
-          requestBody: {
-            required: true,
-            content: json({
-              type: 'object',
-              properties: { schedule: { type: 'object' }, from: { type: 'string', format: 'date' }, days: { type: 'integer' } },
-            }),
-          },
-          responses: { 200: { description: 'as GET', content: json(previewSchema) } },
+      tags,
+      summary: 'The preview of a schedule not yet stored',
+      document: {
+        limit: BODY_LIMIT,
+        schema: {
+          type: 'object',
+          properties: { schedule: documentSchema, from: { type: 'string', format: 'date' }, days: { type: 'integer' } },
         },
-        errors: [invalid('schedule.windows[0].end: must be HH:MM or a sun event with an offset'), Errors.bodyNotJson()],
-      }),
-      handler: async (req, res) => {
-        const body = await readJsonObject(req, BODY_LIMIT);
-        for (const key of Object.keys(body)) {
-          if (!['schedule', 'from', 'days'].includes(key)) throw invalid(`${key}: is not a field of a preview`);
-        }
-        const doc = body.schedule;
-        if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid('schedule: must be a JSON object');
+        check: checkProposed,
+        errors: () => [invalid('schedule.windows[0].end: must be HH:MM or a sun event with an offset')],
+      },
+      answers: { 200: { description: 'as GET', schema: previewSchema } },
+      run: async ({ document }) => {
+        const body = document as Record<string, unknown>;
         try {
-          sendJson(res, 200, await previewOf(doc, body.from, body.days));
+          return { status: 200, body: await previewOf(body.schedule, body.from, body.days) };
         } catch (err) {
           // The document is under `schedule`: its paths say so.
           if (err instanceof HttpError && err.status === 400 && !/^(from|days) /.test(err.message))
@@ -237,6 +239,6 @@ export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
           throw err;
         }
       },
-    },
-  ];
+    }),
+  ].map(toRoute);
 }
