@@ -10,6 +10,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { documentOperations, STREAMS, tscErrors } from './helpers/operations.ts';
 
 const run = promisify(execFile);
 
@@ -56,21 +57,6 @@ done.scheduleClear = (await client.DELETE('/api/v1/schedule', { headers })).resp
 console.log(JSON.stringify(done));
 `;
 
-/** Operations that stream or take a form: openapi-fetch reads JSON; these have their own tests. */
-const STREAMS = [
-  'download',
-  'downloadHead',
-  'upload',
-  'audioLive',
-  'events',
-  'metrics',
-  'docsPage',
-  'openapi',
-  'docsAsset',
-  'webPage',
-  'webFile',
-];
-
 type Ctx = { agent: TestAgent; dir: string };
 const fetchClient = suite<Ctx>('a generated openapi-fetch client');
 fetchClient.before(async (ctx) => {
@@ -109,11 +95,7 @@ fetchClient('compiles with tsc --strict and no casts, with only required inputs,
       files: ['calls.mts'],
     }),
   );
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const checked = await run(process.execPath, [tsc, '-p', dir]).then(
-    () => '',
-    (err) => `${err.stdout}${err.stderr}`,
-  );
+  const checked = await tscErrors(dir);
   assert.is(checked, '', `tsc --strict on the calls:\n${checked}`);
   const out = await run(process.execPath, ['out/calls.mjs'], {
     cwd: dir,
@@ -123,9 +105,9 @@ fetchClient('compiles with tsc --strict and no casts, with only required inputs,
   const failed = Object.entries(done).filter(([, status]) => status < 200 || status > 299);
   assert.equal(failed, [], out.stdout);
   // Every JSON operation of the document is called.
-  const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>)
-    .flatMap((item) => Object.values(item).map((o) => o.operationId))
-    .filter((id) => !STREAMS.includes(id))
+  const ids = documentOperations(doc)
+    .map((o) => o.id)
+    .filter((id) => !STREAMS.has(id))
     .sort();
   assert.equal(Object.keys(done).sort(), ids);
 });

@@ -2,19 +2,16 @@
 // its documented transform of `format: binary` to Blob) and used through openapi-fetch:
 // a small program that logs in, uploads a Blob and downloads an ArrayBuffer, with no
 // cast, must type-check (tsc --strict) and then work against a live agent (docs/api.md#interactive-description). And a download's real Content-Type is one the document declares.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { ADMIN, makeDir, ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
 import { download } from './helpers/files.ts';
-
-const run = promisify(execFile);
+import { tscErrors } from './helpers/operations.ts';
 
 /** The program a user of the generated client would write: no `as`, no `any`, no `!`. */
 const PROGRAM = `import createClient from 'openapi-fetch';
@@ -93,11 +90,7 @@ client(
     writeFileSync(join(dir, 'schema.ts'), astToString(ast));
     writeFileSync(join(dir, 'client.ts'), PROGRAM);
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    const checked = await run(process.execPath, [tsc, '-p', dir]).then(
-      () => '',
-      (err) => `${err.stdout}${err.stderr}`,
-    );
+    const checked = await tscErrors(dir);
     assert.is(
       checked,
       '',

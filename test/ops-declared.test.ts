@@ -8,30 +8,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
-
-/** Operations that stream or take a form (not JSON): their inputs are tested in their own files. */
-const STREAMS = new Set([
-  'download',
-  'downloadHead',
-  'upload',
-  'audioLive',
-  'events',
-  'metrics',
-  'docsPage',
-  'openapi',
-  'docsAsset',
-  'webPage',
-  'webFile',
-]);
-
-type Schema = Record<string, any>;
-interface Op {
-  method: string;
-  path: string;
-  id: string;
-  query: Record<string, Schema & { required: boolean }>;
-  body: Schema | undefined;
-}
+import { type DocOperation as Op, documentOperations, type Schema, STREAMS } from './helpers/operations.ts';
 
 type Ctx = { agent: TestAgent; token: string; ops: Op[] };
 const declared = suite<Ctx>('operations as declared in the document');
@@ -41,21 +18,7 @@ declared.before(async (ctx) => {
   mkdirSync(join(ctx.agent.baseDir, 'example'));
   writeFileSync(join(ctx.agent.baseDir, 'example.txt'), 'x');
   ctx.token = await ctx.agent.login();
-  const doc = await (await fetch(`${ctx.agent.url}/docs/openapi.json`)).json();
-  ctx.ops = [];
-  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Schema>>)) {
-    for (const [method, o] of Object.entries(item)) {
-      const query: Op['query'] = {};
-      for (const p of o.parameters ?? []) if (p.in === 'query') query[p.name] = { ...p.schema, required: p.required === true };
-      ctx.ops.push({
-        method: method.toUpperCase(),
-        path,
-        id: o.operationId,
-        query,
-        body: o.requestBody?.content?.['application/json']?.schema,
-      });
-    }
-  }
+  ctx.ops = documentOperations(await (await fetch(`${ctx.agent.url}/docs/openapi.json`)).json());
 });
 declared.after(async (ctx) => {
   await ctx.agent?.cleanup();
