@@ -30,7 +30,7 @@ import type { Request, Route } from './http/types.ts';
 import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusOperations } from './status/routes.ts';
 import { toRoute } from './ops/http.ts';
-import { createOperations, type Operations, permits } from './ops/invoke.ts';
+import { auditDenial, createOperations, type Operations, permits } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
 import { outboxOperations } from './outbox/routes.ts';
 import type { OutboxSlot } from './outbox/slot.ts';
@@ -120,7 +120,7 @@ export function createApp(config: Config, deps: AppDeps): App {
     let headers: Record<string, string> = {};
     if (err instanceof HttpError) {
       ({ status, message, headers } = err);
-      if (status === 403 || (status === 401 && req.headers.authorization !== undefined)) auditDenial(req, status, message);
+      if (status === 403 || (status === 401 && req.headers.authorization !== undefined)) auditRefusal(req, err);
     } else {
       deps.log.error(`${req.method} ${req.path}: ${String((err as Error)?.stack ?? err)}`);
     }
@@ -135,18 +135,9 @@ export function createApp(config: Config, deps: AppDeps): App {
 
   // A 401 for a credential that is present but bad, a 403 of scope or of path: who was
   // refused what (a refusal of the login route itself is its own event, `login`).
-  const auditDenial = (req: Request, status: number, reason: string) => {
+  const auditRefusal = (req: Request, err: HttpError) => {
     if (req.route === '/api/v1/agentusers/loginusertoagent') return;
-    deps.audit.record({
-      event: 'denied',
-      outcome: 'denied',
-      user: req.user?.username || null,
-      credential: req.user?.credential ?? 'none',
-      client: clientOf(req),
-      ...(req.asked ?? { path: req.path }),
-      status,
-      reason,
-    });
+    auditDenial(deps.audit, req.user, clientOf(req), req.asked ?? { path: req.path }, err);
   };
 
   const creds: Credentials = { tokens: deps.tokens, apiTokens: deps.apiTokens };

@@ -19,6 +19,12 @@ export function hasUnreadBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** The file paths a call names, as its client wrote them (a move: `to` too). */
+export interface AskedPaths {
+  path: string;
+  to?: string;
+}
+
 /** Shared by requests whose route takes no parameters; never written. */
 export const NO_FIELDS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
@@ -41,7 +47,7 @@ export class AgentRequest extends IncomingMessage {
    * The file paths a file route was asked for, as the client wrote them, set once read: a
    * refusal of them is audited with these paths, not the route's (docs/api.md, "Audit trail").
    */
-  asked: { path: string; to?: string } | undefined = undefined;
+  asked: AskedPaths | undefined = undefined;
   /**
    * The response of a request that sent `Expect: 100-continue`, until `100 Continue` is
    * written: on the first read of the body, so only once the request passed its route's

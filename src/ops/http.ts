@@ -9,20 +9,33 @@ import type { Request, Response, Route } from '../http/types.ts';
 import { type Fields, type Input, readFields } from './fields.ts';
 import { type Answer, type AnyOperation, type Context, operationDoc, undeclared } from './operation.ts';
 
-const NONE = Object.freeze({}) as Input<Fields>;
+/** No inputs: the query of an operation without one, the body of one without a body. */
+export const NONE = Object.freeze({}) as Input<Fields>;
 
 /** The body's fields: an undeclared key first (refused), then each field in declared order. */
-export function readBody(op: AnyOperation, raw: Record<string, unknown>): Input<Fields> {
+function readBody(op: AnyOperation, raw: Record<string, unknown>): Input<Fields> {
   const decl = op.body!;
   for (const key of Object.keys(raw)) if (!Object.hasOwn(decl.fields, key)) throw undeclared(key, decl.what);
   return readFields(decl.fields as Fields, (name) => raw[name], false);
 }
 
-/** The query's fields (a repeated key or a bad escape is refused by parseQuery); undeclared keys are ignored. */
+/**
+ * A JSON body's inputs, for every front end (src/ops/invoke.ts too): a whole document
+ * checked by its own function, or the declared fields.
+ */
+export async function readPayload(op: AnyOperation, raw: Record<string, unknown>): Promise<{ body: Input<Fields>; document?: unknown }> {
+  return op.document ? { body: NONE, document: await op.document.check(raw) } : { body: readBody(op, raw) };
+}
+
+/** The query's fields, each value from `get` (absent: its default); undeclared keys are ignored. */
+export const queryFrom = (op: AnyOperation, get: (name: string) => unknown): Input<Fields> =>
+  op.query ? readFields(op.query as Fields, get, true) : NONE;
+
+/** The query's fields from a query string (a repeated key or a bad escape is refused by parseQuery). */
 export function readQuery(op: AnyOperation, search: string): Input<Fields> {
   if (!op.query) return NONE;
   const query = parseQuery(search);
-  return readFields(op.query as Fields, (name) => query.get(name), true);
+  return queryFrom(op, (name) => query.get(name));
 }
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -58,25 +71,20 @@ export function toRoute(op: AnyOperation): Route {
     if (answer instanceof Promise) return answer.then((a) => send(res, a));
     send(res, answer);
   };
-  const { document } = op;
-  const handler = document
+  const payload = op.document ?? op.body;
+  const handler = payload
     ? (req: Request, res: Response) => {
+        // The query is checked before the body is read: a bad one is answered without reading it.
         const query = readQuery(op, req.search);
-        return readJsonObject(req, document.limit)
-          .then((raw) => document.check(raw))
-          .then((doc) => run(req, res, query, NONE, doc));
+        return readJsonObject(req, payload.limit)
+          .then((raw) => readPayload(op, raw))
+          .then((p) => run(req, res, query, p.body, p.document));
       }
-    : op.body
-      ? (req: Request, res: Response) => {
-          // The query is checked before the body is read: a bad one is answered without reading it.
-          const query = readQuery(op, req.search);
-          return readJsonObject(req, op.body!.limit).then((raw) => run(req, res, query, readBody(op, raw)));
-        }
-      : (req: Request, res: Response) => {
-          // A body, if any, means nothing here.
-          if (op.method !== 'GET') req.resume();
-          return run(req, res, readQuery(op, req.search), NONE);
-        };
+    : (req: Request, res: Response) => {
+        // A body, if any, means nothing here.
+        if (op.method !== 'GET') req.resume();
+        return run(req, res, readQuery(op, req.search), NONE);
+      };
   return {
     method: op.method,
     path: op.path,

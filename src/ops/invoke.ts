@@ -5,9 +5,9 @@
 import type { Principal, Scope } from '../auth/scopes.ts';
 import type { Audit } from '../audit/trail.ts';
 import { Errors, HttpError } from '../http/errors.ts';
+import type { AskedPaths } from '../http/request.ts';
 import type { Log } from '../util/logger.ts';
-import { type Fields, type Input, readFields } from './fields.ts';
-import { readBody } from './http.ts';
+import { NONE, queryFrom, readPayload } from './http.ts';
 import { type AnyOperation, type Context, pathParams } from './operation.ts';
 
 export interface Invoked {
@@ -33,6 +33,24 @@ export function permits(scope: Scope | null, loginSuffices: boolean | undefined,
   return scope === null || principal.scopes.has(scope) || (loginSuffices === true && principal.credential === 'login');
 }
 
+/**
+ * A refusal of a credential (401) or of a scope or path (403) in the audit trail: who was
+ * refused what, the paths as the client wrote them (docs/api.md, "The audit trail"). The one
+ * record, for HTTP (src/app.ts) and here.
+ */
+export function auditDenial(audit: Audit, user: Principal | undefined, client: string, what: AskedPaths, err: HttpError): void {
+  audit.record({
+    event: 'denied',
+    outcome: 'denied',
+    user: user?.username || null,
+    credential: user?.credential ?? 'none',
+    client,
+    ...what,
+    status: err.status,
+    reason: err.message,
+  });
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function createOperations(list: readonly AnyOperation[], deps: { audit: Audit; log: Log }): Operations {
@@ -40,23 +58,15 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
   const byAction = new Map(list.filter((op) => op.action).map((op) => [op.action!, op]));
 
   const run = async (op: AnyOperation, principal: Principal, input: unknown, client: string): Promise<Invoked> => {
-    let asked: { path: string; to?: string } | undefined;
+    let asked: AskedPaths | undefined;
     try {
       if (!permits(op.scope, op.loginSuffices, principal)) throw Errors.insufficientScope(op.scope!);
       if (!isObject(input)) throw Errors.bodyNotJson();
       const ctx: Context = { principal: op.scope === null ? undefined : principal, client };
-      let body = {} as Input<Fields>;
-      let query: Input<Fields>;
-      let document: unknown;
-      if (op.document) {
-        query = readFields((op.query ?? {}) as Fields, () => undefined, true);
-        document = await op.document.check(input);
-      } else if (op.body) {
-        query = readFields((op.query ?? {}) as Fields, () => undefined, true);
-        body = readBody(op, input);
-      } else {
-        query = readFields((op.query ?? {}) as Fields, (name) => input[name], true);
-      }
+      // `input` is the body of an operation that takes one (its query then has its defaults), else its query.
+      const payload = op.document !== undefined || op.body !== undefined;
+      const query = queryFrom(op, payload ? () => undefined : (name) => input[name]);
+      const { body, document } = payload ? await readPayload(op, input) : { body: NONE, document: undefined };
       if (op.asked) asked = op.asked({ body, query });
       const params: Record<string, string> = {};
       for (const name of pathParams(op.path)) params[name] = typeof input[name] === 'string' ? (input[name] as string) : '';
@@ -67,18 +77,7 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
         deps.log.error(`operation ${op.id}: ${String((err as Error)?.stack ?? err)}`);
         return { status: 500, body: { error: Errors.internal().message } };
       }
-      if (err.status === 401 || err.status === 403) {
-        deps.audit.record({
-          event: 'denied',
-          outcome: 'denied',
-          user: principal.username || null,
-          credential: principal.credential,
-          client,
-          ...(asked ?? { path: op.path }),
-          status: err.status,
-          reason: err.message,
-        });
-      }
+      if (err.status === 401 || err.status === 403) auditDenial(deps.audit, principal, client, asked ?? { path: op.path }, err);
       return { status: err.status, body: { error: err.message } };
     }
   };

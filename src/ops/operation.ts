@@ -5,6 +5,7 @@
 import type { Principal } from '../auth/scopes.ts';
 import { Errors, type HttpError } from '../http/errors.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { AskedPaths } from '../http/request.ts';
 import type { Method, RouteDoc } from '../http/types.ts';
 import { type Fields, type Input, objectSchema, type Schema } from './fields.ts';
 
@@ -83,7 +84,7 @@ export interface Operation<B extends Fields = Fields, Q extends Fields = Fields>
    * The file paths the call names, as its client wrote them: a refusal's audit (`denied`) names
    * these rather than the route (docs/api.md, "The audit trail").
    */
-  asked?(input: { body: Input<B>; query: Input<Q> }): { path: string; to?: string };
+  asked?(input: { body: Input<B>; query: Input<Q> }): AskedPaths;
   run(
     input: { body: Input<B>; query: Input<Q>; params: Record<string, string>; document?: unknown },
     ctx: Context,
