@@ -94,9 +94,8 @@ ops('inputs are checked as over HTTP: the same texts', async ({ agent }) => {
   assert.equal(await o.command('nope/never', who, {}, 'b'), { status: 404, body: { error: 'unknown command: nope/never' } });
 });
 
-ops('a command without its scope is 403 and audited denied with the credential', async ({ agent, dir }) => {
-  const got = await agent.operations.command('recording/stop', mqtt('status'), {}, 'broker.example');
-  assert.equal(got, { status: 403, body: { error: 'insufficient scope: audio is required' } });
+/** The first `denied` event of the audit file from this client, waited for. */
+async function deniedFrom(dir: string, client: string): Promise<Record<string, unknown> | undefined> {
   const deadline = Date.now() + 5000;
   let line: Record<string, unknown> | undefined;
   while (!line && Date.now() < deadline) {
@@ -111,13 +110,32 @@ ops('a command without its scope is 403 and audited denied with the credential',
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((e) => e.event === 'denied' && e.client === 'broker.example');
+      .find((e) => e.event === 'denied' && e.client === client);
     if (!line) await new Promise((r) => setTimeout(r, 50));
   }
+  return line;
+}
+
+ops('a command without its scope is 403 and audited denied with the credential', async ({ agent, dir }) => {
+  const got = await agent.operations.command('recording/stop', mqtt('status'), {}, 'broker.example');
+  assert.equal(got, { status: 403, body: { error: 'insufficient scope: audio is required' } });
+  const line = await deniedFrom(dir, 'broker.example');
   assert.ok(line, 'no denied event');
   assert.is(line!.credential, 'mqtt');
   assert.is(line!.reason, 'insufficient scope: audio is required');
   assert.is(line!.status, 403);
+});
+
+ops("a path outside the credential's directory is 403, audited with the paths as asked, not the route", async ({ agent, dir }) => {
+  const confined: Principal = { ...mqtt('files:write'), directory: 'sub' };
+  const got = await agent.operations.command('files/move', confined, { from: 'outside.txt', to: 'sub/b.txt' }, 'broker.confined');
+  assert.equal(got, { status: 403, body: { error: 'file path is not allowed' } });
+  const line = await deniedFrom(dir, 'broker.confined');
+  assert.ok(line, 'no denied event');
+  assert.equal(
+    { path: line!.path, to: line!.to, credential: line!.credential, status: line!.status, reason: line!.reason },
+    { path: 'outside.txt', to: 'sub/b.txt', credential: 'mqtt', status: 403, reason: 'file path is not allowed' },
+  );
 });
 
 ops.run();
