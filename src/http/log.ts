@@ -8,24 +8,13 @@ import { bytesSent } from './node-internals.ts';
 import type { Log } from '../util/logger.ts';
 import type { Request } from './types.ts';
 import { COALESCE_WINDOW_MS, coalescer } from '../util/coalesce.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** Hears each request as its log line is written: status (0: no answer) and milliseconds. */
 export type Observe = (req: Request, status: number, ms: number) => void;
 
 /** Access-log lines of refusals from one address (per status) written in full per window. */
 export const REFUSAL_LINES = 10;
-
-/**
- * Monotonic milliseconds from process.hrtime, which Node always has loaded: not
- * performance.now(), whose node:perf_hooks brings nine modules into every start (~1.1 ms),
- * nor the global `performance`, a getter Node runs on every access (~450 instructions).
- * Measured on the embedded Node: 42 ns a call, the same as performance.now().
- */
-const hrtime = process.hrtime;
-function nowMs(): number {
-  const t = hrtime();
-  return t[0] * 1e3 + t[1] / 1e6;
-}
 
 /** Control characters and spaces in a client-chosen path would forge log fields. */
 const UNSAFE = /[\u0000-\u0020\u007f-\u009f"\\]/;
@@ -72,7 +61,7 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     { burst: REFUSAL_LINES },
   );
   const line = (req: IncomingMessage, res: ServerResponse, socket: Socket, url: string | undefined, start: number, before: number) => {
-    const ms = nowMs() - start;
+    const ms = monotonicMs() - start;
     // Gone before any answer: status 000 and no bytes (Node may have written its own 400
     // for a cut body to the connection: not this response's, and nobody read it).
     const answered = res.headersSent;
@@ -116,7 +105,7 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     });
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const start = nowMs();
+    const start = monotonicMs();
     const url = req.url;
     const socket = req.socket;
     const before = res.socket === socket ? sent(socket) : -1;

@@ -45,8 +45,11 @@ export function clockSynchronized(syncedFile: string | null): boolean {
 
 const hrtime = process.hrtime;
 /**
- * Monotonic milliseconds (CLOCK_MONOTONIC through process.hrtime, which Node always has
- * loaded; src/http/log.ts measured it): for every duration, window and timeout.
+ * Monotonic milliseconds (CLOCK_MONOTONIC): for every duration, window and timeout, and the
+ * access log's. From process.hrtime, which Node always has loaded: not performance.now(),
+ * whose node:perf_hooks brings nine modules into every start (~1.1 ms), nor the global
+ * `performance`, a getter Node runs on every access (~450 instructions). Measured on the
+ * embedded Node: 42 ns a call, the same as performance.now().
  */
 export function monotonicMs(): number {
   const t = hrtime();
