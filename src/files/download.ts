@@ -242,7 +242,7 @@ export function downloadHandler(config: Config, log: Log, counted: Counted, audi
     checkClientPath(filepath, 'filepath');
     req.asked = { path: filepath };
 
-    const { fd, st } = await openChecked(config, filepath, confinementRoot(config.baseDir, req));
+    const { fd, st } = await openChecked(config, filepath, confinementRoot(config.baseDir, req.user));
     const name = basename(filepath);
     // Preconditions (RFC 9110 §13.2.2) on validators from the fstat above: no extra call.
     const v = validators(st);

@@ -19,11 +19,11 @@ export function directoryInside(base: string, dir: string): boolean {
 }
 
 /**
- * The directory a request's file operations are confined to: `root` itself, or the
- * credential's directory under it. Paths in requests stay relative to `root`; this only
+ * The directory a credential's file operations are confined to: `root` itself, or its
+ * directory under it. Paths in requests stay relative to `root`; this only
  * narrows where they may lead (lexically and, through links, really).
  */
-export function confinementRoot(root: string, who: { user?: Principal | undefined } | Principal | undefined): string {
-  const dir = who && ('scopes' in who ? who.directory : who.user?.directory);
+export function confinementRoot(root: string, who: Principal | undefined): string {
+  const dir = who?.directory;
   return dir ? resolve(root, dir) : root;
 }

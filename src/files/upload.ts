@@ -262,7 +262,7 @@ export function uploadHandler(config: Config, counted: Counted, audit: Audit) {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > config.maxFileBytes) throw Errors.uploadTooLarge();
     const boundary = boundaryOf(req.headers['content-type']);
-    const root = confinementRoot(config.uploadDir, req);
+    const root = confinementRoot(config.uploadDir, req.user);
     const session = new UploadSession(config, await uploadRoot(config, root), req, root);
     const burstEnded = burstStarted();
     try {
