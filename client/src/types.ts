@@ -45,7 +45,11 @@ export type AgentEvent =
 /** A recording schedule (docs/schedule.md of the agent): the document as sent; GET answers it with every default filled in. */
 export type ScheduleDocument = Record<string, unknown>;
 
-/** GET and PUT /api/v1/schedule. */
+/**
+ * GET and PUT /api/v1/schedule. Written here (as SchedulePreview): the document declares
+ * these answers without `required` and their window, next and lastSegment as bare objects,
+ * so the generated types have every field optional and those records empty.
+ */
 export interface ScheduleAnswer {
   schedule: ScheduleDocument | null;
   state: {

@@ -1,7 +1,7 @@
 // The commands that talk to one device through its profile's credential.
 import { createWriteStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AudioFormat, DeviceStatus, RecordingStatus, SchedulePreview, Scope } from '../types.ts';
+import type { AudioFormat, DeviceStatus, RecordingStatus, ScheduleAnswer, SchedulePreview, Scope } from '../types.ts';
 import { streams } from '../builtins.ts';
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
@@ -520,6 +520,9 @@ const previewText = (p: SchedulePreview) =>
     ...p.skipped.map((k) => `${k.date}: window ${k.window} skipped: ${k.reason}`),
   ].join('\n');
 
+/** "off (disabled)", "recording": the schedule's state and why. */
+const stateText = ({ state, reason }: ScheduleAnswer['state']) => `${state}${reason ? ` (${reason})` : ''}`;
+
 const scheduleShow: Command = {
   name: 'schedule show',
   args: '',
@@ -531,7 +534,7 @@ const scheduleShow: Command = {
     const a = await agent.schedule();
     const st = a.state;
     const lines = [
-      `state: ${st.state}${st.reason ? ` (${st.reason})` : ''}`,
+      `state: ${stateText(st)}`,
       ...(st.window ? [`window: ${st.window.start} to ${st.window.end}`] : []),
       ...(st.next ? [`next: ${st.next.start} to ${st.next.end}`] : []),
       ...(st.lastSegment
@@ -555,7 +558,7 @@ const scheduleSet: Command = {
   positionals: { min: 1, max: 1 },
   async run({ agent }, [file]) {
     const a = await agent.setSchedule(scheduleFile(file!));
-    return { json: a, message: `schedule stored: ${a.state.state}${a.state.reason ? ` (${a.state.reason})` : ''}` };
+    return { json: a, message: `schedule stored: ${stateText(a.state)}` };
   },
 };
 
