@@ -498,18 +498,31 @@ const users: Command = {
   },
 };
 
-/** A schedule document from a file or standard input (`-`). */
+/** The documents read by this run, or why one could not be: --hosts runs a command once a host. */
+const documents = new Map<string, { doc: Record<string, unknown> } | { err: UsageError }>();
+
+/** A schedule document from a file or standard input (`-`), read once however many hosts it goes to. */
 function scheduleFile(path: string): Record<string, unknown> {
+  let read = documents.get(path);
+  if (!read) {
+    read = readDocument(path);
+    documents.set(path, read);
+  }
+  if ('err' in read) throw read.err;
+  return read.doc;
+}
+
+function readDocument(path: string): { doc: Record<string, unknown> } | { err: UsageError } {
   let text: string;
   try {
     text = readFileSync(path === '-' ? 0 : path, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
+    return { err: new UsageError(`cannot read ${path}: ${(err as Error).message}`) };
   }
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    return { doc: JSON.parse(text) as Record<string, unknown> };
   } catch (err) {
-    throw new UsageError(`${path === '-' ? 'standard input' : path} is not JSON: ${(err as Error).message}`);
+    return { err: new UsageError(`${path === '-' ? 'standard input' : path} is not JSON: ${(err as Error).message}`) };
   }
 }
 
