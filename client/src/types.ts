@@ -5,6 +5,10 @@ import type { components, operations } from './openapi.ts';
 type Schemas = components['schemas'];
 /** The JSON body an operation takes, as the document declares it (inline in the operation). */
 type Body<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+/** The JSON an operation answers with 200, as the document declares it (inline in the operation). */
+type Answer<Id extends keyof operations> = operations[Id] extends { responses: { 200: { content: { 'application/json': infer A } } } }
+  ? A
+  : never;
 
 export type { components, paths, operations } from './openapi.ts';
 
@@ -41,6 +45,11 @@ export type AgentEvent =
   | { event: 'recording'; data: RecordingStatus }
   | { event: 'level'; data: { device: string; peakDbfs: number; rmsDbfs: number } }
   | { event: string; data: unknown };
+
+/** GET /api/v1/mqtt. */
+export type MqttStatus = Answer<'mqttStatus'>;
+/** GET /api/v1/outbox, and POST /api/v1/outbox/retry's 202. */
+export type OutboxState = Answer<'outboxState'>;
 
 /** A recording schedule (docs/schedule.md of the agent): the document as sent; GET answers it with every default filled in. */
 export type ScheduleDocument = Record<string, unknown>;
