@@ -97,7 +97,6 @@ export function buildRepo(dir, debs, fpr) {
   // Signatures are made at export; running it again re-signs with the key named now.
   execFileSync('reprepro', ['--basedir', dir, '--silent', 'export', CODENAME], { stdio: ['ignore', 'inherit', 'inherit'] });
   writeFileSync(join(dir, KEYRING), execFileSync('gpg', ['--batch', '--export', fpr]));
-  return { fingerprint: fpr };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -116,6 +115,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     ? given.map((d) => resolve(d))
     : ARCHITECTURES.map((arch) => join(root, 'dist', `device-agent_${version}_${arch}.deb`));
   for (const deb of debs) if (!existsSync(deb)) usage(`${deb} is missing: run npm run package`);
-  const { fingerprint: fpr } = buildRepo(resolve(dir), debs, signer);
-  console.log(`repo: ${resolve(dir)} signed by ${fpr}; public key ${join(resolve(dir), KEYRING)}`);
+  buildRepo(resolve(dir), debs, signer);
+  console.log(`repo: ${resolve(dir)} signed by ${signer}; public key ${join(resolve(dir), KEYRING)}`);
 }

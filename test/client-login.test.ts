@@ -318,4 +318,28 @@ plain('to this machine (127.0.0.0/8, ::1, localhost): no --insecure-http needed'
   }
 });
 
+plain(
+  'from a pipe, the secret is its first line: no --user, or an empty pipe, is a usage error (2) before any connection',
+  async ({ home }) => {
+    const rec = await recorder('127.0.0.1');
+    try {
+      const url = `http://127.0.0.1:${rec.port}`;
+      for (const [args, input, error] of [
+        [[], `${ADMIN.password}\n`, '--user NAME is required when standard input is not a terminal'],
+        [['--user', ADMIN.username], '', 'no password on standard input'],
+        [['--user', ADMIN.username], '\nlater line\n', 'no password on standard input'],
+        [['--token-stdin'], '', 'no token on standard input'],
+      ] as const) {
+        const r = await dagent(['login', url, ...args], { home, input });
+        assert.is(r.code, 2, r.stderr);
+        assert.is(r.stderr, `dagent: ${error}\n`);
+      }
+      assert.is(rec.connections, 0, 'dagent connected');
+      assert.not.ok(existsSync(profilesFile(home)));
+    } finally {
+      await rec.close();
+    }
+  },
+);
+
 plain.run();

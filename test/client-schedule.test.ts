@@ -1,5 +1,7 @@
 // dagent schedule show|set|preview against the built agent: --json is the API's answer, a
 // wrong document is the API's 400 text (exit 1), a preview of a document not yet stored.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { dagent, startClientAgent, tempHome, tokenProfile } from './helpers/dagent.ts';
@@ -29,6 +31,32 @@ test('set, show and preview through the API; a wrong document exits 1 with the A
     assert.match(proposed.stdout, /^2024-10-27T01:30:00\+01:00 to 2024-10-27T03:00:00Z$/m);
     const bad = await run(['schedule', 'set', '-'], JSON.stringify({ windows: [{ start: '10:00', end: '10:00' }] }));
     assert.equal([bad.code, bad.stderr.trim()], [1, 'dagent: windows[0].end: must differ from start']);
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+test('set - with --hosts: the document read from standard input once goes to every host', async () => {
+  const agent = await startClientAgent(false);
+  const home = tempHome();
+  try {
+    // Two profiles of one agent are two hosts to dagent.
+    await tokenProfile(agent, home, 'a');
+    await tokenProfile(agent, home, 'b');
+    writeFileSync(join(home, 'hosts.txt'), 'a\nb\n');
+    const r = await dagent(['schedule', 'set', '-', '--hosts', 'hosts.txt', '-j', '1'], { home, input: JSON.stringify(DOC) });
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    const lines = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    assert.equal(
+      lines.map((l) => [l.host, l.ok, l.result?.state.reason]),
+      [
+        ['a', true, 'disabled'],
+        ['b', true, 'disabled'],
+      ],
+    );
   } finally {
     await agent.cleanup();
   }

@@ -153,4 +153,81 @@ pkg(
   },
 );
 
+/**
+ * The method of DeviceAgent for each operation of the agent's API (docs/client.md: the library
+ * covers every route); null: the documentation and web pages, which are no API.
+ */
+const METHODS: Record<string, keyof DeviceAgent | null> = {
+  login: 'login',
+  health: 'health',
+  tls: 'tls',
+  deviceStatus: 'status',
+  recordStart: 'startRecording',
+  recordStatus: 'recording',
+  recordStop: 'stopRecording',
+  listFiles: 'list',
+  download: 'download',
+  downloadHead: 'fileInfo',
+  upload: 'upload',
+  deleteFile: 'remove',
+  makeDirectory: 'mkdir',
+  moveFile: 'move',
+  audioDevices: 'devices',
+  audioLevel: 'level',
+  audioLive: 'live',
+  events: 'events',
+  createToken: 'createToken',
+  listTokens: 'tokens',
+  revokeToken: 'revokeToken',
+  listUsers: 'users',
+  scheduleGet: 'schedule',
+  scheduleSet: 'setSchedule',
+  scheduleClear: 'clearSchedule',
+  schedulePreview: 'schedulePreview',
+  schedulePreviewProposed: 'schedulePreview',
+  mqttStatus: 'mqtt',
+  outboxState: 'outbox',
+  outboxRetry: 'retryOutbox',
+  metrics: 'metrics',
+  openapi: 'openapi',
+  docsPage: null,
+  docsAsset: null,
+  webPage: null,
+  webFile: null,
+};
+
+pkg('library: a method for every operation of the served document; the schedule, MQTT and outbox ones answer', async ({ agent }) => {
+  const doc = await (await fetch(`${agent.url}/docs/openapi.json`)).json();
+  const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+    Object.values(item).flatMap((o) => (o?.operationId ? [o.operationId] : [])),
+  );
+  assert.equal(
+    ids.filter((id) => !(id in METHODS)),
+    [],
+    'operations of the document that DeviceAgent has no method for',
+  );
+  for (const [id, method] of Object.entries(METHODS))
+    if (method) assert.type((DeviceAgent.prototype as unknown as Record<string, unknown>)[method], 'function', `${id}: ${method}`);
+
+  const lib = new DeviceAgent({ url: agent.clientUrl, pin: agent.pin!, token: await agent.login() });
+  try {
+    assert.equal(await lib.mqtt(), { enabled: false });
+    assert.equal(await lib.outbox(), { enabled: false, state: 'off' });
+    const off = await lib.retryOutbox().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.instance(off, ApiError);
+    assert.equal([(off as ApiError).status, (off as ApiError).error], [409, 'the outbox is off (no outbox in the config)']);
+    const schedule = { timeZone: 'UTC', enabled: false, windows: [{ start: '22:00', end: '02:00' }] };
+    assert.equal((await lib.setSchedule(schedule)).state.reason, 'disabled');
+    assert.equal((await lib.schedule()).schedule?.timeZone, 'UTC');
+    assert.is((await lib.schedulePreview({ from: '2026-01-01', days: 2 })).windows.length, 2);
+    await lib.clearSchedule();
+    assert.is((await lib.schedule()).schedule, null);
+  } finally {
+    lib.close();
+  }
+});
+
 pkg.run();

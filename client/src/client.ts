@@ -26,6 +26,8 @@ import type {
   FileList,
   Health,
   LoginResponse,
+  MqttStatus,
+  OutboxState,
   RecordingStatus,
   RecordStart,
   ScheduleAnswer,
@@ -335,6 +337,21 @@ export class DeviceAgent {
   schedulePreview(opts: { schedule?: ScheduleDocument; from?: string; days?: number } = {}): Promise<SchedulePreview> {
     if (opts.schedule) return this.transport.json('POST', '/api/v1/schedule/preview', opts);
     return this.transport.json('GET', `/api/v1/schedule/preview${query({ from: opts.from, days: opts.days })}`);
+  }
+
+  /** GET /api/v1/mqtt: the MQTT link, connected or not, since when, its last error (`{enabled: false}` when none is configured). */
+  mqtt(): Promise<MqttStatus> {
+    return this.transport.json('GET', '/api/v1/mqtt');
+  }
+
+  /** GET /api/v1/outbox: pending, set-aside and uploaded files, the last error, the next attempt (`{enabled: false, state: 'off'}` when off). */
+  outbox(): Promise<OutboxState> {
+    return this.transport.json('GET', '/api/v1/outbox');
+  }
+
+  /** POST /api/v1/outbox/retry: the next attempt now, set-aside files included (202 with the state; 409 with the outbox off). */
+  retryOutbox(): Promise<OutboxState> {
+    return this.transport.json('POST', '/api/v1/outbox/retry');
   }
 
   /** GET /api/v1/users (scope admin). */

@@ -5,6 +5,10 @@ import type { components, operations } from './openapi.ts';
 type Schemas = components['schemas'];
 /** The JSON body an operation takes, as the document declares it (inline in the operation). */
 type Body<Id extends keyof operations> = operations[Id] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+/** The JSON an operation answers with 200, as the document declares it (inline in the operation). */
+type Answer<Id extends keyof operations> = operations[Id] extends { responses: { 200: { content: { 'application/json': infer A } } } }
+  ? A
+  : never;
 
 export type { components, paths, operations } from './openapi.ts';
 
@@ -42,10 +46,19 @@ export type AgentEvent =
   | { event: 'level'; data: { device: string; peakDbfs: number; rmsDbfs: number } }
   | { event: string; data: unknown };
 
+/** GET /api/v1/mqtt. */
+export type MqttStatus = Answer<'mqttStatus'>;
+/** GET /api/v1/outbox, and POST /api/v1/outbox/retry's 202. */
+export type OutboxState = Answer<'outboxState'>;
+
 /** A recording schedule (docs/schedule.md of the agent): the document as sent; GET answers it with every default filled in. */
 export type ScheduleDocument = Record<string, unknown>;
 
-/** GET and PUT /api/v1/schedule. */
+/**
+ * GET and PUT /api/v1/schedule. Written here (as SchedulePreview): the document declares
+ * these answers without `required` and their window, next and lastSegment as bare objects,
+ * so the generated types have every field optional and those records empty.
+ */
 export interface ScheduleAnswer {
   schedule: ScheduleDocument | null;
   state: {

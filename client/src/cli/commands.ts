@@ -1,7 +1,7 @@
 // The commands that talk to one device through its profile's credential.
 import { createWriteStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AudioFormat, DeviceStatus, RecordingStatus, SchedulePreview, Scope } from '../types.ts';
+import type { AudioFormat, DeviceStatus, RecordingStatus, ScheduleAnswer, SchedulePreview, Scope } from '../types.ts';
 import { streams } from '../builtins.ts';
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
@@ -498,18 +498,31 @@ const users: Command = {
   },
 };
 
-/** A schedule document from a file or standard input (`-`). */
+/** The documents read by this run, or why one could not be: --hosts runs a command once a host. */
+const documents = new Map<string, { doc: Record<string, unknown> } | { err: UsageError }>();
+
+/** A schedule document from a file or standard input (`-`), read once however many hosts it goes to. */
 function scheduleFile(path: string): Record<string, unknown> {
+  let read = documents.get(path);
+  if (!read) {
+    read = readDocument(path);
+    documents.set(path, read);
+  }
+  if ('err' in read) throw read.err;
+  return read.doc;
+}
+
+function readDocument(path: string): { doc: Record<string, unknown> } | { err: UsageError } {
   let text: string;
   try {
     text = readFileSync(path === '-' ? 0 : path, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as Error).message}`);
+    return { err: new UsageError(`cannot read ${path}: ${(err as Error).message}`) };
   }
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    return { doc: JSON.parse(text) as Record<string, unknown> };
   } catch (err) {
-    throw new UsageError(`${path === '-' ? 'standard input' : path} is not JSON: ${(err as Error).message}`);
+    return { err: new UsageError(`${path === '-' ? 'standard input' : path} is not JSON: ${(err as Error).message}`) };
   }
 }
 
@@ -519,6 +532,9 @@ const previewText = (p: SchedulePreview) =>
     ...p.windows.map((w) => `${w.start} to ${w.end}${w.on.length > 1 ? ` (${w.on.length} recording periods)` : ''}`),
     ...p.skipped.map((k) => `${k.date}: window ${k.window} skipped: ${k.reason}`),
   ].join('\n');
+
+/** "off (disabled)", "recording": the schedule's state and why. */
+const stateText = ({ state, reason }: ScheduleAnswer['state']) => `${state}${reason ? ` (${reason})` : ''}`;
 
 const scheduleShow: Command = {
   name: 'schedule show',
@@ -531,7 +547,7 @@ const scheduleShow: Command = {
     const a = await agent.schedule();
     const st = a.state;
     const lines = [
-      `state: ${st.state}${st.reason ? ` (${st.reason})` : ''}`,
+      `state: ${stateText(st)}`,
       ...(st.window ? [`window: ${st.window.start} to ${st.window.end}`] : []),
       ...(st.next ? [`next: ${st.next.start} to ${st.next.end}`] : []),
       ...(st.lastSegment
@@ -555,7 +571,7 @@ const scheduleSet: Command = {
   positionals: { min: 1, max: 1 },
   async run({ agent }, [file]) {
     const a = await agent.setSchedule(scheduleFile(file!));
-    return { json: a, message: `schedule stored: ${a.state.state}${a.state.reason ? ` (${a.state.reason})` : ''}` };
+    return { json: a, message: `schedule stored: ${stateText(a.state)}` };
   },
 };
 

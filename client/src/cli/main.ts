@@ -64,8 +64,10 @@ function agentFor(profile: Profile): DeviceAgent {
   return new DeviceAgent({ url: profile.url, token: profile.token, pin: profile.pin, ca: profile.ca });
 }
 
-function profileOrFail(name: string): Profile {
-  const profile = loadProfiles().profiles[name];
+type Profiles = Record<string, Profile>;
+
+function profileOrFail(name: string, profiles: Profiles = loadProfiles().profiles): Profile {
+  const profile = profiles[name];
   if (!profile)
     throw new NoCredentialError(`no profile "${name}": log in first (dagent login URL${name === 'default' ? '' : ` --profile ${name}`})`);
   return profile;
@@ -75,8 +77,7 @@ function profileOrFail(name: string): Profile {
  * The profile for a URL line of --hosts: one whose URL has the line's origin (the one
  * --profile names when several do), so a token goes only where it was made, with its trust.
  */
-function profileForUrl(url: string, preferred: string): Profile {
-  const profiles = loadProfiles().profiles;
+function profileForUrl(url: string, preferred: string, profiles: Profiles): Profile {
   const names = Object.keys(profiles).filter((n) => profiles[n]!.url === url);
   if (names.includes(preferred)) return profiles[preferred]!;
   if (names.length === 1) return profiles[names[0]!]!;
@@ -102,12 +103,16 @@ async function runHosts(cmd: Command, args: string[], values: Values, file: stri
     .filter(Boolean);
   if (hosts.length === 0) throw new UsageError(`${file} names no host`);
   const codes: number[] = [];
+  const preferred = profileName(values.profile as string | undefined);
+  // The profiles file is read once for all the hosts (one that cannot be read fails every host's line).
+  let profiles: Profiles | undefined;
+  const known = () => (profiles ??= loadProfiles().profiles);
   let next = 0;
   const one = async (host: string): Promise<void> => {
     let agent: DeviceAgent | undefined;
     try {
       const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(host);
-      const profile = isUrl ? profileForUrl(normalizeUrl(host), profileName(values.profile as string | undefined)) : profileOrFail(host);
+      const profile = isUrl ? profileForUrl(normalizeUrl(host), preferred, known()) : profileOrFail(host, known());
       agent = agentFor(profile);
       const ctx: Ctx = { agent, io: { ...io(false), note: () => undefined }, host };
       const out = await cmd.run(ctx, args, values);
