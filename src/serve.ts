@@ -39,7 +39,7 @@ import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 import { SCHEDULE_OFF, scheduleHost } from './schedule/host.ts';
 import { OutboxSlot } from './outbox/slot.ts';
-import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
+import { readMqttSecrets, type MqttSecrets } from './mqtt/config.ts';
 import type { MqttLink } from './mqtt/link.ts';
 import type { Run } from './mqtt/commands.ts';
 
@@ -74,16 +74,6 @@ export interface Agent {
   stop(drainMs?: number): Promise<void>;
   /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
   reloadTls(): Promise<void>;
-}
-
-/** The files `mqtt` names, read now (start and SIGHUP); a problem is a ConfigError naming the key. */
-function mqttSecretsOf(config: MqttConfig | null): MqttSecrets | undefined {
-  try {
-    return config ? readMqttSecrets(config) : undefined;
-  } catch (err) {
-    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
 }
 
 /** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
@@ -308,7 +298,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     mqttStatus: () => mqtt?.status(),
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
-  const mqttSecrets = mqttSecretsOf(config.mqtt);
+  const mqttSecrets = config.mqtt && readMqttSecrets(config.mqtt); // the files `mqtt` names: a problem is a ConfigError (exit 78)
   if (mqttSecrets) await startMqtt(config, mqttSecrets);
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
@@ -367,7 +357,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       const plan = planReload(current, next);
       // Read before anything changes: a bad token file refuses the reload whole.
       const metricsToken = metricsTokenOf(plan.config);
-      const nextMqttSecrets = mqttSecretsOf(plan.config.mqtt);
+      const nextMqttSecrets = plan.config.mqtt && readMqttSecrets(plan.config.mqtt);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);

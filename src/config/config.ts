@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
-import { MqttConfigError, parseMqtt, type MqttConfig } from '../mqtt/config.ts';
+import { parseMqtt, type MqttConfig } from '../mqtt/config.ts';
+import { ConfigError } from './error.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -77,15 +78,7 @@ export interface TlsConfig {
   plainHttp: 'allow' | 'redirect';
 }
 
-/** Exit status for a bad configuration (sysexits EX_CONFIG); the unit does not restart on it. */
-export const EX_CONFIG = 78;
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError, EX_CONFIG } from './error.ts';
 
 export const DEFAULT_CONFIG_PATH = '/etc/device-agent/config.json';
 
@@ -218,7 +211,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
     outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
-    mqtt: mqttOf(raw.mqtt, baseForPaths),
+    mqtt: parseMqtt(raw.mqtt, baseForPaths),
     deviceId: parseDeviceId(raw.deviceId),
     clock: parseClock(raw.clock, baseForPaths),
   };
@@ -229,15 +222,6 @@ function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordi
     return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
   } catch (err) {
     if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-function mqttOf(value: unknown, baseForPaths: string): MqttConfig | null {
-  try {
-    return parseMqtt(value, baseForPaths);
-  } catch (err) {
-    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }

@@ -2,6 +2,7 @@
 // exit 78, a reload refused). Only the parser lives here; the link itself loads when configured.
 import { readFileSync } from 'node:fs';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
+import { ConfigError } from '../config/error.ts';
 import { errnoName } from '../util/errno.ts';
 import { resolveFrom } from '../util/paths.ts';
 
@@ -22,9 +23,6 @@ export interface MqttConfig {
   commandScopes: Scope[];
   homeAssistant: { discoveryPrefix: string } | null;
 }
-
-/** Thrown with the key's name first; src/config/config.ts turns it into its ConfigError. */
-export class MqttConfigError extends Error {}
 
 type Raw = Record<string, unknown>;
 const KEYS = new Set([
@@ -47,7 +45,7 @@ export const TOPIC_LEVELS = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
 const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (key: string, text: string): never => {
-  throw new MqttConfigError(`mqtt.${key}: ${text}`);
+  throw new ConfigError(`mqtt.${key}: ${text}`);
 };
 
 function optionalString(raw: Raw, key: string): string | null {
@@ -108,7 +106,7 @@ function parseHomeAssistant(value: unknown): MqttConfig['homeAssistant'] {
 /** `mqtt`: null or absent is off. Relative file paths resolve against `baseForPaths`. */
 export function parseMqtt(value: unknown, baseForPaths: string): MqttConfig | null {
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw new MqttConfigError('mqtt: must be an object or null');
+  if (!isObject(value)) throw new ConfigError('mqtt: must be an object or null');
   for (const key of Object.keys(value)) if (!KEYS.has(key)) fail(key, 'unknown key');
   const url = parseUrl(value.url);
   const version = value.protocolVersion ?? 5;
@@ -158,7 +156,7 @@ export interface MqttSecrets {
   key: Buffer | undefined;
 }
 
-/** Reads the files; a problem is an MqttConfigError naming the key (exit 78, or the reload refused). */
+/** Reads the files; a problem is a ConfigError naming the key (exit 78, or the reload refused). */
 export function readMqttSecrets(config: MqttConfig): MqttSecrets {
   const read = (key: string, path: string | null): Buffer | undefined => {
     if (path === null) return undefined;
