@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import { ConfigError } from '../config/error.ts';
+import { int, isObject, knownKeys, type Raw } from '../config/fields.ts';
 import { errnoName } from '../util/errno.ts';
 import { resolveFrom } from '../util/paths.ts';
 
@@ -24,7 +25,6 @@ export interface MqttConfig {
   homeAssistant: { discoveryPrefix: string } | null;
 }
 
-type Raw = Record<string, unknown>;
 const KEYS = new Set([
   'url',
   'protocolVersion',
@@ -43,7 +43,6 @@ const KEYS = new Set([
 /** Topic levels of [A-Za-z0-9_-] (no `.`: some brokers refuse it), separated by `/`. */
 export const TOPIC_LEVELS = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (key: string, text: string): never => {
   throw new ConfigError(`mqtt.${key}: ${text}`);
 };
@@ -52,14 +51,6 @@ function optionalString(raw: Raw, key: string): string | null {
   const v = raw[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || v.length === 0 || v.includes('\0')) return fail(key, 'must be a non-empty string or null');
-  return v;
-}
-
-function intIn(raw: Raw, key: string, fallback: number, min: number, max: number): number {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v)) return fail(key, 'must be an integer');
-  if (v < min || v > max) return fail(key, `must be between ${min} and ${max}, got ${v}`);
   return v;
 }
 
@@ -96,7 +87,7 @@ function parseHomeAssistant(value: unknown): MqttConfig['homeAssistant'] {
   if (value === null) return null;
   if (value === undefined) return { discoveryPrefix: 'homeassistant' };
   if (!isObject(value)) return fail('homeAssistant', 'must be an object or null');
-  for (const key of Object.keys(value)) if (key !== 'discoveryPrefix') fail(`homeAssistant.${key}`, 'unknown key');
+  knownKeys(value, new Set(['discoveryPrefix']), 'mqtt.homeAssistant');
   const prefix = value.discoveryPrefix ?? 'homeassistant';
   if (typeof prefix !== 'string' || !TOPIC_LEVELS.test(prefix))
     return fail('homeAssistant.discoveryPrefix', 'must be topic levels of A-Z a-z 0-9 _ - separated by /');
@@ -107,7 +98,7 @@ function parseHomeAssistant(value: unknown): MqttConfig['homeAssistant'] {
 export function parseMqtt(value: unknown, baseForPaths: string): MqttConfig | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw new ConfigError('mqtt: must be an object or null');
-  for (const key of Object.keys(value)) if (!KEYS.has(key)) fail(key, 'unknown key');
+  knownKeys(value, KEYS, 'mqtt');
   const url = parseUrl(value.url);
   const version = value.protocolVersion ?? 5;
   if (version !== 5 && version !== 4) fail('protocolVersion', `must be 5 or 4 (MQTT 3.1.1), got ${JSON.stringify(version)}`);
@@ -141,8 +132,8 @@ export function parseMqtt(value: unknown, baseForPaths: string): MqttConfig | nu
     certFile,
     keyFile,
     topicPrefix: topicPrefix as string,
-    keepaliveSeconds: intIn(value, 'keepaliveSeconds', 30, 5, 600),
-    stateIntervalSeconds: intIn(value, 'stateIntervalSeconds', 30, 5, 3600),
+    keepaliveSeconds: int(value, 'keepaliveSeconds', 'mqtt.keepaliveSeconds', 30, 5, 600),
+    stateIntervalSeconds: int(value, 'stateIntervalSeconds', 'mqtt.stateIntervalSeconds', 30, 5, 3600),
     commandScopes: parseScopes(value.commandScopes),
     homeAssistant: parseHomeAssistant(value.homeAssistant),
   };
