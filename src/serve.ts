@@ -39,7 +39,7 @@ import { TlsService } from './tls/service.ts';
 import { EventHub, eventSources } from './events/hub.ts';
 import { SCHEDULE_OFF, scheduleHost } from './schedule/host.ts';
 import { OutboxSlot } from './outbox/slot.ts';
-import { MqttConfigError, readMqttSecrets, type MqttConfig, type MqttSecrets } from './mqtt/config.ts';
+import { readMqttSecrets, type MqttSecrets } from './mqtt/config.ts';
 import type { MqttLink } from './mqtt/link.ts';
 import type { Run } from './mqtt/commands.ts';
 
@@ -74,16 +74,6 @@ export interface Agent {
   stop(drainMs?: number): Promise<void>;
   /** Reads the certificate and key again (SIGHUP); a pair that fails keeps the old one, logged. */
   reloadTls(): Promise<void>;
-}
-
-/** The files `mqtt` names, read now (start and SIGHUP); a problem is a ConfigError naming the key. */
-function mqttSecretsOf(config: MqttConfig | null): MqttSecrets | undefined {
-  try {
-    return config ? readMqttSecrets(config) : undefined;
-  } catch (err) {
-    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
 }
 
 /** The secret file of `key`, created when absent; its problems are ConfigErrors (exit 78). */
@@ -280,11 +270,21 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     scheduleState: () => schedule.loaded()?.state() ?? SCHEDULE_OFF,
     outboxState: () => outbox.status(),
   };
-  const startMqtt = async (c: Config, secrets: MqttSecrets) => {
+  /**
+   * The link as `c` says, at start and on each SIGHUP: started, reconnected with changed keys
+   * (and re-read files), or stopped; a changed deviceId (its topics and client id) is a new link.
+   */
+  const applyMqtt = async (c: Config, secrets: MqttSecrets | null) => {
+    if (mqtt && (!secrets || c.deviceId !== current.deviceId)) {
+      void mqtt.stop(); // offline published on its own topics
+      mqtt = undefined;
+    }
+    if (!c.mqtt || !secrets) return;
+    if (mqtt) return void mqtt.reconfigure(c.mqtt, secrets);
     const { startLink } = await import('./mqtt/start.ts');
     // Commands run the running app's operations (a reload's new app included).
     const run: Run = (action, principal, input, client) => app.operations.command(action, principal, input, client);
-    mqtt = startLink(c.mqtt!, secrets, { ...linkDeps, deviceId: c.deviceId, run });
+    mqtt = startLink(c.mqtt, secrets, { ...linkDeps, deviceId: c.deviceId, run });
   };
   const deps = {
     users,
@@ -308,8 +308,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     mqttStatus: () => mqtt?.status(),
   };
   let app = createApp(config, { ...deps, metricsToken: metricsTokenOf(config) });
-  const mqttSecrets = mqttSecretsOf(config.mqtt);
-  if (mqttSecrets) await startMqtt(config, mqttSecrets);
+  await applyMqtt(config, config.mqtt && readMqttSecrets(config.mqtt)); // the files it names: a problem is a ConfigError (exit 78)
   // A reload builds a new app; requests already running finish on the one they started on.
   const handler: typeof app.handler = (req, res) => app.handler(req, res);
   const taken = takeListener(opts.passed ?? [], config.host, config.port, opts.log, opts.systemd);
@@ -367,7 +366,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       const plan = planReload(current, next);
       // Read before anything changes: a bad token file refuses the reload whole.
       const metricsToken = metricsTokenOf(plan.config);
-      const nextMqttSecrets = mqttSecretsOf(plan.config.mqtt);
+      const nextMqttSecrets = plan.config.mqtt && readMqttSecrets(plan.config.mqtt);
       if (plan.config.usersFile !== current.usersFile) {
         try {
           users.switchTo(plan.config.usersFile);
@@ -391,19 +390,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       captures.configure(plan.config.audio.recorder);
       outbox.apply(plan.config).catch((err: unknown) => opts.log.error(`reload: outbox: ${(err as Error).message}`));
       app = createApp(plan.config, { ...deps, metricsToken }); // a rotated metrics token applies now
-      // SIGHUP applies changed mqtt keys (and re-read files) by reconnecting with them.
-      if (mqtt && plan.config.deviceId !== current.deviceId) {
-        void mqtt.stop(); // its topics and client id change: a new link
-        mqtt = undefined;
-      }
-      if (plan.config.mqtt && nextMqttSecrets) {
-        if (mqtt) void mqtt.reconfigure(plan.config.mqtt, nextMqttSecrets);
-        else void startMqtt(plan.config, nextMqttSecrets);
-      } else if (mqtt) {
-        const stopping = mqtt;
-        mqtt = undefined;
-        void stopping.stop();
-      }
+      void applyMqtt(plan.config, nextMqttSecrets);
       current = plan.config;
       opts.log.info(`config reloaded: ${plan.changed.length === 0 ? 'no change' : `${plan.changed.join(', ')} changed`}`);
       audit.record({ event: 'config.reload', outcome: 'ok', user: null, credential: 'signal', client: 'local', changed: plan.changed });

@@ -4,8 +4,11 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
+import { startRecording } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
+import { auditEvents } from './helpers/log.ts';
 import { type Broker, makeServerCert, mosquitto, natsMqtt, passwordFile, pub, request, subscribe, until } from './helpers/mqtt.ts';
+import { openEvents } from './helpers/sse.ts';
 import { makeCa, makeClientCert } from './helpers/tls.ts';
 
 const ID = 'dev-mqtt-1';
@@ -259,6 +262,109 @@ link("schedule/set: the HTTP PUT's 400 for a bad document; a good one is then wh
       [['01:30', '03:00']],
     );
   } finally {
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
+link(
+  'audit: a changing command is audited as its route; read-only ones add no line; a reply topic on P/ or discovery is denied, not run',
+  async () => {
+    const broker = await mosquitto();
+    const agent = await agentOn(broker, { commandScopes: ['status', 'audio'] });
+    const sub = subscribe(broker.port, [`${P}/#`, 'homeassistant/#', 'replies/#']);
+    const mqttAudit = () => auditEvents(agent.output()).filter((e) => e.credential === 'mqtt');
+    try {
+      await sub.next(`${P}/availability`, (m) => m.payload === 'online');
+      for (const [action, id] of [
+        ['status', 'r-1'],
+        ['recording/status', 'r-2'],
+        ['schedule/get', 'r-3'],
+      ] as const) {
+        const r = JSON.parse((await request(broker.port, `${P}/command/${action}`, '', `replies/${id}`, id))!);
+        assert.is(r.status, 200, action);
+      }
+      const doc = { timeZone: 'UTC', windows: [{ start: '01:30', end: '03:00' }] };
+      const set = JSON.parse((await request(broker.port, `${P}/command/schedule/set`, JSON.stringify(doc), 'replies/w-1', 'w-1'))!);
+      assert.is(set.status, 200, JSON.stringify(set));
+      // The audit trail is one stream: once the set's line is there, any line of the reads before it is too.
+      await until('schedule.set audited', () => mqttAudit().some((e) => e.event === 'schedule.set'));
+      assert.equal(
+        mqttAudit().map((e) => [e.event, e.outcome, e.user, e.client]),
+        [['schedule.set', 'ok', 'mqtt', '127.0.0.1']],
+      );
+
+      // A changing command whose reply would go to the device's own state or to discovery: denied, not run, no reply.
+      const before = sub.messages.length;
+      const targets = [`${P}/state`, `${P}/availability`, 'homeassistant/device/x/config'];
+      for (const replyTo of targets)
+        await pub(broker.port, `${P}/command/schedule/clear`, JSON.stringify({ id: replyTo, replyTo, body: {} }));
+      await until('three denials', () => mqttAudit().filter((e) => e.event === 'denied').length >= 3);
+      const denied = mqttAudit().filter((e) => e.event === 'denied');
+      assert.equal(
+        denied.map((e) => [e.outcome, e.user, e.client, e.path]),
+        Array(3).fill(['denied', 'mqtt', '127.0.0.1', `${P}/command/schedule/clear`]),
+      );
+      assert.not.ok(mqttAudit().some((e) => e.event === 'schedule.clear'));
+      const got = JSON.parse((await request(broker.port, `${P}/command/schedule/get`, '', 'replies/r-4', 'r-4'))!);
+      assert.equal(got.body.schedule, set.body.schedule); // the clears did not run
+      assert.equal(
+        sub.messages.slice(before).filter((m) => targets.includes(m.topic) && m.payload.includes('"body"')),
+        [],
+      );
+      const metrics = await (await fetch(`${agent.url}/metrics`, { headers: bearer(await agent.login()) })).text();
+      assert.match(metrics, /^device_agent_mqtt_commands_total\{action="schedule\/clear",status="403"\} 3$/m);
+    } finally {
+      sub.close();
+      await agent.cleanup();
+      await broker.cleanup();
+    }
+  },
+);
+
+link("event/<name>: the stream's recording events, never its status", async () => {
+  const broker = await mosquitto();
+  const agent = await agentOn(broker, { commandScopes: ['status', 'audio'] });
+  const sub = subscribe(broker.port, [`${P}/event/#`]);
+  const token = await agent.login();
+  const stream = await openEvents(agent.port, bearer(token));
+  try {
+    await until('connected', async () => (await linkOf(agent)).connected === true);
+    assert.is((await startRecording(agent, token, { duration: 2, fileExtension: 'wav' })).status, 202);
+    // The stream sees status at once, then every 2 s. (Its `level`, also kept from MQTT, needs a device
+    // that records in real time: the null device finishes at once and reports none.)
+    await stream.waitFor((e) => e.event === 'status', 2, 20_000);
+    await stream.waitFor((e) => e.event === 'recording' && JSON.parse(e.data).state === 'finished', 1, 20_000);
+    await sub.next(`${P}/event/recording`, (m) => JSON.parse(m.payload).state === 'finished');
+    const topics = new Set(sub.messages.map((m) => m.topic));
+    assert.ok(topics.has(`${P}/event/recording`));
+    assert.not.ok(topics.has(`${P}/event/status`));
+  } finally {
+    stream.close();
+    sub.close();
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
+link('state is published again on a schedule state change, not only every stateIntervalSeconds', async () => {
+  const broker = await mosquitto();
+  // An hour between regular publications: any state seen after the change came from the change.
+  const agent = await agentOn(broker, { stateIntervalSeconds: 3600 });
+  const sub = subscribe(broker.port, [`${P}/state`]);
+  try {
+    const first = JSON.parse((await sub.next(`${P}/state`)).payload);
+    assert.is(first.schedule.state, 'off');
+    const seen = sub.messages.length;
+    const headers = { ...bearer(await agent.login()), 'Content-Type': 'application/json' };
+    const doc = { timeZone: 'UTC', windows: [{ start: '01:30', end: '03:00' }] };
+    const put = await fetch(`${agent.url}/api/v1/schedule`, { method: 'PUT', headers, body: JSON.stringify(doc) });
+    assert.is(put.status, 200);
+    const changed = JSON.parse((await sub.next(`${P}/state`, (m) => JSON.parse(m.payload).schedule.state !== 'off', 20_000, seen)).payload);
+    const now = (await (await fetch(`${agent.url}/api/v1/schedule`, { headers })).json()) as { state: { state: string } };
+    assert.is(changed.schedule.state, now.state.state);
+  } finally {
+    sub.close();
     await agent.cleanup();
     await broker.cleanup();
   }

@@ -3,7 +3,9 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
 import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
-import { MqttConfigError, parseMqtt, type MqttConfig } from '../mqtt/config.ts';
+import { parseMqtt, type MqttConfig } from '../mqtt/config.ts';
+import { ConfigError } from './error.ts';
+import { int, isObject, knownKeys, type Raw } from './fields.ts';
 
 export interface AudioConfig {
   recorder: 'sox' | 'arecord';
@@ -77,19 +79,9 @@ export interface TlsConfig {
   plainHttp: 'allow' | 'redirect';
 }
 
-/** Exit status for a bad configuration (sysexits EX_CONFIG); the unit does not restart on it. */
-export const EX_CONFIG = 78;
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError, EX_CONFIG } from './error.ts';
 
 export const DEFAULT_CONFIG_PATH = '/etc/device-agent/config.json';
-
-type Raw = Record<string, unknown>;
 
 const TOP_KEYS = new Set([
   'host',
@@ -116,10 +108,6 @@ const AUDIO_KEYS = new Set(['recorder', 'device', 'maxDurationSeconds', 'retenti
 const RETENTION_KEYS = new Set(['maxCount', 'maxBytes', 'maxAgeDays']);
 const METRICS_KEYS = new Set(['enabled', 'tokenFile']);
 
-function isObject(v: unknown): v is Raw {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function str(raw: Raw, key: string, name: string, fallback: string): string {
   const v = raw[key];
   if (v === undefined) return fallback;
@@ -128,21 +116,11 @@ function str(raw: Raw, key: string, name: string, fallback: string): string {
   return v;
 }
 
-function int(raw: Raw, key: string, name: string, fallback: number, min: number, max: number): number {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new ConfigError(`${name}: must be an integer`);
-  if (v < min || v > max) throw new ConfigError(`${name}: must be between ${min} and ${max}, got ${v}`);
-  return v;
-}
-
 /** `metrics`: the token file defaults to metrics.token beside the JWT secret (docs/api.md#metrics). */
 function parseMetrics(value: unknown, baseForPaths: string, jwtSecretFile: string): MetricsConfig {
   const raw = value === undefined ? {} : value;
   if (!isObject(raw)) throw new ConfigError('metrics: must be an object');
-  for (const key of Object.keys(raw)) {
-    if (!METRICS_KEYS.has(key)) throw new ConfigError(`metrics.${key}: unknown key`);
-  }
+  knownKeys(raw, METRICS_KEYS, 'metrics');
   if (raw.enabled !== undefined && typeof raw.enabled !== 'boolean') throw new ConfigError('metrics.enabled: must be true or false');
   const fallback = joinName(dirname(jwtSecretFile), 'metrics.token');
   return {
@@ -157,9 +135,7 @@ function parseMetrics(value: unknown, baseForPaths: string, jwtSecretFile: strin
  */
 export function parseConfig(raw: unknown, baseForPaths: string): Config {
   if (!isObject(raw)) throw new ConfigError('config: must be a JSON object');
-  for (const key of Object.keys(raw)) {
-    if (!TOP_KEYS.has(key)) throw new ConfigError(`${key}: unknown key`);
-  }
+  knownKeys(raw, TOP_KEYS, '');
   const path = (key: string, fallback: string) => resolveFrom(baseForPaths, str(raw, key, key, fallback));
 
   const host = str(raw, 'host', 'host', '0.0.0.0');
@@ -179,9 +155,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
 
   const rawAudio = raw.audio === undefined ? {} : raw.audio;
   if (!isObject(rawAudio)) throw new ConfigError('audio: must be an object');
-  for (const key of Object.keys(rawAudio)) {
-    if (!AUDIO_KEYS.has(key)) throw new ConfigError(`audio.${key}: unknown key`);
-  }
+  knownKeys(rawAudio, AUDIO_KEYS, 'audio');
   const recorder = str(rawAudio, 'recorder', 'audio.recorder', 'sox');
   if (recorder !== 'sox' && recorder !== 'arecord') {
     throw new ConfigError(`audio.recorder: must be "sox" or "arecord", got ${JSON.stringify(recorder)}`);
@@ -218,7 +192,7 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
     outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
-    mqtt: mqttOf(raw.mqtt, baseForPaths),
+    mqtt: parseMqtt(raw.mqtt, baseForPaths),
     deviceId: parseDeviceId(raw.deviceId),
     clock: parseClock(raw.clock, baseForPaths),
   };
@@ -229,15 +203,6 @@ function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordi
     return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
   } catch (err) {
     if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-function mqttOf(value: unknown, baseForPaths: string): MqttConfig | null {
-  try {
-    return parseMqtt(value, baseForPaths);
-  } catch (err) {
-    if (err instanceof MqttConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -264,9 +229,7 @@ function parseDeviceId(value: unknown): string {
 function parseClock(value: unknown, baseForPaths: string): ClockConfig {
   if (value === undefined || value === null) return { syncedFile: null };
   if (!isObject(value)) throw new ConfigError('clock: must be an object');
-  for (const key of Object.keys(value)) {
-    if (key !== 'syncedFile') throw new ConfigError(`clock.${key}: unknown key`);
-  }
+  knownKeys(value, new Set(['syncedFile']), 'clock');
   if (value.syncedFile === undefined || value.syncedFile === null) return { syncedFile: null };
   return { syncedFile: resolveFrom(baseForPaths, str(value, 'syncedFile', 'clock.syncedFile', '')) };
 }
@@ -276,9 +239,7 @@ function parseRetention(value: unknown): RetentionConfig {
   const none: RetentionConfig = { maxCount: null, maxBytes: null, maxAgeDays: null };
   if (value === undefined || value === null) return none;
   if (!isObject(value)) throw new ConfigError('audio.retention: must be an object');
-  for (const key of Object.keys(value)) {
-    if (!RETENTION_KEYS.has(key)) throw new ConfigError(`audio.retention.${key}: unknown key`);
-  }
+  knownKeys(value, RETENTION_KEYS, 'audio.retention');
   const limit = (key: 'maxCount' | 'maxBytes', max: number) =>
     value[key] === null ? null : int(value, key, `audio.retention.${key}`, null as unknown as number, 1, max);
   const days = value.maxAgeDays;
@@ -295,9 +256,7 @@ function parseRetention(value: unknown): RetentionConfig {
 function parseAudit(rawAudit: unknown, baseForPaths: string): AuditConfig {
   if (rawAudit === undefined || rawAudit === null) return { file: null };
   if (!isObject(rawAudit)) throw new ConfigError('audit: must be an object');
-  for (const key of Object.keys(rawAudit)) {
-    if (key !== 'file') throw new ConfigError(`audit.${key}: unknown key`);
-  }
+  knownKeys(rawAudit, new Set(['file']), 'audit');
   if (rawAudit.file === undefined || rawAudit.file === null) return { file: null };
   return { file: resolveFrom(baseForPaths, str(rawAudit, 'file', 'audit.file', '')) };
 }
@@ -308,9 +267,7 @@ const TLS_KEYS = new Set(['certFile', 'keyFile', 'selfSigned', 'clientCaFile', '
 function parseTls(rawTls: unknown, baseForPaths: string, jwtSecretFile: string): TlsConfig | null {
   if (rawTls === undefined || rawTls === null) return null;
   if (!isObject(rawTls)) throw new ConfigError('tls: must be an object or null');
-  for (const key of Object.keys(rawTls)) {
-    if (!TLS_KEYS.has(key)) throw new ConfigError(`tls.${key}: unknown key`);
-  }
+  knownKeys(rawTls, TLS_KEYS, 'tls');
   const dir = joinName(dirname(jwtSecretFile), 'tls');
   const certFile = resolveFrom(baseForPaths, str(rawTls, 'certFile', 'tls.certFile', joinName(dir, 'cert.pem')));
   const keyFile = resolveFrom(baseForPaths, str(rawTls, 'keyFile', 'tls.keyFile', joinName(dir, 'key.pem')));

@@ -114,7 +114,7 @@ export class AgentMetrics {
     const commands = r.add(
       new Counter('device_agent_mqtt_commands_total', 'Commands received over MQTT, by action and answer status', ['action', 'status']),
     );
-    this.mqtt = { attempts: { value: 0 }, connects, command: (action, status) => commands.cell(action, String(status)).value++ };
+    this.mqtt = { connects, command: (action, status) => commands.cell(action, String(status)).value++ };
     processMetrics(r);
   }
 

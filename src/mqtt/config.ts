@@ -2,6 +2,8 @@
 // exit 78, a reload refused). Only the parser lives here; the link itself loads when configured.
 import { readFileSync } from 'node:fs';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
+import { ConfigError } from '../config/error.ts';
+import { int, isObject, knownKeys, type Raw } from '../config/fields.ts';
 import { errnoName } from '../util/errno.ts';
 import { resolveFrom } from '../util/paths.ts';
 
@@ -23,10 +25,6 @@ export interface MqttConfig {
   homeAssistant: { discoveryPrefix: string } | null;
 }
 
-/** Thrown with the key's name first; src/config/config.ts turns it into its ConfigError. */
-export class MqttConfigError extends Error {}
-
-type Raw = Record<string, unknown>;
 const KEYS = new Set([
   'url',
   'protocolVersion',
@@ -45,23 +43,14 @@ const KEYS = new Set([
 /** Topic levels of [A-Za-z0-9_-] (no `.`: some brokers refuse it), separated by `/`. */
 export const TOPIC_LEVELS = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const fail = (key: string, text: string): never => {
-  throw new MqttConfigError(`mqtt.${key}: ${text}`);
+  throw new ConfigError(`mqtt.${key}: ${text}`);
 };
 
 function optionalString(raw: Raw, key: string): string | null {
   const v = raw[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || v.length === 0 || v.includes('\0')) return fail(key, 'must be a non-empty string or null');
-  return v;
-}
-
-function intIn(raw: Raw, key: string, fallback: number, min: number, max: number): number {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v)) return fail(key, 'must be an integer');
-  if (v < min || v > max) return fail(key, `must be between ${min} and ${max}, got ${v}`);
   return v;
 }
 
@@ -98,7 +87,7 @@ function parseHomeAssistant(value: unknown): MqttConfig['homeAssistant'] {
   if (value === null) return null;
   if (value === undefined) return { discoveryPrefix: 'homeassistant' };
   if (!isObject(value)) return fail('homeAssistant', 'must be an object or null');
-  for (const key of Object.keys(value)) if (key !== 'discoveryPrefix') fail(`homeAssistant.${key}`, 'unknown key');
+  knownKeys(value, new Set(['discoveryPrefix']), 'mqtt.homeAssistant');
   const prefix = value.discoveryPrefix ?? 'homeassistant';
   if (typeof prefix !== 'string' || !TOPIC_LEVELS.test(prefix))
     return fail('homeAssistant.discoveryPrefix', 'must be topic levels of A-Z a-z 0-9 _ - separated by /');
@@ -108,8 +97,8 @@ function parseHomeAssistant(value: unknown): MqttConfig['homeAssistant'] {
 /** `mqtt`: null or absent is off. Relative file paths resolve against `baseForPaths`. */
 export function parseMqtt(value: unknown, baseForPaths: string): MqttConfig | null {
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw new MqttConfigError('mqtt: must be an object or null');
-  for (const key of Object.keys(value)) if (!KEYS.has(key)) fail(key, 'unknown key');
+  if (!isObject(value)) throw new ConfigError('mqtt: must be an object or null');
+  knownKeys(value, KEYS, 'mqtt');
   const url = parseUrl(value.url);
   const version = value.protocolVersion ?? 5;
   if (version !== 5 && version !== 4) fail('protocolVersion', `must be 5 or 4 (MQTT 3.1.1), got ${JSON.stringify(version)}`);
@@ -143,8 +132,8 @@ export function parseMqtt(value: unknown, baseForPaths: string): MqttConfig | nu
     certFile,
     keyFile,
     topicPrefix: topicPrefix as string,
-    keepaliveSeconds: intIn(value, 'keepaliveSeconds', 30, 5, 600),
-    stateIntervalSeconds: intIn(value, 'stateIntervalSeconds', 30, 5, 3600),
+    keepaliveSeconds: int(value, 'keepaliveSeconds', 'mqtt.keepaliveSeconds', 30, 5, 600),
+    stateIntervalSeconds: int(value, 'stateIntervalSeconds', 'mqtt.stateIntervalSeconds', 30, 5, 3600),
     commandScopes: parseScopes(value.commandScopes),
     homeAssistant: parseHomeAssistant(value.homeAssistant),
   };
@@ -158,7 +147,7 @@ export interface MqttSecrets {
   key: Buffer | undefined;
 }
 
-/** Reads the files; a problem is an MqttConfigError naming the key (exit 78, or the reload refused). */
+/** Reads the files; a problem is a ConfigError naming the key (exit 78, or the reload refused). */
 export function readMqttSecrets(config: MqttConfig): MqttSecrets {
   const read = (key: string, path: string | null): Buffer | undefined => {
     if (path === null) return undefined;

@@ -156,7 +156,6 @@ export class MqttLink {
   private open(): Promise<Connection> {
     const c = this.config;
     const will = { topic: `${this.base}/availability`, payload: Buffer.from('offline'), qos: 1 as const, retain: true };
-    this.deps.figures.attempts.value++;
     return Connection.open({
       url: c.url,
       version: c.protocolVersion,

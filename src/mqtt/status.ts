@@ -15,8 +15,6 @@ export interface MqttStatus {
 
 /** What the link counts into (src/metrics/agent.ts holds the cells). */
 export interface MqttFigures {
-  /** Connection attempts (not exported: the bench and tests read them through the status). */
-  attempts: Cell;
   connects: Cell;
   command(action: string, status: number): void;
 }
