@@ -2,7 +2,7 @@
 // (client/src/). Layers point one way (auth never back into http, the client's download
 // never back into its client); a cycle makes module order matter at load time and hides
 // which layer owns what. Type-only imports count too (a type names what it depends on);
-// dynamic import() is a lazy load, left out. Prints each cycle, exits 1 when there is one.
+// so do inline type references (`import('./x.ts').Name`); dynamic import() is a lazy load, left out. Prints each cycle, exits 1 when there is one.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -28,6 +28,9 @@ function imports(file) {
     const spec = m[3] ?? m[4];
     out.push(resolve(dirname(file), spec));
   }
+  // A type named inline, `import('./x.ts').Name`, is a dependency like an import statement
+  // (a lazy load, `import('./x.ts').then(...)` or `await import(...)`, names no type).
+  for (const m of text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)\.[A-Z]\w*/g)) out.push(resolve(dirname(file), m[1]));
   return out;
 }
 

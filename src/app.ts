@@ -29,7 +29,7 @@ import { Router } from './http/router.ts';
 import type { Request, Route } from './http/types.ts';
 import { isTls, redirectToHttps } from './http/redirect.ts';
 import { statusOperations } from './status/routes.ts';
-import { toRoute } from './ops/http.ts';
+import { operationOf, toRoute } from './ops/http.ts';
 import { auditDenial, createOperations, type Operations, permits } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
 import { outboxOperations } from './outbox/routes.ts';
@@ -188,7 +188,7 @@ export function createApp(config: Config, deps: AppDeps): App {
       : dispatch;
   const http = deps.metricsToken ? deps.metrics.http : undefined;
   const observe = http && ((req: Request, status: number, ms: number) => http.observe(req.route, req.method, status, ms));
-  const declared = routes.flatMap((r) => (r.op ? [r.op] : []));
+  const declared = routes.flatMap((r) => operationOf(r) ?? []);
   const operations = createOperations(declared, deps);
   return { handler: withAccessLog(deps.log, serve as App['handler'], config.tls !== null, observe), routes, operations };
 }

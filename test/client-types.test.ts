@@ -12,6 +12,7 @@ import { ADMIN, ROOT } from './helpers/agent.ts';
 import { ApiError, DeviceAgent } from '../client/src/index.ts';
 import { CLIENT, startClientAgent, tempHome, type ClientAgent } from './helpers/dagent.ts';
 import { generate } from '../client/scripts/generate.mjs';
+import { tscErrors } from './helpers/operations.ts';
 
 const run = promisify(execFile);
 type Ctx = { agent: ClientAgent; dir: string };
@@ -70,11 +71,7 @@ pkg("the README's example program type-checks (strict) against the built package
       files: ['example.mts'],
     }),
   );
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const checked = await run(process.execPath, [tsc, '-p', app]).then(
-    () => '',
-    (err) => `${err.stdout}${err.stderr}`,
-  );
+  const checked = await tscErrors(app);
   assert.is(checked, '', `tsc on the README example:\n${checked}`);
 
   // What tsc wrote (out/example.mjs), run by plain Node as a user would.

@@ -46,6 +46,4 @@ export interface Route {
   doc: () => RouteDoc;
   /** For a GET route: the HEAD operation, when the document lists one. */
   headDoc?: () => RouteDoc;
-  /** The declared operation this route serves (src/ops/operation.ts), when it is one. */
-  op?: import('../ops/operation.ts').AnyOperation;
 }

@@ -62,6 +62,12 @@ function answerer(): (res: Response, a: Answer) => void {
   };
 }
 
+/** The operation each route made by toRoute serves: the router's Route knows nothing of operations (layers point one way). */
+const served = new WeakMap<Route, AnyOperation>();
+
+/** The declared operation a route serves, if it is one. */
+export const operationOf = (route: Route): AnyOperation | undefined => served.get(route);
+
 export function toRoute(op: AnyOperation): Route {
   const send = answerer();
   const run = (req: Request, res: Response, query: Input<Fields>, body: Input<Fields>, document?: unknown): void | Promise<void> => {
@@ -85,13 +91,14 @@ export function toRoute(op: AnyOperation): Route {
         if (op.method !== 'GET') req.resume();
         return run(req, res, readQuery(op, req.search), NONE);
       };
-  return {
+  const route: Route = {
     method: op.method,
     path: op.path,
     scope: op.scope,
     ...(op.loginSuffices ? { loginSuffices: true } : {}),
     handler,
     doc: () => operationDoc(op),
-    op,
   };
+  served.set(route, op);
+  return route;
 }
