@@ -7,9 +7,9 @@ import { makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts'
 import { startRecording } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { auditEvents } from './helpers/log.ts';
-import { type Broker, makeServerCert, mosquitto, natsMqtt, passwordFile, pub, request, subscribe, until } from './helpers/mqtt.ts';
+import { type Broker, mosquitto, natsMqtt, passwordFile, pub, request, subscribe, until } from './helpers/mqtt.ts';
 import { openEvents } from './helpers/sse.ts';
-import { makeCa, makeClientCert } from './helpers/tls.ts';
+import { makeCa, makeClientCert, makeServerCert } from './helpers/tls.ts';
 
 const ID = 'dev-mqtt-1';
 const P = `device-agent/${ID}`;

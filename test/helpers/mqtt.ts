@@ -208,37 +208,6 @@ export function request(
   );
 }
 
-/** A server certificate for 127.0.0.1 signed by a CA made by test/helpers/tls.ts's makeCa. */
-export function makeServerCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }): void {
-  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-new',
-      '-key',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '30',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-CA',
-      ca.certFile,
-      '-CAkey',
-      ca.keyFile,
-      '-addext',
-      'basicConstraints=critical,CA:FALSE',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-addext',
-      'extendedKeyUsage=serverAuth',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
 /** mosquitto_passwd: a password file with one user. */
 export function passwordFile(file: string, user: string, password: string): void {
   execFileSync('mosquitto_passwd', ['-b', '-c', file, user, password], { stdio: 'ignore' });

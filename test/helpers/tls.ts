@@ -62,33 +62,41 @@ export function makeCa(certFile: string, keyFile: string, subject = '/CN=Test Cl
 
 /** A client certificate (clientAuth) for a new key, signed by the CA `ca` made by makeCa. */
 export function makeClientCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }, subject = '/CN=client'): void {
+  makeSignedCert(certFile, keyFile, ca, subject, ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth']);
+}
+
+/** A server certificate (serverAuth) for 127.0.0.1 and a new key, signed by the CA `ca` made by makeCa (a broker's, an S3 store's). */
+export function makeServerCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }): void {
+  makeSignedCert(certFile, keyFile, ca, '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth']);
+}
+
+/** A new key and its certificate signed by `ca`: not a CA, with these extensions (openssl -addext). */
+function makeSignedCert(
+  certFile: string,
+  keyFile: string,
+  ca: { certFile: string; keyFile: string },
+  subject: string,
+  extensions: string[],
+): void {
   execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-new',
-      '-key',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '30',
-      '-subj',
-      subject,
-      '-CA',
-      ca.certFile,
-      '-CAkey',
-      ca.keyFile,
-      '-addext',
-      'basicConstraints=critical,CA:FALSE',
-      '-addext',
-      'keyUsage=critical,digitalSignature',
-      '-addext',
-      'extendedKeyUsage=clientAuth',
-    ],
-    { stdio: 'ignore' },
-  );
+  const args = [
+    'req',
+    '-new',
+    '-key',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '30',
+    '-subj',
+    subject,
+    '-CA',
+    ca.certFile,
+    '-CAkey',
+    ca.keyFile,
+  ];
+  for (const e of ['basicConstraints=critical,CA:FALSE', ...extensions]) args.push('-addext', e);
+  execFileSync('openssl', args, { stdio: 'ignore' });
 }
 
 export function spkiPinOf(cert: X509Certificate): string {
