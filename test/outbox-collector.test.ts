@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';
-import { outboxState, until } from './helpers/outbox.ts';
+import { outboxState, stateWhen } from './helpers/outbox.ts';
+import { until } from './helpers/proc.ts';
 
 const test = suite('outbox: http and presigned collectors');
 const TOKEN = 'collector-token-7f3a';
@@ -108,7 +109,7 @@ test('http: a PUT to the URL with {deviceId} and each {path} segment encoded, be
   const agent = await agentFor({ type: 'http', url: `${c.url}/in/{deviceId}/{path}` }, data);
   try {
     const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
+    await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 30_000);
     assert.equal([...c.stored.keys()], ['/in/dev-x/recordings/night%202%20%C3%A9t%C3%A9.wav']);
     assert.ok(c.stored.values().next().value!.equals(data));
     assert.equal(c.refusals, []);
@@ -125,7 +126,7 @@ test('presigned: asks per file with path, sizes and digests; an expired URL (403
   const agent = await agentFor({ type: 'presigned', url: `${c.url}/presign` }, data);
   try {
     const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
+    await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 30_000);
     const ask = {
       deviceId: 'dev-x',
       path: NAME,
@@ -148,7 +149,7 @@ test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s t
   const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { maxBytesPerSecond: 65536 });
   try {
     const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 60_000);
+    await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1);
     const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
     // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
     assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
