@@ -59,7 +59,7 @@ export async function agentWith(
   files: Record<string, Buffer>,
   extra: Record<string, unknown> = {},
   secret = SECRET,
-  opts: { dir?: string } = {},
+  opts: { dir?: string; env?: Record<string, string>; config?: Record<string, unknown> } = {},
 ): Promise<TestAgent> {
   const dir = opts.dir ?? makeDir();
   const old = new Date(Date.now() - 60_000);
@@ -69,7 +69,7 @@ export async function agentWith(
     writeFileSync(abs, data);
     utimesSync(abs, old, old);
   }
-  const config = { outbox: outboxConfig(store, dir, extra, secret) };
+  const config = { ...opts.config, outbox: outboxConfig(store, dir, extra, secret) };
   await prepareDir({ dir, config });
-  return startAgent({ dir, config });
+  return startAgent({ dir, config, env: opts.env });
 }
