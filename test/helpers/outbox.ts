@@ -53,6 +53,17 @@ export function stateWhen(
   );
 }
 
+/** Writes files under `dir`/files (baseDir), last changed a minute ago: complete for the start's scan (older than 10 s). */
+export function writeSettled(dir: string, files: Record<string, Buffer>): void {
+  const old = new Date(Date.now() - 60_000);
+  for (const [rel, data] of Object.entries(files)) {
+    const abs = join(dir, 'files', rel);
+    mkdirSync(join(abs, '..'), { recursive: true });
+    writeFileSync(abs, data);
+    utimesSync(abs, old, old);
+  }
+}
+
 /** An agent whose files exist before it starts (found by the start's scan: older than 10 s). */
 export async function agentWith(
   store: Store,
@@ -62,13 +73,7 @@ export async function agentWith(
   opts: { dir?: string; env?: Record<string, string>; config?: Record<string, unknown> } = {},
 ): Promise<TestAgent> {
   const dir = opts.dir ?? makeDir();
-  const old = new Date(Date.now() - 60_000);
-  for (const [rel, data] of Object.entries(files)) {
-    const abs = join(dir, 'files', rel);
-    mkdirSync(join(abs, '..'), { recursive: true });
-    writeFileSync(abs, data);
-    utimesSync(abs, old, old);
-  }
+  writeSettled(dir, files);
   const config = { ...opts.config, outbox: outboxConfig(store, dir, extra, secret) };
   await prepareDir({ dir, config });
   return startAgent({ dir, config, env: opts.env });
