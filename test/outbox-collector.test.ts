@@ -1,14 +1,15 @@
 // The `http` and `presigned` targets (docs/outbox.md) against a collector of the test's own:
 // a real HTTP server that checks the bearer token and Content-MD5 and keeps what it gets.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, prepareDir, startAgent, type TestAgent } from './helpers/agent.ts';
-import { outboxState, until } from './helpers/outbox.ts';
+import { outboxState, stateWhen, writeSettled } from './helpers/outbox.ts';
+import { until } from './helpers/proc.ts';
 
 const test = suite('outbox: http and presigned collectors');
 const TOKEN = 'collector-token-7f3a';
@@ -91,99 +92,108 @@ async function startCollector(): Promise<Collector> {
 
 async function agentFor(target: Record<string, unknown>, data: Buffer, extra: Record<string, unknown> = {}): Promise<TestAgent> {
   const dir = makeDir();
-  const abs = join(dir, 'files', NAME);
-  mkdirSync(join(abs, '..'), { recursive: true });
-  writeFileSync(abs, data);
-  const old = new Date(Date.now() - 60_000);
-  utimesSync(abs, old, old);
+  writeSettled(dir, { [NAME]: data });
   writeFileSync(join(dir, 'collector.token'), `${TOKEN}\n`);
   const config = { deviceId: 'dev-x', outbox: { target: { ...target, tokenFile: 'collector.token' }, ...extra } };
   await prepareDir({ dir, config });
   return startAgent({ dir, config });
 }
 
-test('http: a PUT to the URL with {deviceId} and each {path} segment encoded, bearer token, Content-MD5', async () => {
+/** A collector and an agent shipping `data` (as NAME) to the target made from its URL; both stopped after `body`. */
+async function withCollector(
+  target: (collectorUrl: string) => Record<string, unknown>,
+  data: Buffer,
+  extra: Record<string, unknown>,
+  body: (c: Collector, agent: TestAgent, token: string) => Promise<void>,
+): Promise<void> {
   const c = await startCollector();
-  const data = randomBytes(50_000);
-  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{deviceId}/{path}` }, data);
+  const agent = await agentFor(target(c.url), data, extra);
   try {
-    const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
-    assert.equal([...c.stored.keys()], ['/in/dev-x/recordings/night%202%20%C3%A9t%C3%A9.wav']);
-    assert.ok(c.stored.values().next().value!.equals(data));
-    assert.equal(c.refusals, []);
-    assert.not.ok(agent.output().includes(TOKEN));
+    await body(c, agent, await agent.login());
   } finally {
     await agent.cleanup();
     c.server.close();
   }
+}
+
+test('http: a PUT to the URL with {deviceId} and each {path} segment encoded, bearer token, Content-MD5', async () => {
+  const data = randomBytes(50_000);
+  await withCollector(
+    (url) => ({ type: 'http', url: `${url}/in/{deviceId}/{path}` }),
+    data,
+    {},
+    async (c, agent, token) => {
+      await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 30_000);
+      assert.equal([...c.stored.keys()], ['/in/dev-x/recordings/night%202%20%C3%A9t%C3%A9.wav']);
+      assert.ok(c.stored.values().next().value!.equals(data));
+      assert.equal(c.refusals, []);
+      assert.not.ok(agent.output().includes(TOKEN));
+    },
+  );
 });
 
 test('presigned: asks per file with path, sizes and digests; an expired URL (403) gets a new one', async () => {
-  const c = await startCollector();
   const data = randomBytes(70_000);
-  const agent = await agentFor({ type: 'presigned', url: `${c.url}/presign` }, data);
-  try {
-    const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 30_000);
-    const ask = {
-      deviceId: 'dev-x',
-      path: NAME,
-      sizeBytes: data.length,
-      sha256: createHash('sha256').update(data).digest('hex'),
-      contentMd5: createHash('md5').update(data).digest('base64'),
-    };
-    assert.equal(c.presigns, [ask, ask]);
-    assert.ok(c.stored.get(NAME)?.equals(data));
-    assert.equal(c.refusals, []);
-  } finally {
-    await agent.cleanup();
-    c.server.close();
-  }
+  await withCollector(
+    (url) => ({ type: 'presigned', url: `${url}/presign` }),
+    data,
+    {},
+    async (c, agent, token) => {
+      await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 30_000);
+      const ask = {
+        deviceId: 'dev-x',
+        path: NAME,
+        sizeBytes: data.length,
+        sha256: createHash('sha256').update(data).digest('hex'),
+        contentMd5: createHash('md5').update(data).digest('base64'),
+      };
+      assert.equal(c.presigns, [ask, ask]);
+      assert.ok(c.stored.get(NAME)?.equals(data));
+      assert.equal(c.refusals, []);
+    },
+  );
 });
 
 test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s to arrive', async () => {
-  const c = await startCollector();
   const data = randomBytes(256 * 1024);
-  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { maxBytesPerSecond: 65536 });
-  try {
-    const token = await agent.login();
-    await until('the upload', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 60_000);
-    const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
-    // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
-    assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
-    assert.ok(c.stored.values().next().value!.equals(data));
-  } finally {
-    await agent.cleanup();
-    c.server.close();
-  }
+  await withCollector(
+    (url) => ({ type: 'http', url: `${url}/in/{path}` }),
+    data,
+    { maxBytesPerSecond: 65536 },
+    async (c, agent, token) => {
+      await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1);
+      const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
+      // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
+      assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
+      assert.ok(c.stored.values().next().value!.equals(data));
+    },
+  );
 });
 
 test('deleteAfterUpload: the file goes once verified, audited as delete with reason uploaded', async () => {
-  const c = await startCollector();
   const data = randomBytes(10_000);
-  const agent = await agentFor({ type: 'http', url: `${c.url}/in/{path}` }, data, { deleteAfterUpload: true });
-  try {
-    const token = await agent.login();
-    await until('the deletion', () => !existsSync(join(agent.baseDir, NAME)) || undefined, 30_000);
-    assert.ok(c.stored.values().next().value!.equals(data));
-    const audit = agent
-      .output()
-      .split('\n')
-      .filter((l) => l.includes('"outbox.upload"') || l.includes('"reason":"uploaded"'))
-      .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
-    assert.equal(
-      audit.map((a) => [a.event, a.path, a.bytes, a.key ?? a.reason]),
-      [
-        ['outbox.upload', NAME, 10_000, `${c.url}/in/recordings/night%202%20%C3%A9t%C3%A9.wav`],
-        ['delete', NAME, 10_000, 'uploaded'],
-      ],
-    );
-    assert.is((await outboxState(agent, token)).uploaded.files, 1);
-  } finally {
-    await agent.cleanup();
-    c.server.close();
-  }
+  await withCollector(
+    (url) => ({ type: 'http', url: `${url}/in/{path}` }),
+    data,
+    { deleteAfterUpload: true },
+    async (c, agent, token) => {
+      await until('the deletion', () => !existsSync(join(agent.baseDir, NAME)) || undefined, 30_000);
+      assert.ok(c.stored.values().next().value!.equals(data));
+      const audit = agent
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"outbox.upload"') || l.includes('"reason":"uploaded"'))
+        .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, unknown>);
+      assert.equal(
+        audit.map((a) => [a.event, a.path, a.bytes, a.key ?? a.reason]),
+        [
+          ['outbox.upload', NAME, 10_000, `${c.url}/in/recordings/night%202%20%C3%A9t%C3%A9.wav`],
+          ['delete', NAME, 10_000, 'uploaded'],
+        ],
+      );
+      assert.is((await outboxState(agent, token)).uploaded.files, 1);
+    },
+  );
 });
 
 test.run();

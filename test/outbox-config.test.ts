@@ -6,7 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, runCli, startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
-import { agentWith, until } from './helpers/outbox.ts';
+import { agentWith } from './helpers/outbox.ts';
+import { until } from './helpers/proc.ts';
 import { startStore } from './helpers/s3.ts';
 
 const test = suite('outbox config');

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentWith, md5, outboxState, until } from './helpers/outbox.ts';
+import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
 import { SECRET, landed, startStore } from './helpers/s3.ts';
 
 const test = suite('outbox: multipart and kill -9');
@@ -35,7 +35,7 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
     store.hold = undefined;
     second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
     const token = await second.login();
-    await until('the upload completed', async () => (await outboxState(second!, token)).uploaded.files === 1 || undefined, 120_000);
+    await stateWhen(second, token, 'the upload completed', (s) => s.uploaded.files === 1, 120_000);
     const parts = (n: number) =>
       store.seen.filter((s) => s.method === 'PUT' && s.url.includes(`partNumber=${n}&`) && s.status === 200).length;
     assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 1, 'one multipart upload started');
@@ -67,14 +67,7 @@ test('NoSuchUpload: the store forgot the upload; a new one starts and the file l
   const agent = await agentWith(store, { 'recordings/b.flac': data });
   try {
     const token = await agent.login();
-    const state = await until(
-      'the upload',
-      async () => {
-        const s = await outboxState(agent, token);
-        return s.uploaded.files === 1 ? s : undefined;
-      },
-      120_000,
-    );
+    const state = await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 120_000);
     assert.is(state.lastError, null, 'a NoSuchUpload is handled within the attempt');
     assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 2, 'a second upload started');
     assert.equal(await landed(store), new Map([['dev-1/recordings/b.flac', md5(data)]]));

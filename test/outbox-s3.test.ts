@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { upload } from './helpers/files.ts';
-import { agentWith, md5, outboxState, until } from './helpers/outbox.ts';
+import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
 import { BUCKET, landed, startStore } from './helpers/s3.ts';
 
 const test = suite('outbox: S3');
@@ -30,10 +30,7 @@ test('ships complete files found at start, byte-identical, never dot-names or te
   const agent = await agentWith(store, files);
   try {
     const token = await agent.login();
-    const state = await until('four uploads', async () => {
-      const s = await outboxState(agent, token);
-      return s.uploaded.files === 4 && s.state === 'idle' ? s : undefined;
-    });
+    const state = await stateWhen(agent, token, 'four uploads', (s) => s.uploaded.files === 4 && s.state === 'idle');
     assert.equal(state.pending, { files: 0, bytes: 0 });
     assert.equal(state.target, { type: 's3', endpoint: store.endpoint, bucket: BUCKET });
     assert.is(state.lastError, null);
@@ -72,7 +69,7 @@ test('an upload and a move in ship at once; a file changed after its upload ship
       { name: 'myFile', filename: 'up.wav', value: first },
     ]);
     assert.is(res.status, 200);
-    await until('the upload shipped', async () => (await outboxState(agent, token)).uploaded.files === 1 || undefined, 20_000);
+    await stateWhen(agent, token, 'the upload shipped', (s) => s.uploaded.files === 1, 20_000);
     // A new version moved over it (a dot-name is never shipped, so the staging file stays local).
     const second = randomBytes(7000);
     writeFileSync(join(agent.baseDir, 'recordings/.staging'), second);
@@ -82,14 +79,7 @@ test('an upload and a move in ship at once; a file changed after its upload ship
       bearer(token),
     );
     assert.is(moved.status, 200);
-    const state = await until(
-      'the new version shipped',
-      async () => {
-        const s = await outboxState(agent, token);
-        return s.uploaded.files === 2 ? s : undefined;
-      },
-      20_000,
-    );
+    const state = await stateWhen(agent, token, 'the new version shipped', (s) => s.uploaded.files === 2, 20_000);
     assert.equal(state.uploaded, { files: 2, bytes: 12000 });
     assert.equal(await landed(store), new Map([['dev-1/recordings/up.wav', md5(second)]]));
     assert.equal(store.refused, []);
@@ -106,10 +96,7 @@ test('a store answering 503: one backoff, the store text as lastError, waiting; 
   const agent = await agentWith(store, { 'recordings/x.wav': data }, { maxBackoffSeconds: 600 });
   try {
     const token = await agent.login();
-    const state = await until('a failed attempt', async () => {
-      const s = await outboxState(agent, token);
-      return s.lastError ? s : undefined;
-    });
+    const state = await stateWhen(agent, token, 'a failed attempt', (s) => s.lastError !== null);
     assert.is(state.state, 'waiting');
     assert.equal(state.pending, { files: 1, bytes: 4096 });
     assert.is((state.lastError as { text: string }).text, '503 SlowDown: Please reduce your request rate.');
@@ -118,12 +105,11 @@ test('a store answering 503: one backoff, the store text as lastError, waiting; 
     // The API answers at once while the target fails.
     const status = await fetch(`${agent.url}/api/v1/devicestatus/get`, { headers: bearer(token) });
     assert.is(status.status, 200);
-    const second = await until(
+    const second = await stateWhen(
+      agent,
+      token,
       'the second failure',
-      async () => {
-        const s = await outboxState(agent, token);
-        return (s.lastError as { time: string }).time !== (state.lastError as { time: string }).time ? s : undefined;
-      },
+      (s) => (s.lastError as { time: string }).time !== (state.lastError as { time: string }).time,
       20_000,
     );
     const wait = Date.parse(second.nextAttemptAt as string) - Date.parse((second.lastError as { time: string }).time);
@@ -131,14 +117,7 @@ test('a store answering 503: one backoff, the store text as lastError, waiting; 
     store.failWith = 0;
     const retry = await fetch(`${agent.url}/api/v1/outbox/retry`, { method: 'POST', headers: bearer(token) });
     assert.is(retry.status, 202);
-    const done = await until(
-      'shipped after retry',
-      async () => {
-        const s = await outboxState(agent, token);
-        return s.uploaded.files === 1 ? s : undefined;
-      },
-      20_000,
-    );
+    const done = await stateWhen(agent, token, 'shipped after retry', (s) => s.uploaded.files === 1, 20_000);
     assert.is(done.state, 'idle');
     assert.is(done.nextAttemptAt, null);
     assert.equal(await landed(store), new Map([['dev-1/recordings/x.wav', md5(data)]]));
@@ -153,10 +132,7 @@ test('wrong credentials: the store text kept as lastError, nothing stored', asyn
   const agent = await agentWith(store, { 'recordings/x.wav': randomBytes(100) }, {}, 'not-the-secret');
   try {
     const token = await agent.login();
-    const state = await until('a refusal', async () => {
-      const s = await outboxState(agent, token);
-      return s.lastError ? s : undefined;
-    });
+    const state = await stateWhen(agent, token, 'a refusal', (s) => s.lastError !== null);
     assert.is((state.lastError as { text: string }).text, '403 SignatureDoesNotMatch: signature does not match');
     assert.is(state.uploaded.files, 0);
     assert.is((await landed(store)).size, 0);

@@ -10,7 +10,6 @@ import { errnoName } from '../util/errno.ts';
 import type { Log } from '../util/logger.ts';
 import { isWithin } from '../util/paths.ts';
 import { type OutboxConfig, outboxSecret } from './config.ts';
-import { deviceIdOf } from './device-id.ts';
 import { shipsByName } from './eligible.ts';
 import { Journal, type Stamp, sameStamp } from './journal.ts';
 import { makeTarget } from './targets.ts';
@@ -91,7 +90,7 @@ export class Outbox {
     this.baseReal = realpathSync(this.baseDir);
     this.journal = new Journal(deps.journalFile, deps.log);
     this.limit = new RateLimit(this.config.maxBytesPerSecond);
-    this.target = makeTarget(this.config, outboxSecret(this.config), deviceIdOf(deps.config));
+    this.target = makeTarget(this.config, outboxSecret(this.config), deps.config.deviceId);
   }
 
   start(): void {
@@ -107,7 +106,8 @@ export class Outbox {
   configure(config: Config): void {
     const next = config.outbox!;
     const targetChanged = JSON.stringify(next.target) !== JSON.stringify(this.config.target);
-    this.target = makeTarget(next, outboxSecret(next), deviceIdOf(config)); // the secret re-read (SIGHUP)
+    const pathsChanged = JSON.stringify(next.paths) !== JSON.stringify(this.config.paths);
+    this.target = makeTarget(next, outboxSecret(next), config.deviceId); // the secret re-read (SIGHUP)
     this.config = next;
     this.limit.bytesPerSecond = next.maxBytesPerSecond;
     if (targetChanged) {
@@ -116,7 +116,8 @@ export class Outbox {
       this.nextAt = 0;
       this.nextAttemptWall = null;
     }
-    void this.scan();
+    // New directories are looked through now; with the same ones, the queue and the minute's scan hold.
+    if (pathsChanged) void this.scan();
   }
 
   stop(): void {
@@ -426,17 +427,23 @@ export class Outbox {
     return uploaded;
   }
 
-  figures(): OutboxFigures {
+  /** The pending files' bytes and the oldest one's modification time (undefined when none). */
+  private pendingSums(): { bytes: number; oldest: number | undefined } {
     let bytes = 0;
-    let oldest = Number.POSITIVE_INFINITY;
+    let oldest: number | undefined;
     for (const e of this.pending.values()) {
       bytes += e.stamp.size;
-      if (e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
+      if (oldest === undefined || e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
     }
+    return { bytes, oldest };
+  }
+
+  figures(): OutboxFigures {
+    const { bytes, oldest } = this.pendingSums();
     return {
       pendingFiles: this.pending.size,
       pendingBytes: bytes,
-      oldestPendingAgeSeconds: this.pending.size === 0 ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
+      oldestPendingAgeSeconds: oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000),
       uploadedBytesTotal: this.uploadedBytesTotal,
       failuresTotal: this.failuresTotal,
       droppedFilesTotal: this.droppedFilesTotal,
@@ -445,12 +452,7 @@ export class Outbox {
 
   status(): object {
     const t = this.config.target;
-    let bytes = 0;
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const e of this.pending.values()) {
-      bytes += e.stamp.size;
-      if (e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
-    }
+    const { bytes, oldest } = this.pendingSums();
     const waiting = this.nextAttemptWall !== null && this.nextAt > performance.now();
     const state = this.pending.size === 0 ? 'idle' : this.current ? 'uploading' : waiting ? 'waiting' : 'uploading';
     return {
@@ -458,7 +460,7 @@ export class Outbox {
       target: t.type === 's3' ? { type: 's3', endpoint: t.endpoint, bucket: t.bucket } : { type: t.type, url: t.url },
       state,
       pending: { files: this.pending.size, bytes },
-      oldestPendingAt: this.pending.size === 0 ? null : iso(oldest),
+      oldestPendingAt: oldest === undefined ? null : iso(oldest),
       failed: [...this.failed].map(([path, f]) => ({ path, error: f.error, since: f.since })),
       uploaded: { ...this.uploaded },
       lastSuccessAt: this.lastSuccessAt,
