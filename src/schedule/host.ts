@@ -4,6 +4,7 @@
 // written by the CLI or by hand applies within 2 s (docs/schedule.md). Once made, the
 // service's look of every second rides on that same poll: no timer of its own.
 import type { Captures } from '../audio/captures.ts';
+import { capturingAt } from '../audio/messages.ts';
 import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import { lazy } from '../util/lazy.ts';
 import type { Log } from '../util/logger.ts';
@@ -46,7 +47,7 @@ export function scheduleHost(deps: ScheduleDeps & { captures: Captures; log: Log
       if (made?.recordingDevice !== device) return null;
       const c = deps.captures.get(device);
       if (!c || c.ended || c.stopping || (c.format.rate === rate && c.format.channels === channels)) return null;
-      return `${device} is capturing at ${c.format.rate} Hz, ${c.format.channels} channel(s)`;
+      return capturingAt(device, c.format);
     },
     async close() {
       poller.stop();

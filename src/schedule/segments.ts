@@ -10,13 +10,14 @@ import { join, relative, sep } from 'node:path';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
 import type { Captures } from '../audio/captures.ts';
+import { capturingAt } from '../audio/messages.ts';
 import { EncoderBatch, encoderBatchBytes, encoderFailed, keepEncoded, spawnEncoder } from '../audio/recorder.ts';
 import type { Log } from '../util/logger.ts';
 
 /** A window cannot start while the device captures in another format: the text is the 409's. */
 export class FormatBusy extends Error {
   constructor(device: string, f: PcmFormat) {
-    super(`${device} is capturing at ${f.rate} Hz, ${f.channels} channel(s)`);
+    super(capturingAt(device, f));
     this.name = 'FormatBusy';
   }
 }
