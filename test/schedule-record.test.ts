@@ -298,6 +298,64 @@ rec(
   },
 );
 
+rec(
+  'below minFreeBytes no segment starts (waiting, disk); answers carry the schedule zone offset; the preview names skipped windows',
+  async ({ mic }) => {
+    // More than any disk here has free: no run may begin (docs/schedule.md, "The disk").
+    await withAgent(mic, { audio: { device: 'pulse', minFreeBytes: Number.MAX_SAFE_INTEGER } }, async (agent, token) => {
+      // Asia/Kolkata is UTC+05:30 all year: every time in the answers ends with that offset.
+      const kolkata = (ms: number) => hhmm(ms + 5.5 * 3_600_000);
+      const windows = [{ start: kolkata(Date.now() - 60_000), end: kolkata(Date.now() + 10 * 60_000) }];
+      const put = await api(agent, token, 'PUT', SCHEDULE, { ...doc(windows), timeZone: 'Asia/Kolkata' });
+      assert.is(put.status, 200);
+      assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'disk', 5000), 'waiting for disk');
+      const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+      assert.equal([state.state, state.reason], ['waiting', 'disk']);
+      assert.match(state.window.start, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\+05:30$/);
+      assert.match(state.window.end, /\+05:30$/);
+      assert.match(state.next.start, /\+05:30$/);
+      // Several looks later (one a second): still no segment begun, not even a temp file.
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.equal(segments(agent), { files: [], temps: [] });
+      assert.is((await api(agent, token, 'GET', SCHEDULE)).json.state.reason, 'disk');
+      const today = state.window.start.slice(0, 10);
+      const stored = await api(agent, token, 'GET', `${SCHEDULE}/preview?from=${today}&days=1`);
+      assert.is(stored.status, 200);
+      assert.match(stored.json.windows[0].start, new RegExp(`^${today}T\\d\\d:\\d\\d:00\\+05:30$`));
+      assert.match(stored.json.windows[0].on[0][1], /\+05:30$/);
+      // Tromsø at midsummer: no sunrise, so the window is skipped, by its date in the zone and its index.
+      const polar = await api(agent, token, 'POST', `${SCHEDULE}/preview`, {
+        schedule: {
+          location: { latitude: 69.6492, longitude: 18.9553 },
+          timeZone: 'Europe/Oslo',
+          windows: [
+            { start: '10:00', end: '11:00' },
+            { start: 'sunrise', end: 'sunrise+1h' },
+          ],
+        },
+        from: '2024-06-20',
+        days: 1,
+      });
+      assert.equal(
+        [polar.status, polar.json],
+        [
+          200,
+          {
+            windows: [
+              {
+                start: '2024-06-20T10:00:00+02:00',
+                end: '2024-06-20T11:00:00+02:00',
+                on: [['2024-06-20T10:00:00+02:00', '2024-06-20T11:00:00+02:00']],
+              },
+            ],
+            skipped: [{ date: '2024-06-20', window: 1, reason: 'no sunrise that day' }],
+          },
+        ],
+      );
+    });
+  },
+);
+
 rec('the disk guard: below minFreeBytes no segment starts; below half of it the running one ends, kept and playable', async ({ mic }) => {
   if (process.getuid?.() !== 0) throw new Error('this test mounts a tmpfs and must run as root');
   writeFileSync(SYNCED, '');

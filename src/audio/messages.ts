@@ -8,6 +8,11 @@ export function notInstalled(program: string): string {
   return `${program} is not installed or not on PATH: install the Debian package ${PACKAGES[program] ?? program}`;
 }
 
+/** A device captured at another format than asked (docs/schedule.md: the 409 of a manual start, a window's wait). */
+export function capturingAt(device: string, f: PcmFormat): string {
+  return `${device} is capturing at ${f.rate} Hz, ${f.channels} channel(s)`;
+}
+
 export function noMp3(): string {
   return 'sox cannot write mp3: install the Debian package libsox-fmt-mp3';
 }

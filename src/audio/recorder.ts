@@ -6,6 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { fileCompleted } from '../util/completed.ts';
 import { dirname, join, relative, sep } from 'node:path';
+import type { Writable } from 'node:stream';
 import { joinName } from '../util/paths.ts';
 import { errnoName } from '../util/errno.ts';
 import { encodeStage, frameBytes, pcmBytes, type AudioFormat, type PcmFormat, type RecorderName } from './argv.ts';
@@ -117,21 +118,50 @@ export function encoderBatchBytes(input: PcmFormat): number {
 }
 
 /**
- * Copies sound for the encoder into the batch being filled: the capture's chunk is its
- * read buffer, valid during the call only. A batch has room for itself and one more read.
- * The buffer of a batch the encoder's pipe has taken whole is filled again (`spare`):
- * a new one a second would wait for a collection to be freed.
+ * Sound for an encoder, gathered into batches (encoderBatchBytes) and written one batch at
+ * a time without waiting (a recording's encoder and a schedule's segment's,
+ * src/schedule/segments.ts). Copies each chunk once: the capture's chunk is its read
+ * buffer, valid during the call only. A batch has room for itself and one more read. The
+ * buffer of a batch the encoder's pipe has taken whole is filled again (`spare`): a new
+ * one a second would wait for a collection to be freed.
  */
-function hold(job: Job, part: Buffer): void {
-  if (!job.held || job.heldBytes + part.length > job.held.length) {
-    const size = Math.max(job.batch + 64 * 1024, job.heldBytes + part.length);
-    const next = job.spare && job.spare.length >= size ? job.spare : Buffer.allocUnsafe(size);
-    job.spare = null;
-    job.held?.copy(next, 0, 0, job.heldBytes);
-    job.held = next;
+export class EncoderBatch {
+  private held: Buffer | null = null;
+  /** A batch's buffer the encoder's pipe has taken, to fill again. */
+  private spare: Buffer | null = null;
+  /** How much sound is held, not yet written. */
+  bytes = 0;
+
+  constructor(
+    private readonly stdin: Writable,
+    readonly size: number,
+  ) {}
+
+  /** Holds `part`, and writes the batch once it is full. */
+  add(part: Buffer): void {
+    if (!this.held || this.bytes + part.length > this.held.length) {
+      const size = Math.max(this.size + 64 * 1024, this.bytes + part.length);
+      const next = this.spare && this.spare.length >= size ? this.spare : Buffer.allocUnsafe(size);
+      this.spare = null;
+      this.held?.copy(next, 0, 0, this.bytes);
+      this.held = next;
+    }
+    part.copy(this.held, this.bytes);
+    this.bytes += part.length;
+    if (this.bytes >= this.size) this.flush();
   }
-  part.copy(job.held, job.heldBytes);
-  job.heldBytes += part.length;
+
+  /** Writes the sound held (one write, without waiting for it). */
+  flush(): void {
+    if (this.bytes === 0) return;
+    const buffer = this.held!;
+    this.held = null;
+    const batch = buffer.subarray(0, this.bytes);
+    this.bytes = 0;
+    this.stdin.write(batch, (err) => {
+      if (!err) this.spare = buffer; // written: the pipe holds its own copy
+    });
+  }
 }
 
 /** How often, at most, a flac/mp3 file's size is compared with maxFileBytes (on a chunk's arrival: no timer of its own). */
@@ -183,11 +213,6 @@ export function uncheckedInput(
   return more > 0 ? Math.floor(more * perSecondIn) : 0;
 }
 
-/** sox reports a failed write ("sox FAIL ... No space left on device") and may still exit 0. */
-function failedQuietly(stderr: string): boolean {
-  return /\bsox FAIL\b/.test(stderr);
-}
-
 /** What sox reads from the file's header (`sox --i -D`), or null when sox cannot tell. */
 function fileSeconds(file: string): Promise<number | null> {
   return new Promise((resolve) => {
@@ -196,6 +221,55 @@ function fileSeconds(file: string): Promise<number | null> {
       resolve(err || !Number.isFinite(seconds) ? null : seconds);
     });
   });
+}
+
+/** How an encoder ended: its exit, or the error that kept it from starting, and its stderr's tail. */
+export interface EncoderExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  spawnError: string | null;
+  stderr: string;
+}
+
+/**
+ * Starts sox encoding the PCM written to its stdin into `temp` (a recording's, a
+ * segment's): it finalizes the file when its input ends; `exited` resolves once it is gone.
+ */
+export function spawnEncoder(
+  format: AudioFormat,
+  input: PcmFormat,
+  out: PcmFormat,
+  temp: string,
+): { encoder: ChildProcess; exited: Promise<EncoderExit> } {
+  const stage = encodeStage(format, input, out, temp);
+  const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  encoder.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL);
+  });
+  encoder.stdin!.on('error', () => {
+    /* EPIPE: the encoder died; its exit says why */
+  });
+  const exited = new Promise<EncoderExit>((resolve) => {
+    let spawnError: string | null = null;
+    let done = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (done) return;
+      done = true;
+      resolve({ code, signal, spawnError, stderr });
+    };
+    encoder.once('error', (err: NodeJS.ErrnoException) => {
+      spawnError = errnoName(err);
+      if (encoder.pid === undefined) finish(null, null);
+    });
+    encoder.once('close', finish);
+  });
+  return { encoder, exited };
+}
+
+/** The encoder did not write a whole file; sox reports a failed write ("sox FAIL ... No space left on device") and may still exit 0. */
+export function encoderFailed(r: EncoderExit): boolean {
+  return r.spawnError !== null || r.code !== 0 || /\bsox FAIL\b/.test(r.stderr);
 }
 
 function syncFile(path: string): void {
@@ -207,13 +281,26 @@ function syncFile(path: string): void {
   }
 }
 
+/**
+ * Puts a file its encoder finalized under its final name, durably (the file, then the
+ * rename), and tells the outbox (src/util/completed.ts); returns its size.
+ */
+export function keepEncoded(temp: string, final: string): number {
+  syncFile(temp);
+  renameSync(temp, final);
+  syncFile(dirname(final));
+  const size = statSync(final).size;
+  fileCompleted(final);
+  return size;
+}
+
 /** One running recording: the consumer of the capture, the encoder, and how it ends. */
 interface Job {
   encoder: ChildProcess;
   consumer: Consumer;
   capture: Capture | undefined;
   /** The encoder has exited: resolves with its exit and stderr. */
-  encoded: Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError: string | null; stderr: string }>;
+  encoded: Promise<EncoderExit>;
   /** Resolves when the record is stored. */
   ended: Promise<void>;
   input: PcmFormat;
@@ -225,13 +312,8 @@ interface Job {
   checkedLimit: number;
   /** maxEncodedBytesPerSecond of the recording's format. */
   bound: number;
-  /** Sound not yet written to the encoder (encoderBatchBytes), and its bytes. */
-  /** The batch being filled for the encoder (null after a flush), and how much of it is sound. */
-  held: Buffer | null;
-  heldBytes: number;
-  /** A batch's buffer the encoder's pipe has taken, to fill again. */
-  spare: Buffer | null;
-  batch: number;
+  /** Sound not yet written to the encoder. */
+  batch: EncoderBatch;
   target: number;
   meter: LevelMeter;
   stoppedBy: StoppedBy | null;
@@ -418,29 +500,7 @@ export class Recorder {
   }
 
   private spawnJob(req: StartRequest, input: PcmFormat, out: PcmFormat, temp: string): Job {
-    const stage = encodeStage(req.format, input, out, temp);
-    const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    encoder.stderr!.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    encoder.stdin!.on('error', () => {
-      /* EPIPE: the encoder died; its exit says why */
-    });
-    const encoded = new Promise<Awaited<Job['encoded']>>((resolve) => {
-      let spawnError: string | null = null;
-      let done = false;
-      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (done) return;
-        done = true;
-        resolve({ code, signal, spawnError, stderr });
-      };
-      encoder.once('error', (err: NodeJS.ErrnoException) => {
-        spawnError = errnoName(err);
-        if (encoder.pid === undefined) finish(null, null);
-      });
-      encoder.once('close', finish);
-    });
+    const { encoder, exited: encoded } = spawnEncoder(req.format, input, out, temp);
     const job: Job = {
       encoder,
       encoded,
@@ -452,10 +512,7 @@ export class Recorder {
       checkFrom: 0,
       checkedLimit: 0,
       bound: maxEncodedBytesPerSecond(req.format, out),
-      held: null,
-      heldBytes: 0,
-      spare: null,
-      batch: encoderBatchBytes(input),
+      batch: new EncoderBatch(encoder.stdin!, encoderBatchBytes(input)),
       target: pcmBytes(input, req.duration),
       meter: new LevelMeter(),
       stoppedBy: null,
@@ -473,8 +530,7 @@ export class Recorder {
           if (part === chunk) job.meter.absorb(level);
           else job.meter.add(part);
           // Never waits for the encoder: the capture feeds everyone at its own pace.
-          hold(job, part);
-          if (job.heldBytes >= job.batch) this.flush(job);
+          job.batch.add(part);
           for (const listener of this.fedListeners) listener();
           if (job.fed >= job.target) return this.endInput(job, 'duration');
           if (
@@ -496,24 +552,12 @@ export class Recorder {
   }
 
   /** Stops feeding the encoder: it finalizes the file on its input's end. */
-  /** Writes the sound held for the encoder (one write, without waiting for it). */
-  private flush(job: Job): void {
-    if (job.heldBytes === 0) return;
-    const buffer = job.held!;
-    job.held = null;
-    const batch = buffer.subarray(0, job.heldBytes);
-    job.heldBytes = 0;
-    job.encoder.stdin!.write(batch, (err) => {
-      if (!err) job.spare = buffer; // written: the pipe holds its own copy
-    });
-  }
-
   private endInput(job: Job, by?: StoppedBy): void {
     if (!job.feeding) return;
     job.feeding = false;
     job.stoppedBy = by ?? null;
     job.capture?.detach(job.consumer);
-    this.flush(job);
+    job.batch.flush();
     job.encoder.stdin!.end();
     const grace = setTimeout(() => job.encoder.kill('SIGKILL'), this.opts.stopGraceMs ?? 5000);
     void job.encoded.then(() => clearTimeout(grace));
@@ -537,13 +581,13 @@ export class Recorder {
     const seconds = job.fed / perSecondIn;
     const perSecond = seconds > 0 ? size / seconds : 0;
     // What the agent still holds for the encoder becomes file too.
-    const held = (job.heldBytes / perSecondIn) * perSecond;
+    const held = (job.batch.bytes / perSecondIn) * perSecond;
     if (size + held + perSecond / 2 + 32 * 1024 >= this.opts.maxFileBytes) {
       this.endInput(job, 'size');
       return;
     }
     job.checkedLimit = this.opts.maxFileBytes;
-    const pending = job.heldBytes + job.encoder.stdin!.writableLength;
+    const pending = job.batch.bytes + job.encoder.stdin!.writableLength;
     job.checkFrom = job.fed + uncheckedInput(size, job.fed, pending, job.input, job.bound, this.opts.maxFileBytes);
   }
 
@@ -620,8 +664,7 @@ export class Recorder {
       this.fail(hung(job.capture?.program ?? opts.recorder, req.duration, watchdogMarginSeconds(req.duration)));
       return end(this.record);
     }
-    const encoderFailed = result.spawnError !== null || result.code !== 0 || failedQuietly(result.stderr);
-    if (encoderFailed) {
+    if (encoderFailed(result)) {
       opts.log.error(
         `recording failed: sox encoder ${result.spawnError ?? `code ${result.code} signal ${result.signal}`}: ${result.stderr.trim()}`,
       );
@@ -634,11 +677,7 @@ export class Recorder {
     let sizeBytes: number;
     try {
       if (job.fed === 0) throw new Error(job.failure ?? 'no sound came from the device');
-      syncFile(temp);
-      renameSync(temp, final);
-      syncFile(dirname(final));
-      sizeBytes = statSync(final).size;
-      fileCompleted(final);
+      sizeBytes = keepEncoded(temp, final);
     } catch (err) {
       this.discard(temp);
       this.fail(job.failure ?? `could not keep the recording: ${(err as Error).message}`);

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../config/config.ts';
 import { parseSchedule, type Schedule, ScheduleInvalid } from '../schedule/document.ts';
 import { readScheduleFile, removeScheduleFileSync, writeScheduleFileSync } from '../schedule/store.ts';
-import { compile, preview } from '../schedule/windows.ts';
-import { dateOfDay, dayOfDate } from '../schedule/zone.ts';
+import { compile, previewShown } from '../schedule/windows.ts';
+import { dayOfDate } from '../schedule/zone.ts';
 import { CliError, onlyOptions, usageError, type Options } from './users.ts';
 
 const USAGE = 'usage: device-agent schedule show | set FILE|- | clear | preview [--from YYYY-MM-DD] [--days N] [--json]';
@@ -26,15 +26,7 @@ function previewOf(s: Schedule, options: Options) {
   const days = Number(daysText);
   if (typeof daysText !== 'string' || !/^\d{1,3}$/.test(daysText) || days < 1 || days > 366)
     throw usageError('--days takes an integer from 1 to 366');
-  const p = preview(c, fromDay, days);
-  return {
-    windows: p.windows.map((w) => ({
-      start: c.zone.iso(w.start),
-      end: c.zone.iso(w.end),
-      on: w.on.map(([a, b]) => [c.zone.iso(a), c.zone.iso(b)]),
-    })),
-    skipped: p.skipped.map((k) => ({ date: dateOfDay(k.day), window: k.window, reason: k.reason })),
-  };
+  return previewShown(c, fromDay, days);
 }
 
 function printPreview(p: ReturnType<typeof previewOf>, out: (line: string) => void): void {

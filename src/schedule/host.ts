@@ -1,8 +1,10 @@
 // Where the schedule meets the running agent: the service is made (and the schedule's
 // modules loaded) only once a schedule file exists or a schedule route is asked; until
 // then the one cost is a stat of the file on the pollers' shared 1 s timer, so a schedule
-// written by the CLI or by hand applies within 2 s (docs/schedule.md).
+// written by the CLI or by hand applies within 2 s (docs/schedule.md). Once made, the
+// service's look of every second rides on that same poll: no timer of its own.
 import type { Captures } from '../audio/captures.ts';
+import { capturingAt } from '../audio/messages.ts';
 import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import { lazy } from '../util/lazy.ts';
 import type { Log } from '../util/logger.ts';
@@ -31,8 +33,9 @@ export function scheduleHost(deps: ScheduleDeps & { captures: Captures; log: Log
   );
   let seen = fileStamp(deps.file());
   if (!seen.startsWith('E')) void service(); // a schedule is stored: it runs from the start
+  // 1000 ms: also the service's look interval (LOOK_MS in ./service.ts).
   const poller: Poller = pollStamp(deps.file, 1000, (stamp) => {
-    if (stamp === seen) return;
+    if (stamp === seen) return made?.tick();
     seen = stamp;
     if (made) made.reload();
     else if (!stamp.startsWith('E')) void service();
@@ -44,7 +47,7 @@ export function scheduleHost(deps: ScheduleDeps & { captures: Captures; log: Log
       if (made?.recordingDevice !== device) return null;
       const c = deps.captures.get(device);
       if (!c || c.ended || c.stopping || (c.format.rate === rate && c.format.channels === channels)) return null;
-      return `${device} is capturing at ${c.format.rate} Hz, ${c.format.channels} channel(s)`;
+      return capturingAt(device, c.format);
     },
     async close() {
       poller.stop();

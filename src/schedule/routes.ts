@@ -120,15 +120,7 @@ async function previewOf(schedule: unknown, from: unknown, days: unknown) {
   }
   const n = days === undefined || days === null ? 7 : days;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 366) throw Errors.badField('days', 'must be an integer from 1 to 366');
-  const p = windows.preview(c, fromDay, n);
-  return {
-    windows: p.windows.map((w) => ({
-      start: c.zone.iso(w.start),
-      end: c.zone.iso(w.end),
-      on: w.on.map(([a, b]) => [c.zone.iso(a), c.zone.iso(b)]),
-    })),
-    skipped: p.skipped.map((k) => ({ date: zone.dateOfDay(k.day), window: k.window, reason: k.reason })),
-  };
+  return windows.previewShown(c, fromDay, n);
 }
 
 export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {

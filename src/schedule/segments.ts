@@ -2,20 +2,22 @@
 // device's capture (shared with manual recordings and live streams) cuts the PCM into
 // files of exactly segmentSeconds × rate samples, one sox encoder per segment; the next
 // encoder starts on the very chunk the last one ends on, so no sample is lost or repeated.
-// A segment is written to `.<name>.part` and renamed once its encoder finalized it.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+// A segment is written to `.<name>.part` and renamed once its encoder finalized it, through
+// the recorder's encoder, batches and keeping (src/audio/recorder.ts).
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { encodeStage, frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
+import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
 import type { Captures } from '../audio/captures.ts';
-import { syncDir } from '../util/atomic.ts';
+import { capturingAt } from '../audio/messages.ts';
+import { EncoderBatch, encoderBatchBytes, encoderFailed, keepEncoded, spawnEncoder } from '../audio/recorder.ts';
 import type { Log } from '../util/logger.ts';
 
 /** A window cannot start while the device captures in another format: the text is the 409's. */
 export class FormatBusy extends Error {
   constructor(device: string, f: PcmFormat) {
-    super(`${device} is capturing at ${f.rate} Hz, ${f.channels} channel(s)`);
+    super(capturingAt(device, f));
     this.name = 'FormatBusy';
   }
 }
@@ -45,7 +47,6 @@ export interface SegmentOptions {
 }
 
 const TEMP = /^\..*\.part$/;
-const STDERR_TAIL = 4096;
 
 /** Removes the temp files a kill or a power cut left in `<dir>/<day>/` (they were never made complete). */
 export function removeLeftovers(dir: string, log: Log): void {
@@ -94,8 +95,7 @@ interface Open {
   startedAt: number;
   fed: number;
   target: number;
-  held: Buffer;
-  heldBytes: number;
+  batch: EncoderBatch;
 }
 
 export class SegmentRun {
@@ -167,7 +167,7 @@ export class SegmentRun {
       if (!this.current) this.current = this.open(now - ((chunk.length - off) / this.bytesPerSecond) * 1000);
       const cur = this.current;
       const take = Math.min(chunk.length - off, cur.target - cur.fed, this.budget);
-      this.hold(cur, chunk.subarray(off, off + take));
+      cur.batch.add(chunk.subarray(off, off + take));
       cur.fed += take;
       off += take;
       this.budget -= take;
@@ -182,15 +182,7 @@ export class SegmentRun {
     mkdirSync(dayDir, { recursive: true, mode: 0o755 });
     const name = `${base}.${this.opts.format}`;
     const temp = join(dayDir, `.${name}.part`);
-    const stage = encodeStage(this.opts.format, this.opts.pcm, this.opts.pcm, temp);
-    const encoder = spawn(stage.program, stage.args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    encoder.stderr!.on('data', (d: Buffer) => {
-      stderr = (stderr + d.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    encoder.stdin!.on('error', () => {
-      /* EPIPE: the encoder died; its exit says why */
-    });
+    const { encoder, exited } = spawnEncoder(this.opts.format, this.opts.pcm, this.opts.pcm, temp);
     const open: Open = {
       encoder,
       temp,
@@ -198,53 +190,19 @@ export class SegmentRun {
       startedAt,
       fed: 0,
       target: this.segmentBytes,
-      held: Buffer.allocUnsafe(Math.min(this.bytesPerSecond, 128 * 1024) + 64 * 1024),
-      heldBytes: 0,
+      batch: new EncoderBatch(encoder.stdin!, encoderBatchBytes(this.opts.pcm)),
       done: Promise.resolve(),
     };
-    open.done = new Promise<void>((resolve) => {
-      let over = false;
-      const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
-        if (over) return;
-        over = true;
-        resolve(
-          this.keep(
-            open,
-            code === 0 && !spawnError && !/\bsox FAIL\b/.test(stderr),
-            `${spawnError ?? `code ${code} signal ${signal}`}: ${stderr.trim()}`,
-          ),
-        );
-      };
-      encoder.once('error', (err: NodeJS.ErrnoException) => {
-        if (encoder.pid === undefined) finish(null, null, err.code);
-      });
-      encoder.once('close', (code, signal) => finish(code, signal));
-    });
+    open.done = exited.then((r) =>
+      this.keep(open, !encoderFailed(r), `${r.spawnError ?? `code ${r.code} signal ${r.signal}`}: ${r.stderr.trim()}`),
+    );
     return open;
-  }
-
-  /** Copies the capture's chunk (its read buffer, valid during the call only) into the batch for the encoder. */
-  private hold(cur: Open, part: Buffer): void {
-    if (cur.heldBytes + part.length > cur.held.length) this.flush(cur);
-    if (part.length > cur.held.length) {
-      cur.encoder.stdin!.write(Buffer.from(part));
-      return;
-    }
-    part.copy(cur.held, cur.heldBytes);
-    cur.heldBytes += part.length;
-    if (cur.heldBytes >= cur.held.length - 64 * 1024) this.flush(cur);
-  }
-
-  private flush(cur: Open): void {
-    if (cur.heldBytes === 0) return;
-    cur.encoder.stdin!.write(Buffer.from(cur.held.subarray(0, cur.heldBytes)));
-    cur.heldBytes = 0;
   }
 
   /** Ends a segment's input: its encoder finalizes the file, then it is renamed into place. */
   private close(cur: Open): void {
     if (this.current === cur) this.current = null;
-    this.flush(cur);
+    cur.batch.flush();
     cur.encoder.stdin!.end();
     const grace = setTimeout(() => cur.encoder.kill('SIGKILL'), 10_000);
     const done = cur.done.finally(() => {
@@ -269,15 +227,7 @@ export class SegmentRun {
       return;
     }
     try {
-      const fd = openSync(cur.temp, 'r');
-      try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(cur.temp, cur.final);
-      syncDir(join(cur.final, '..'));
-      const sizeBytes = statSync(cur.final).size;
+      const sizeBytes = keepEncoded(cur.temp, cur.final);
       opts.onSegment({
         file: relative(opts.baseDir, cur.final).split(sep).join('/'),
         startedAt: cur.startedAt,

@@ -1,7 +1,8 @@
 // The schedule at work (docs/schedule.md, "The recorder"): the stored document, its state
 // (off / waiting / recording, and why), and the segment run it starts and stops. Looked at
-// every second and at each boundary of a period, on the wall clock: after a jump the
-// windows are re-evaluated at the next look. Loaded only once a schedule exists.
+// every second (tick(), on the file pollers' shared timer: src/schedule/host.ts) and at
+// each boundary of a period, on the wall clock: after a jump the windows are re-evaluated
+// at the next look. Loaded only once a schedule exists.
 import { join } from 'node:path';
 import { freeBytes } from '../audio/disk-guard.ts';
 import type { Captures } from '../audio/captures.ts';
@@ -38,6 +39,7 @@ export interface ScheduleDeps {
   onSegment: (segment: ScheduleState['lastSegment'] & object) => void;
 }
 
+/** How often the state is looked at (the schedule file's poll, src/schedule/host.ts). */
 const LOOK_MS = 1000;
 /** A device that failed to open is tried again this often, not every second. */
 const RETRY_MS = 5000;
@@ -56,7 +58,6 @@ export class ScheduleService {
   private failure: string | null = null;
   private current: ScheduleState = { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null };
   private shown = '';
-  private timer: NodeJS.Timeout | undefined;
   private boundary: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly cleaned = new Set<string>();
@@ -78,10 +79,11 @@ export class ScheduleService {
     }
     this.failure = null;
     this.retryAt = 0;
-    if (!this.timer && !this.closed) {
-      this.timer = setInterval(() => this.look(), LOOK_MS);
-      this.timer.unref();
-    }
+    this.look();
+  }
+
+  /** The look of every second (LOOK_MS), on the timer the schedule file's poller shares. */
+  tick(): void {
     this.look();
   }
 
@@ -259,9 +261,7 @@ export class ScheduleService {
   /** Shutdown (SIGTERM) or the schedule removed: the current segment is finalized and kept. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.timer);
     clearTimeout(this.boundary);
-    this.timer = undefined;
     this.halt();
     await this.stopping;
   }

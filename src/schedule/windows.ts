@@ -3,7 +3,7 @@
 // preview both call it, so the preview shows exactly what will be recorded.
 import { DAYS, parseMonthDay, parsePoint, type Point, type Schedule } from './document.ts';
 import { sunEventAt } from './sun.ts';
-import { monthDay, weekday, type Zone, zoneNamed } from './zone.ts';
+import { dateOfDay, monthDay, weekday, type Zone, zoneNamed } from './zone.ts';
 
 /** [start, end) in epoch milliseconds. */
 export type Span = [number, number];
@@ -149,6 +149,19 @@ export function preview(c: Compiled, fromDay: number, days: number): { windows: 
   return {
     windows: all.windows.filter((w) => inRange(c.zone.dayOf(w.start))),
     skipped: all.skipped.filter((s) => inRange(s.day)),
+  };
+}
+
+/** A preview as the API answers it (and the CLI prints it): times ISO 8601 in the schedule's zone, skipped windows by date. */
+export function previewShown(c: Compiled, fromDay: number, days: number) {
+  const p = preview(c, fromDay, days);
+  return {
+    windows: p.windows.map((w) => ({
+      start: c.zone.iso(w.start),
+      end: c.zone.iso(w.end),
+      on: w.on.map(([a, b]) => [c.zone.iso(a), c.zone.iso(b)]),
+    })),
+    skipped: p.skipped.map((k) => ({ date: dateOfDay(k.day), window: k.window, reason: k.reason })),
   };
 }
 
