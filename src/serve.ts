@@ -194,7 +194,13 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   // The outbox's events go to the stream made below; nothing is published before apply().
   const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.emit(event, JSON.stringify(data)) });
   metrics.watchOutbox(() => outbox.figures());
+  // Retention's first pass waits for the outbox (contract: each deletion says whether it had been uploaded).
+  let outboxApplied!: () => void;
+  const afterOutbox = new Promise<void>((resolve) => {
+    outboxApplied = resolve;
+  });
   const recordings = guardRecordings({
+    after: afterOutbox,
     recorder,
     recordingsDir: config.recordingsDir,
     baseDir: config.baseDir,
@@ -257,7 +263,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       void recordings.retain(abs.startsWith(`${config.recordingsDir}/`) ? abs.slice(config.recordingsDir.length + 1) : undefined);
     },
   });
-  await outbox.apply(config);
+  await outbox.apply(config).finally(outboxApplied);
   // The MQTT link, loaded only when configured; it connects in the background (never holds up listen).
   let mqtt: MqttLink | undefined;
   const linkDeps = {

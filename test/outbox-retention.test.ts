@@ -69,4 +69,25 @@ test('the uploaded go with "uploaded": true, an un-uploaded one with "uploaded":
   }
 });
 
+test('at start: the first retention pass runs with the outbox on, so an un-uploaded recording it deletes says so and is counted', async () => {
+  const store = await startStore();
+  store.failWith = 503; // nothing ever ships
+  const three = [
+    'recording-2026-01-01T00-00-00.000Z.wav',
+    'recording-2026-01-02T00-00-00.000Z.wav',
+    'recording-2026-01-03T00-00-00.000Z.wav',
+  ];
+  const files = Object.fromEntries(three.map((n) => [`recordings/${n}`, Buffer.from('old')]));
+  const agent = await agentWith(store, files, {}, undefined, { config: { audio: { retention: { maxCount: 2 } } } });
+  try {
+    await until('the start-up retention pass', () => retentionDeletes(agent).length === 1, 20_000);
+    assert.equal(retentionDeletes(agent), [[`recordings/${three[0]}`, false]]);
+    assert.equal(recordings(agent).sort(), three.slice(1));
+    assert.is((await scrape(agent)).get('device_agent_outbox_dropped_files_total'), 1);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
 test.run();

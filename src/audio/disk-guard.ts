@@ -58,6 +58,8 @@ export interface GuardOptions {
   /** Which recordings retention deletes, when not the oldest (the outbox's preference); read at each pass. */
   choose?: () => typeof toDelete | undefined;
   log: Log;
+  /** The first pass waits for it (serve.ts: the outbox on, so the start's deletions say whether they had been uploaded). */
+  after?: Promise<unknown>;
 }
 
 export interface RecordingsGuard {
@@ -79,7 +81,10 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
   const { recorder, recordingsDir, log } = opts;
   let watching = false;
   let lookedAt = -Infinity;
-  let retaining: Promise<void> = Promise.resolve();
+  let retaining: Promise<void> = (opts.after ?? Promise.resolve()).then(
+    () => undefined,
+    () => undefined,
+  );
 
   // Recordings made under an implausible clock age from the moment it becomes plausible:
   // while there are any, the clock is looked at every minute (no timer otherwise).
