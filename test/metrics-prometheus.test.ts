@@ -4,12 +4,12 @@
 // the exposition.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT, startAgent, type TestAgent } from './helpers/agent.ts';
+import { freePort } from './helpers/http.ts';
 import { scrapeText } from './helpers/metrics.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
@@ -17,16 +17,6 @@ const PROMTOOL = '/usr/bin/promtool';
 
 type Ctx = { agent: TestAgent; dir: string; prom: ChildProcess; promUrl: string; promLog: () => string };
 const prom = suite<Ctx>('prometheus scrapes the agent');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Polls a PromQL query until `ok` holds for its result; returns the last result. */
 async function until(ctx: Ctx, query: string, ok: (result: any[]) => boolean, ms = 40_000): Promise<any[]> {

@@ -7,7 +7,8 @@ import { makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts'
 import { startRecording } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { auditEvents } from './helpers/log.ts';
-import { type Broker, mosquitto, natsMqtt, passwordFile, pub, request, subscribe, until } from './helpers/mqtt.ts';
+import { type Broker, mosquitto, natsMqtt, passwordFile, pub, request, subscribe } from './helpers/mqtt.ts';
+import { until } from './helpers/proc.ts';
 import { openEvents } from './helpers/sse.ts';
 import { makeCa, makeClientCert, makeServerCert } from './helpers/tls.ts';
 

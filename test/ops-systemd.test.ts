@@ -8,7 +8,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { prepareDir } from './helpers/agent.ts';
 import { underFakeSystemd, type FakeSystemd, type Message } from './helpers/fake-systemd.ts';
-import { bearer, jsonPost } from './helpers/http.ts';
+import { bearer, freePort, jsonPost } from './helpers/http.ts';
 import { logLines } from './helpers/log.ts';
 import { eventually } from './helpers/proc.ts';
 
@@ -228,18 +228,6 @@ store('a stored socket for another port is closed and dropped from the store; th
   });
   assert.is(refused, 'ECONNREFUSED', 'the old port is closed, not held');
 });
-
-function freePort(): Promise<number> {
-  return import('node:net').then(
-    ({ createServer }) =>
-      new Promise((resolve) => {
-        const s = createServer().listen(0, '127.0.0.1', () => {
-          const { port } = s.address() as { port: number };
-          s.close(() => resolve(port));
-        });
-      }),
-  );
-}
 
 notify.run();
 store.run();

@@ -1,5 +1,5 @@
 // Raw HTTP helpers for what fetch cannot send (bad framing, exact headers, slow bodies).
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { request, type IncomingHttpHeaders } from 'node:http';
 
 /** Sends raw bytes and resolves with everything the server answered before closing or `waitMs`. */
@@ -74,5 +74,17 @@ export function getRaw(
     })
       .on('error', reject)
       .end();
+  });
+}
+
+/** A loopback port free at this moment (listened on, then closed), for a program that takes a port number. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
   });
 }
