@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { isWithin, joinName, resolveFrom } from '../util/paths.ts';
-import { type OutboxConfig, OutboxConfigError, parseOutbox } from '../outbox/config.ts';
+import { type OutboxConfig, parseOutbox } from '../outbox/config.ts';
 import { parseMqtt, type MqttConfig } from '../mqtt/config.ts';
 import { ConfigError } from './error.ts';
 import { int, isObject, knownKeys, type Raw } from './fields.ts';
@@ -191,20 +191,11 @@ export function parseConfig(raw: unknown, baseForPaths: string): Config {
     tls,
     metrics: parseMetrics(raw.metrics, baseForPaths, jwtSecretFile),
     audit: parseAudit(raw.audit, baseForPaths),
-    outbox: outboxOf(raw.outbox, baseForPaths, baseDir, recordingsDir),
+    outbox: parseOutbox(raw.outbox, baseForPaths, baseDir, recordingsDir),
     mqtt: parseMqtt(raw.mqtt, baseForPaths),
     deviceId: parseDeviceId(raw.deviceId),
     clock: parseClock(raw.clock, baseForPaths),
   };
-}
-
-function outboxOf(value: unknown, baseForPaths: string, baseDir: string, recordingsDir: string): OutboxConfig | null {
-  try {
-    return parseOutbox(value, baseForPaths, baseDir, recordingsDir);
-  } catch (err) {
-    if (err instanceof OutboxConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
 }
 
 const DEVICE_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,5 +1,5 @@
 // The error of a bad configuration, apart from the parser so that a feature's own key parser
-// (src/mqtt/config.ts) throws it without importing src/config/config.ts back (no cycle).
+// (src/mqtt/config.ts, src/outbox/config.ts) throws it without importing src/config/config.ts back (no cycle).
 
 /** Exit status for a bad configuration (sysexits EX_CONFIG); the unit does not restart on it. */
 export const EX_CONFIG = 78;

@@ -1,5 +1,5 @@
 // Checks of one config field, shared by the config parser and the parsers of a feature's
-// own key (src/mqtt/config.ts): each problem a ConfigError naming the key.
+// own key (src/mqtt/config.ts, src/outbox/config.ts): each problem a ConfigError naming the key.
 import { ConfigError } from './error.ts';
 
 export type Raw = Record<string, unknown>;

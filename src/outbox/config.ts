@@ -4,6 +4,8 @@
 // No node:fs or node:path of its own: each module's require() at start is a call through
 // Node's module tracing channel, and a few more got its hasSubscribers Maglev-compiled in an
 // idle agent (test/unit-bundle.test.ts).
+import { ConfigError } from '../config/error.ts';
+import { isObject, knownKeys, type Raw } from '../config/fields.ts';
 import { readTrimmed } from '../util/atomic.ts';
 import { errnoName } from '../util/errno.ts';
 import { isWithin, resolveFrom } from '../util/paths.ts';
@@ -38,11 +40,6 @@ export interface OutboxConfig {
   maxBackoffSeconds: number;
 }
 
-/** Thrown as the config's own error by config.ts (it names the key). */
-export class OutboxConfigError extends Error {}
-
-type Raw = Record<string, unknown>;
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const OUTBOX_KEYS = new Set(['target', 'paths', 'deleteAfterUpload', 'maxBytesPerSecond', 'maxBackoffSeconds']);
 const TARGET_KEYS: Record<string, Set<string>> = {
   s3: new Set(['type', 'endpoint', 'region', 'bucket', 'prefix', 'accessKeyId', 'secretAccessKeyFile', 'pathStyle', 'caFile']),
@@ -53,8 +50,8 @@ const TARGET_KEYS: Record<string, Set<string>> = {
 function text(raw: Raw, key: string, name: string, fallback?: string): string {
   const v = raw[key];
   if (v === undefined && fallback !== undefined) return fallback;
-  if (typeof v !== 'string' || v.length === 0) throw new OutboxConfigError(`${name}: must be a non-empty string`);
-  if (v.includes('\0')) throw new OutboxConfigError(`${name}: must not contain NUL`);
+  if (typeof v !== 'string' || v.length === 0) throw new ConfigError(`${name}: must be a non-empty string`);
+  if (v.includes('\0')) throw new ConfigError(`${name}: must not contain NUL`);
   return v;
 }
 
@@ -64,10 +61,10 @@ function httpUrl(raw: Raw, key: string, name: string): string {
   try {
     u = new URL(v);
   } catch {
-    throw new OutboxConfigError(`${name}: must be an http or https URL, got ${JSON.stringify(v)}`);
+    throw new ConfigError(`${name}: must be an http or https URL, got ${JSON.stringify(v)}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OutboxConfigError(`${name}: must be an http or https URL`);
-  if (u.username || u.password) throw new OutboxConfigError(`${name}: must not hold a user or password (the secret goes in a file)`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name}: must be an http or https URL`);
+  if (u.username || u.password) throw new ConfigError(`${name}: must not hold a user or password (the secret goes in a file)`);
   return v;
 }
 
@@ -77,33 +74,33 @@ export function readSecretFile(file: string, key: string): string {
   try {
     value = readTrimmed(file);
   } catch (err) {
-    throw new OutboxConfigError(`${key}: cannot read ${file}: ${errnoName(err)}`);
+    throw new ConfigError(`${key}: cannot read ${file}: ${errnoName(err)}`);
   }
-  if (value.length === 0) throw new OutboxConfigError(`${key}: ${file} is empty`);
+  if (value.length === 0) throw new ConfigError(`${key}: ${file} is empty`);
   return value;
 }
 
 function parseTarget(value: unknown, baseForPaths: string): OutboxTarget {
-  if (!isObject(value)) throw new OutboxConfigError('outbox.target: must be an object');
+  if (!isObject(value)) throw new ConfigError('outbox.target: must be an object');
   const type = value.type;
   if (typeof type !== 'string' || !TARGET_KEYS[type]) {
-    throw new OutboxConfigError(`outbox.target.type: must be "s3", "presigned" or "http", got ${JSON.stringify(type)}`);
+    throw new ConfigError(`outbox.target.type: must be "s3", "presigned" or "http", got ${JSON.stringify(type)}`);
   }
   for (const key of Object.keys(value)) {
-    if (!TARGET_KEYS[type]!.has(key)) throw new OutboxConfigError(`outbox.target.${key}: unknown key for type "${type}"`);
+    if (!TARGET_KEYS[type]!.has(key)) throw new ConfigError(`outbox.target.${key}: unknown key for type "${type}"`);
   }
   const file = (key: string) => resolveFrom(baseForPaths, text(value, key, `outbox.target.${key}`));
   const caFile = value.caFile === undefined || value.caFile === null ? null : file('caFile');
   if (type !== 's3')
     return { type: type as UrlTarget['type'], url: httpUrl(value, 'url', 'outbox.target.url'), tokenFile: file('tokenFile'), caFile };
   const pathStyle = value.pathStyle ?? true;
-  if (typeof pathStyle !== 'boolean') throw new OutboxConfigError('outbox.target.pathStyle: must be true or false');
+  if (typeof pathStyle !== 'boolean') throw new ConfigError('outbox.target.pathStyle: must be true or false');
   const bucket = text(value, 'bucket', 'outbox.target.bucket');
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
-    throw new OutboxConfigError(`outbox.target.bucket: not a valid bucket name: ${JSON.stringify(bucket)}`);
+    throw new ConfigError(`outbox.target.bucket: not a valid bucket name: ${JSON.stringify(bucket)}`);
   const prefix = value.prefix === undefined ? '{deviceId}/' : value.prefix;
   if (typeof prefix !== 'string' || prefix.startsWith('/'))
-    throw new OutboxConfigError('outbox.target.prefix: must be a string not starting with "/"');
+    throw new ConfigError('outbox.target.prefix: must be a string not starting with "/"');
   return {
     type: 's3',
     endpoint: httpUrl(value, 'endpoint', 'outbox.target.endpoint'),
@@ -120,30 +117,27 @@ function parseTarget(value: unknown, baseForPaths: string): OutboxTarget {
 /** `outbox`: null or absent is off. `paths` are relative to baseDir and must stay inside it. */
 export function parseOutbox(value: unknown, baseForPaths: string, baseDir: string, recordingsDir: string): OutboxConfig | null {
   if (value === undefined || value === null) return null;
-  if (!isObject(value)) throw new OutboxConfigError('outbox: must be an object or null');
-  for (const key of Object.keys(value)) {
-    if (!OUTBOX_KEYS.has(key)) throw new OutboxConfigError(`outbox.${key}: unknown key`);
-  }
-  if (value.target === undefined) throw new OutboxConfigError('outbox.target: required');
+  if (!isObject(value)) throw new ConfigError('outbox: must be an object or null');
+  knownKeys(value, OUTBOX_KEYS, 'outbox');
+  if (value.target === undefined) throw new ConfigError('outbox.target: required');
   const target = parseTarget(value.target, baseForPaths);
   const rawPaths = value.paths ?? [recordingsDir === baseDir ? '.' : recordingsDir.slice(baseDir.length + 1)];
-  if (!Array.isArray(rawPaths) || rawPaths.length === 0)
-    throw new OutboxConfigError('outbox.paths: must be a non-empty array of directories');
+  if (!Array.isArray(rawPaths) || rawPaths.length === 0) throw new ConfigError('outbox.paths: must be a non-empty array of directories');
   const paths = rawPaths.map((p, i) => {
-    if (typeof p !== 'string' || p.includes('\0')) throw new OutboxConfigError(`outbox.paths[${i}]: must be a string`);
+    if (typeof p !== 'string' || p.includes('\0')) throw new ConfigError(`outbox.paths[${i}]: must be a string`);
     const abs = resolveFrom(baseDir, p.replace(/^\/+/, '') || '.');
-    if (!isWithin(baseDir, abs)) throw new OutboxConfigError(`outbox.paths[${i}]: must lie inside baseDir (${baseDir}), got ${p}`);
+    if (!isWithin(baseDir, abs)) throw new ConfigError(`outbox.paths[${i}]: must lie inside baseDir (${baseDir}), got ${p}`);
     return abs;
   });
   const deleteAfterUpload = value.deleteAfterUpload ?? false;
-  if (typeof deleteAfterUpload !== 'boolean') throw new OutboxConfigError('outbox.deleteAfterUpload: must be true or false');
+  if (typeof deleteAfterUpload !== 'boolean') throw new ConfigError('outbox.deleteAfterUpload: must be true or false');
   const rate = value.maxBytesPerSecond ?? null;
   if (rate !== null && (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1024)) {
-    throw new OutboxConfigError('outbox.maxBytesPerSecond: must be an integer of at least 1024, or null');
+    throw new ConfigError('outbox.maxBytesPerSecond: must be an integer of at least 1024, or null');
   }
   const backoff = value.maxBackoffSeconds ?? 300;
   if (typeof backoff !== 'number' || !Number.isFinite(backoff) || backoff < 2 || backoff > 86400) {
-    throw new OutboxConfigError('outbox.maxBackoffSeconds: must be a number from 2 to 86400');
+    throw new ConfigError('outbox.maxBackoffSeconds: must be a number from 2 to 86400');
   }
   const config: OutboxConfig = { target, paths, deleteAfterUpload, maxBytesPerSecond: rate, maxBackoffSeconds: backoff };
   outboxSecret(config); // a missing or empty secret file is a config error now, not at the first upload
