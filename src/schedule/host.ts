@@ -10,9 +10,6 @@ import { lazy } from '../util/lazy.ts';
 import type { Log } from '../util/logger.ts';
 import type { ScheduleDeps, ScheduleService } from './service.ts';
 
-/** The schedule's `state` object before its service is made (no schedule file): the MQTT link's `state` says this. */
-export const SCHEDULE_OFF = Object.freeze({ state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null });
-
 export interface ScheduleHost {
   service(): Promise<ScheduleService>;
   /** The service if it was made. */

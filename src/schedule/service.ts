@@ -11,17 +11,8 @@ import type { Schedule } from './document.ts';
 import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
 import { readScheduleFile, type Stored } from './store.ts';
 import { type Compiled, compile, type MergedWindow, momentAt } from './windows.ts';
+import { SCHEDULE_OFF, type ScheduleState, type StateName } from './state.ts';
 import type { Zone } from './zone.ts';
-
-export type StateName = 'off' | 'waiting' | 'recording';
-
-export interface ScheduleState {
-  state: StateName;
-  reason: string | null;
-  window: { start: string; end: string } | null;
-  next: { start: string; end: string } | null;
-  lastSegment: { file: string; startedAt: string; durationSeconds: number; sizeBytes: number } | null;
-}
 
 export interface ScheduleDeps {
   /** The running config's values (a reload may change them). */
@@ -56,7 +47,7 @@ export class ScheduleService {
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
   private failure: string | null = null;
-  private current: ScheduleState = { state: 'off', reason: 'no schedule', window: null, next: null, lastSegment: null };
+  private current: ScheduleState = SCHEDULE_OFF;
   private shown = '';
   private boundary: NodeJS.Timeout | undefined;
   private closed = false;
