@@ -131,6 +131,25 @@ rec('no schedule: GET answers null and off, the preview 404; a wrong document is
     });
     const days = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: { windows: [] }, days: 367 });
     assert.equal([days.status, days.json], [400, { error: 'days must be an integer from 1 to 366' }]);
+    const extra = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: { windows: [] }, when: 'today' });
+    assert.equal([extra.status, extra.json], [400, { error: 'when: is not a field of a preview' }]);
+    const list = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: [] });
+    assert.equal([list.status, list.json], [400, { error: 'schedule: must be a JSON object' }]);
+    const from = await api(agent, token, 'POST', `${SCHEDULE}/preview`, { schedule: { windows: [] }, from: '31.03.2024' });
+    assert.equal([from.status, from.json], [400, { error: 'from must be a date YYYY-MM-DD' }]);
+    // Each of those texts is in the document's 400 of the operation.
+    const openapi = (await (await fetch(`${agent.url}/docs/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content: { 'application/json': { examples: object } } }> }>>;
+    };
+    const examples = Object.values(openapi.paths[`${SCHEDULE}/preview`]!.post!.responses['400']!.content['application/json'].examples);
+    const texts = examples.map((e) => (e as { value: { error: string } }).value.error);
+    for (const text of [
+      '<key>: is not a field of a preview',
+      'schedule: must be a JSON object',
+      'from must be a date YYYY-MM-DD',
+      'days must be an integer from 1 to 366',
+    ])
+      assert.ok(texts.includes(text), `${text} in ${JSON.stringify(texts)}`);
   });
 });
 

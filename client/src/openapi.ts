@@ -2967,7 +2967,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `schedule.windows[0].end: must be HH:MM or a sun event with an offset` */
+            /** @description Bad request: `request body must be a JSON object (Content-Type: application/json)`; `<key>: is not a field of a preview`; `schedule: must be a JSON object`; `schedule.windows[0].end: must be HH:MM or a sun event with an offset`; `from must be a date YYYY-MM-DD`; `days must be an integer from 1 to 366` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -217,7 +217,13 @@ export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
           properties: { schedule: documentSchema, from: { type: 'string', format: 'date' }, days: { type: 'integer' } },
         },
         check: checkProposed,
-        errors: () => [invalid('schedule.windows[0].end: must be HH:MM or a sun event with an offset')],
+        errors: () => [
+          invalid('<key>: is not a field of a preview'),
+          invalid('schedule: must be a JSON object'),
+          invalid('schedule.windows[0].end: must be HH:MM or a sun event with an offset'),
+          Errors.badField('from', 'must be a date YYYY-MM-DD'),
+          Errors.badField('days', 'must be an integer from 1 to 366'),
+        ],
       },
       answers: { 200: { description: 'as GET', schema: previewSchema } },
       run: async ({ document }) => {
