@@ -5,33 +5,27 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
 import { SECRET, landed, startStore } from './helpers/s3.ts';
+import { gate } from './helpers/proc.ts';
 
 const test = suite('outbox: multipart and kill -9');
 const MiB = 1024 * 1024;
 
 test('a kill -9 during part 2 of 3: the restart continues from part 2, one upload, one object', async () => {
   const store = await startStore();
-  let held!: () => void;
-  const holding = new Promise<void>((r) => {
-    held = r;
-  });
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
+  const part = gate();
   store.hold = async (method, url) => {
     if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
-    held();
-    await released;
+    part.arrive();
+    await part.opened;
     return 'cut';
   };
   const data = randomBytes(20 * MiB);
   const first = await agentWith(store, { 'recordings/long night.flac': data });
   let second: Awaited<ReturnType<typeof agentWith>> | undefined;
   try {
-    await holding;
+    await part.reached;
     await first.stop('SIGKILL');
-    release();
+    part.open();
     store.hold = undefined;
     second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
     const token = await second.login();
@@ -49,7 +43,7 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
     assert.equal(await landed(store), new Map([['dev-1/recordings/long night.flac', md5(data)]]));
     assert.equal(store.refused, []);
   } finally {
-    release();
+    part.open();
     await (second ?? first).cleanup();
     await store.close();
   }

@@ -14,6 +14,7 @@ import { scrape } from './helpers/metrics.ts';
 import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
 import { landed, startStore } from './helpers/s3.ts';
 import { openEvents } from './helpers/sse.ts';
+import { gate } from './helpers/proc.ts';
 
 const test = suite('outbox: state, events, metrics, reload');
 const NAME = 'recordings/x.wav';
@@ -132,25 +133,18 @@ test('files the agent completes under a temporary or dot-name never ship; the ot
 test('SIGHUP with a changed target: the upload under way is abandoned and its file ships to the new store', async () => {
   const first = await startStore();
   const second = await startStore();
-  let held!: () => void;
-  const holding = new Promise<void>((r) => {
-    held = r;
-  });
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
+  const part = gate();
   first.hold = async (method) => {
     if (method !== 'PUT') return 'pass';
-    held();
-    await released;
+    part.arrive();
+    await part.opened;
     return 'cut';
   };
   const data = randomBytes(300_000);
   const agent = await agentWith(first, { [NAME]: data });
   try {
     const token = await agent.login();
-    await holding;
+    await part.reached;
     assert.is((await stateWhen(agent, token, 'the upload under way', (s) => s.state === 'uploading')).pending.files, 1);
     const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
     config.outbox.target.endpoint = second.endpoint;
@@ -162,7 +156,7 @@ test('SIGHUP with a changed target: the upload under way is abandoned and its fi
     assert.is((await landed(first)).size, 0, 'nothing of it stored at the old target');
     assert.equal(second.refused, []);
   } finally {
-    release();
+    part.open();
     await agent.cleanup();
     await first.close();
     await second.close();

@@ -4,12 +4,12 @@
 // byte), the clock gate, SIGTERM, kill -9 and a restart inside a window, a manual
 // recording beside the schedule, the API's answers and refusals.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
-import { listenLive, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { listenLive, scheduledSegments, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -47,17 +47,7 @@ async function api(agent: TestAgent, token: string, method: string, path: string
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }
 
-/** The stored segments under recordings/scheduled, sorted by name; and any temp file. */
-function segments(agent: TestAgent): { files: string[]; temps: string[] } {
-  const root = join(agent.baseDir, 'recordings/scheduled');
-  const files: string[] = [];
-  const temps: string[] = [];
-  if (!existsSync(root)) return { files, temps };
-  for (const day of readdirSync(root).sort()) {
-    for (const name of readdirSync(join(root, day)).sort()) (name.startsWith('.') ? temps : files).push(join(root, day, name));
-  }
-  return { files, temps };
-}
+const segments = (agent: TestAgent) => scheduledSegments(agent.baseDir);
 
 function noise(mic: VirtualMic): ChildProcess {
   return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {

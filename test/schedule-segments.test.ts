@@ -4,12 +4,12 @@
 // first sample (the window's start), each complete one holds segmentSeconds × rate samples,
 // the last is shorter, and together they hold the on time × rate within 0.5 %.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent } from './helpers/agent.ts';
-import { listenLive } from './helpers/audio.ts';
+import { listenLive, scheduledSegments } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -18,18 +18,6 @@ const SYNCED = join('/tmp', `da-synced-segments-${process.pid}`);
 const RATE = 48_000;
 const pad = (n: number) => String(n).padStart(2, '0');
 const hhmm = (ms: number) => `${pad(new Date(ms).getUTCHours())}:${pad(new Date(ms).getUTCMinutes())}`;
-
-/** The stored segments under recordings/scheduled, sorted by name; and any temp file. */
-function segments(baseDir: string): { files: string[]; temps: string[] } {
-  const root = join(baseDir, 'recordings/scheduled');
-  const files: string[] = [];
-  const temps: string[] = [];
-  if (!existsSync(root)) return { files, temps };
-  for (const day of readdirSync(root).sort()) {
-    for (const name of readdirSync(join(root, day)).sort()) (name.startsWith('.') ? temps : files).push(join(root, day, name));
-  }
-  return { files, temps };
-}
 
 /** The instant a segment's name gives: `<YYYY-MM-DD>/<YYYYMMDD>_<HHMMSS>.flac`, UTC. */
 const nameTime = (file: string) => Date.parse(file.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z'));
@@ -71,14 +59,17 @@ seg('a one-minute window: segments named from their first sample, adding up to 6
       }),
     });
     assert.is(res.status, 200);
-    assert.equal(segments(agent.baseDir), { files: [], temps: [] }, 'nothing before the window');
+    assert.equal(scheduledSegments(agent.baseDir), { files: [], temps: [] }, 'nothing before the window');
     const wait = start + 60_000 - Date.now() + 30_000;
     assert.ok(
-      await eventually(() => segments(agent.baseDir).files.length === 3 && segments(agent.baseDir).temps.length === 0, wait),
-      `three segments: ${segments(agent.baseDir).files.join(', ')}`,
+      await eventually(
+        () => scheduledSegments(agent.baseDir).files.length === 3 && scheduledSegments(agent.baseDir).temps.length === 0,
+        wait,
+      ),
+      `three segments: ${scheduledSegments(agent.baseDir).files.join(', ')}`,
     );
     live.close();
-    const { files } = segments(agent.baseDir);
+    const { files } = scheduledSegments(agent.baseDir);
     const samples = files.map((f) => Number(execFileSync('soxi', ['-s', f]).toString().trim()));
     assert.equal(samples.slice(0, 2), [25 * RATE, 25 * RATE], 'complete segments: segmentSeconds × rate');
     const total = samples.reduce((a, b) => a + b, 0);

@@ -1,6 +1,8 @@
 // Helpers for the recording tests: start, poll the status, and read a file back with soxi.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import type { RecordingRecord } from '../../src/audio/record.ts';
 import type { TestAgent } from './agent.ts';
 import { bearer, jsonPost } from './http.ts';
@@ -70,4 +72,16 @@ export function listenLive(agent: TestAgent, token: string, query: string): Prom
     req.on('error', reject);
     req.end();
   });
+}
+
+/** The segments stored under <baseDir>/recordings/scheduled (docs/schedule.md), sorted by name; and the temp files being written. */
+export function scheduledSegments(baseDir: string): { files: string[]; temps: string[] } {
+  const root = join(baseDir, 'recordings/scheduled');
+  const files: string[] = [];
+  const temps: string[] = [];
+  if (!existsSync(root)) return { files, temps };
+  for (const day of readdirSync(root).sort()) {
+    for (const name of readdirSync(join(root, day)).sort()) (name.startsWith('.') ? temps : files).push(join(root, day, name));
+  }
+  return { files, temps };
 }

@@ -50,3 +50,16 @@ export function agentChildren(pid: number): number[] {
     }
   });
 }
+
+/** A gate for a test to hold a server's answer: `open()` lets it go; `reached` resolves once `arrive()` was called. */
+export function gate(): { arrive(): void; reached: Promise<void>; open(): void; opened: Promise<void> } {
+  let arrive!: () => void;
+  let open!: () => void;
+  const reached = new Promise<void>((r) => {
+    arrive = r;
+  });
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { arrive, reached, open, opened };
+}
