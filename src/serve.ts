@@ -193,7 +193,15 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   let current = config;
   // Retention and the disk guard read the running config at each use: a reload applies to both.
   // The outbox's events go to the stream made below; nothing is published before apply().
-  const outbox = new OutboxSlot({ log: opts.log, audit, publish: (event, data) => events.emit(event, JSON.stringify(data)) });
+  const outbox = new OutboxSlot({
+    log: opts.log,
+    audit,
+    publish: (event, data) => {
+      events.emit(event, JSON.stringify(data));
+      // A file just verified in the store may go for space (docs/outbox.md, "Retention").
+      if ((data as { outcome?: string }).outcome === 'uploaded') recordings.reclaim(true);
+    },
+  });
   metrics.watchOutbox(() => outbox.figures());
   // Retention's first pass waits for the outbox (contract: each deletion says whether it had been uploaded).
   let outboxApplied!: () => void;
@@ -209,6 +217,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     audio: () => current.audio,
     log: opts.log,
     choose: () => outbox.retentionChoice(config.recordingsDir),
+    reclaim: (minFree) => outbox.reclaim(minFree, config.recordingsDir),
     onDeleted: (r) => {
       // With the outbox on, whether it had been uploaded (a lost one is counted: docs/outbox.md).
       const uploaded = outbox.deleted(joinName(config.recordingsDir, r.name));
@@ -237,6 +246,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     file: () => current.scheduleFile,
     device: () => current.audio.device,
     minFreeBytes: () => current.audio.minFreeBytes,
+    reclaim: () => recordings.reclaim(),
     baseDir: config.baseDir,
     recordingsDir: config.recordingsDir,
     captures,

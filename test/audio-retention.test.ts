@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordingRecord } from '../src/audio/record.ts';
 import { prepareDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
-import { soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { reloadAudio, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { auditEvents } from './helpers/log.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -32,13 +32,6 @@ const recordings = (agent: TestAgent) =>
 const audits = (agent: TestAgent) => auditEvents(agent.output());
 
 /** Rewrites the config's audio section and reloads (SIGHUP); resolves once the agent says it applied. */
-async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Promise<void> {
-  const config = JSON.parse(execFileSync('cat', [agent.configFile], { encoding: 'utf8' }));
-  writeFileSync(agent.configFile, JSON.stringify({ ...config, audio: { ...config.audio, ...audio } }));
-  const before = agent.output().split('config reloaded').length;
-  agent.child.kill('SIGHUP');
-  assert.ok(await eventually(() => agent.output().split('config reloaded').length > before, 5000), agent.output());
-}
 
 const keep = suite<Ctx>('retention across real recordings');
 keep.before((ctx) => {

@@ -43,6 +43,8 @@ export function freeBytes(dir: string): number {
 export const WATCH_MS = 500;
 const DAY_MS = 86_400_000;
 const CLOCK_WATCH_MS = 60_000;
+/** How often, at most, a look below minFreeBytes tries to make room (each second while a window waits for disk). */
+const RECLAIM_MS = 10_000;
 
 export interface GuardOptions {
   recorder: Recorder;
@@ -58,6 +60,11 @@ export interface GuardOptions {
   /** Which recordings retention deletes, when not the oldest (the outbox's preference); read at each pass. */
   choose?: () => typeof toDelete | undefined;
   log: Log;
+  /**
+   * Free space below minFreeBytes: deletes what may go for space (the outbox's uploaded files,
+   * docs/outbox.md) and returns how many; measured again after it.
+   */
+  reclaim?: (minFree: number) => number;
   /** The first pass waits for it (serve.ts: the outbox on, so the start's deletions say whether they had been uploaded). */
   after?: Promise<unknown>;
 }
@@ -74,6 +81,11 @@ export interface RecordingsGuard {
    * `keep` (a path under recordingsDir): the recording whose end started it, never deleted.
    */
   retain(keep?: string): Promise<void>;
+  /**
+   * Below minFreeBytes, makes room with opts.reclaim: at most every 10 s, or `now` (a file just
+   * became deletable, a start would be refused).
+   */
+  reclaim(now?: boolean): void;
   close(): void;
 }
 
@@ -101,6 +113,20 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     }
   };
 
+  let reclaimedAt = Number.NEGATIVE_INFINITY;
+  const reclaim = (now = false) => {
+    const min = opts.audio().minFreeBytes;
+    if (!opts.reclaim || min === 0) return;
+    const t = monotonicMs();
+    if (!now && t - reclaimedAt < RECLAIM_MS) return;
+    reclaimedAt = t;
+    try {
+      opts.reclaim(min);
+    } catch (err) {
+      log.error(`disk guard: could not make room under ${recordingsDir}: ${String(err)}`);
+    }
+  };
+
   const retain = (keep?: string) => {
     // One pass at a time: a recording that ends during the daily pass waits for it.
     retaining = retaining.then(async () => {
@@ -111,6 +137,7 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
         log.error(`retention: could not apply the limits in ${recordingsDir}: ${String(err)}`);
       }
       watchClock();
+      reclaim(true);
     });
     return retaining;
   };
@@ -120,6 +147,10 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
     let free: number;
     try {
       free = freeBytes(recordingsDir);
+      if (free < min && opts.reclaim) {
+        reclaim();
+        free = freeBytes(recordingsDir);
+      }
     } catch (err) {
       log.error(`disk guard: cannot read free space of ${recordingsDir}: ${String(err)}`);
       return;
@@ -167,10 +198,15 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
       } catch {
         return; // the recorder's start fails with the reason (503), as it does with the guard off
       }
-      const free = freeBytes(recordingsDir);
+      let free = freeBytes(recordingsDir);
+      if (free < min && opts.reclaim) {
+        reclaim(true);
+        free = freeBytes(recordingsDir);
+      }
       if (free < min) throw new NotEnoughSpace(free, min);
     },
     retain,
+    reclaim,
     close() {
       unsubscribe();
       unsubscribeFed();

@@ -1,14 +1,15 @@
 // The outbox (docs/outbox.md): finds complete files under outbox.paths, ships them one at a
 // time to the target, records each verified upload in the journal, and waits with one
 // backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/load.ts).
-import { closeSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
+import { freeBytes } from '../audio/disk-guard.ts';
 import { stat, unlink } from '../util/fsp.ts';
 import type { Audit } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { onFileCompleted } from '../util/completed.ts';
 import { errnoName } from '../util/errno.ts';
 import type { Log } from '../util/logger.ts';
-import { isWithin } from '../util/paths.ts';
+import { isWithin, joinName } from '../util/paths.ts';
 import { type OutboxConfig, outboxSecret } from './config.ts';
 import { shipsByName } from './eligible.ts';
 import { Journal, type Stamp, sameStamp } from './journal.ts';
@@ -405,6 +406,58 @@ export class Outbox {
     this.deps.log.warn(`outbox: ${rel}: ${text}; next attempt in ${(wait / 1000).toFixed(1)} s`);
     this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes, error: text });
     this.kick(); // arms the wake-up
+  }
+
+  /**
+   * Free space under `dir` below `minFree` (docs/outbox.md, "Retention"): deletes uploaded files
+   * under outbox.paths on that file system, oldest first, until it is `minFree` again; never a
+   * file whose present version is not verified in the store. Audited `delete`, reason "disk".
+   * Synchronous (a statfs and a few unlinks). Returns how many it deleted.
+   */
+  reclaim(minFree: number, dir: string): number {
+    if (freeBytes(dir) >= minFree) return 0;
+    const dev = statSync(dir).dev;
+    const uploaded: [string, Stamp][] = [];
+    for (const rel of this.journal.uploadedPaths()) {
+      const stamp = this.journal.stampOf(rel);
+      if (stamp && !this.pending.has(rel)) uploaded.push([rel, stamp]);
+    }
+    uploaded.sort(([a, x], [b, y]) => x.mtimeMs - y.mtimeMs || (a < b ? -1 : 1));
+    let deleted = 0;
+    for (const [rel, stamp] of uploaded) {
+      if (freeBytes(dir) >= minFree) break;
+      const abs = joinName(this.baseDir, rel);
+      if (this.relOf(abs) === undefined) continue; // outbox.paths changed: not the outbox's any more
+      let st: Stats;
+      try {
+        st = lstatSync(abs);
+      } catch {
+        continue; // gone already
+      }
+      // Changed since its upload (pending again), or on another file system (deleting it frees nothing here).
+      if (!st.isFile() || !sameStamp(stampOf(st), stamp) || st.dev !== dev) continue;
+      try {
+        unlinkSync(abs);
+      } catch (err) {
+        this.deps.log.warn(`outbox: could not delete ${rel} for space: ${errnoName(err)}`);
+        continue;
+      }
+      this.journal.forget(rel);
+      deleted++;
+      this.deps.audit.record({
+        event: 'delete',
+        outcome: 'ok',
+        user: null,
+        credential: 'agent',
+        client: 'local',
+        path: rel,
+        bytes: stamp.size,
+        reason: 'disk',
+        uploaded: true,
+      });
+    }
+    if (deleted > 0) this.journal.write();
+    return deleted;
   }
 
   /** Has this file (a path relative to baseDir) a verified upload? null outside outbox.paths. */

@@ -72,6 +72,11 @@ export class OutboxSlot {
     return this.outbox?.deleted(abs, 'retention');
   }
 
+  /** Below `minFree` under `dir`: uploaded files go first (Outbox.reclaim); nothing while the outbox is off. */
+  reclaim(minFree: number, dir: string): number {
+    return this.outbox?.reclaim(minFree, dir) ?? 0;
+  }
+
   figures(): OutboxFigures | undefined {
     return this.outbox?.figures();
   }

@@ -19,6 +19,8 @@ export interface ScheduleDeps {
   file: () => string;
   device: () => string;
   minFreeBytes: () => number;
+  /** Below minFreeBytes: makes room if it can (the outbox's uploaded files, docs/outbox.md). */
+  reclaim?: () => void;
   baseDir: string;
   recordingsDir: string;
   captures: Captures;
@@ -146,6 +148,10 @@ export class ScheduleService {
     let free = Number.POSITIVE_INFINITY;
     try {
       free = min > 0 ? freeBytes(this.deps.recordingsDir) : free;
+      if (free < min && this.deps.reclaim) {
+        this.deps.reclaim();
+        free = freeBytes(this.deps.recordingsDir);
+      }
     } catch (err) {
       this.deps.log.error(`schedule: cannot read free space of ${this.deps.recordingsDir}: ${String(err)}`);
     }

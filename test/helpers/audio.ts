@@ -1,11 +1,13 @@
 // Helpers for the recording tests: start, poll the status, and read a file back with soxi.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import * as assert from 'uvu/assert';
 import type { RecordingRecord } from '../../src/audio/record.ts';
 import type { TestAgent } from './agent.ts';
 import { bearer, jsonPost } from './http.ts';
+import { eventually } from './proc.ts';
 
 export const START = '/api/v1/audiofiles/audiorecordstart';
 export const STATUS = '/api/v1/audiofiles/audiorecordstatus';
@@ -84,4 +86,13 @@ export function scheduledSegments(baseDir: string): { files: string[]; temps: st
     for (const name of readdirSync(join(root, day)).sort()) (name.startsWith('.') ? temps : files).push(join(root, day, name));
   }
   return { files, temps };
+}
+
+/** Changes the agent's `audio` config keys and reloads it (SIGHUP), returning once it says so. */
+export async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Promise<void> {
+  const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+  writeFileSync(agent.configFile, JSON.stringify({ ...config, audio: { ...config.audio, ...audio } }));
+  const before = agent.output().split('config reloaded').length;
+  agent.child.kill('SIGHUP');
+  assert.ok(await eventually(() => agent.output().split('config reloaded').length > before, 5000), agent.output());
 }
