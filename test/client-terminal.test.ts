@@ -7,23 +7,15 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DAGENT, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
+import { dagentOnTerminal, startClientAgent, tempHome, tokenProfile, type ClientAgent } from './helpers/dagent.ts';
 
 type Ctx = { agent: ClientAgent; home: string };
 const tty = suite<Ctx>('dagent on a terminal');
 const session = `da-dagent-${process.pid}`;
-const { tmux, until } = terminal(session, ['-J']);
 
-/** Runs dagent in a fresh tmux session (200x30); the shell stays to show the exit code. */
-function start(home: string, args: string[]): void {
-  try {
-    tmux('kill-session', '-t', session);
-  } catch {
-    /* none yet */
-  }
-  const line = ['env', `XDG_CONFIG_HOME=${home}`, 'DAGENT_PROFILE=', process.execPath, DAGENT, ...args].map((a) => `'${a}'`).join(' ');
-  tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '30', '-c', home, `${line}; echo "exit=$?"; sleep 60`);
-}
+const term = terminal(session, ['-J']);
+const start = (home: string, args: string[]) => dagentOnTerminal(term, home, args);
+const { tmux, until } = term;
 
 tty.before(async (ctx) => {
   ctx.agent = await startClientAgent(true, { config: { maxFileBytes: 64 * 1024 * 1024 } });

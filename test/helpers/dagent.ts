@@ -8,6 +8,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { BIN, makeDir, ROOT, startAgent, type AgentOptions, type TestAgent } from './agent.ts';
+import type { Terminal } from './tmux.ts';
 
 // The client is tested against the agent users install: the built executable.
 process.env.TEST_AGENT = 'bin';
@@ -152,6 +153,8 @@ export const COMMAND_NAMES = [
   'schedule show',
   'schedule set',
   'schedule preview',
+  'outbox',
+  'outbox retry',
 ];
 
 /** Node.js runtimes to run dagent with: the tests' own, and the Node 24 the agent embeds when it differs. */
@@ -269,4 +272,15 @@ export async function recorder(
     port: (server.address() as { port: number }).port,
     close: () => new Promise<void>((r) => server.close(() => r())),
   });
+}
+
+/** Runs dagent in a fresh session (200x30) of a test's tmux (test/helpers/tmux.ts); the shell stays to show `exit=N`. */
+export function dagentOnTerminal(term: Terminal, home: string, args: string[]): void {
+  try {
+    term.tmux('kill-session', '-t', term.session);
+  } catch {
+    /* none yet */
+  }
+  const line = ['env', `XDG_CONFIG_HOME=${home}`, 'DAGENT_PROFILE=', process.execPath, DAGENT, ...args].map((a) => `'${a}'`).join(' ');
+  term.tmux('new-session', '-d', '-s', term.session, '-x', '200', '-y', '30', '-c', home, `${line}; echo "exit=$?"; sleep 60`);
 }

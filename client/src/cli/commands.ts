@@ -1,7 +1,7 @@
 // The commands that talk to one device through its profile's credential.
 import { createWriteStream, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AudioFormat, DeviceStatus, RecordingStatus, ScheduleAnswer, SchedulePreview, Scope } from '../types.ts';
+import type { AudioFormat, DeviceStatus, OutboxState, RecordingStatus, ScheduleAnswer, SchedulePreview, Scope } from '../types.ts';
 import { streams } from '../builtins.ts';
 import { ApiError, ConnectionError } from '../errors.ts';
 import { UsageError, type Command, type Ctx, type Values } from './command.ts';
@@ -594,6 +594,49 @@ const schedulePreview: Command = {
   },
 };
 
+/** The outbox's state as a table (docs/outbox.md of the agent); "off" alone when it is off. */
+function outboxText(o: OutboxState): string {
+  if (!o.enabled) return 'outbox: off (no outbox in the config)';
+  const t = o.target;
+  const rows: Array<Array<string | number | null | undefined>> = [
+    ['state', o.state],
+    ['target', t ? `${t.type} ${t.endpoint ?? t.url ?? ''}${t.bucket ? ` (bucket ${t.bucket})` : ''}` : '-'],
+    ['pending', o.pending ? `${o.pending.files} files, ${bytes(o.pending.bytes)}` : '-'],
+    ['oldest pending', o.oldestPendingAt],
+    ['uploaded', o.uploaded ? `${o.uploaded.files} files, ${bytes(o.uploaded.bytes)} since start` : '-'],
+    ['last success', o.lastSuccessAt],
+    ['last error', o.lastError ? `${o.lastError.time} ${o.lastError.text}` : null],
+    ['next attempt', o.nextAttemptAt],
+  ];
+  for (const f of o.failed ?? []) rows.push(['set aside', `${f.path}: ${f.error} (since ${f.since})`]);
+  return table(rows);
+}
+
+const outboxShow: Command = {
+  name: 'outbox',
+  args: '',
+  summary: "The outbox's state: files waiting for central storage, the last error, the next attempt",
+  examples: ['dagent outbox', 'dagent outbox --json | jq .pending.files', 'dagent outbox --hosts devices.txt'],
+  positionals: { min: 0, max: 0 },
+  jsonWhenPiped: true,
+  async run({ agent }) {
+    const o = await agent.outbox();
+    return { json: o, human: outboxText(o) };
+  },
+};
+
+const outboxRetry: Command = {
+  name: 'outbox retry',
+  args: '',
+  summary: "Start the outbox's next attempt now, set-aside files included",
+  examples: ['dagent outbox retry', 'dagent outbox retry --hosts devices.txt'],
+  positionals: { min: 0, max: 0 },
+  async run({ agent }) {
+    const o = await agent.retryOutbox();
+    return { json: o, message: `outbox: next attempt started (${o.pending?.files ?? 0} files pending)` };
+  },
+};
+
 export const deviceCommands: Command[] = [
   status,
   ls,
@@ -615,4 +658,6 @@ export const deviceCommands: Command[] = [
   scheduleShow,
   scheduleSet,
   schedulePreview,
+  outboxShow,
+  outboxRetry,
 ];
