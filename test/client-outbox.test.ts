@@ -12,7 +12,7 @@ import { terminal } from './helpers/tmux.ts';
 const test = suite('dagent outbox');
 const session = `da-outbox-${process.pid}`;
 const term = terminal(session, ['-J']);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** dagent on a real terminal: what a person sees (a table rather than JSON); resolves with the screen once it ended. */
 function onTerminal(home: string, args: string[]): Promise<string> {
@@ -61,8 +61,8 @@ test('a failing store: pending and the last error shown; a retry once it is back
     assert.match(table, /exit=0/);
     assert.match(table, /^state +(waiting|uploading)$/m);
     assert.match(table, /^pending +1 files, 11 B$/m);
-    assert.match(table, new RegExp(`^last error +\\S+ ${escape(failing.lastError.text)}$`, 'm'));
-    assert.match(table, new RegExp(`^target +s3 ${escape(store.endpoint)} \\(bucket \\S+\\)$`, 'm'));
+    assert.match(table, new RegExp(`^last error +\\S+ ${literal(failing.lastError.text)}$`, 'm'));
+    assert.match(table, new RegExp(`^target +s3 ${literal(store.endpoint)} \\(bucket \\S+\\)$`, 'm'));
     store.failWith = 0;
     const retry = await dagent(['outbox', 'retry'], { home });
     assert.is(retry.code, 0, retry.stderr);
