@@ -2,18 +2,18 @@
 // local s3rver, the agent's outbox (S3 target, Signature V4 with the real payload hash,
 // multipart at 16 MiB and more) against `rclone copy` with its defaults (4 transfers, its own
 // multipart), in alternating order round by round. The agent's time runs from its spawn to the
-// moment GET /api/v1/outbox counts every byte uploaded; rclone's is its process, spawn to exit.
+// moment its /metrics count every byte uploaded; rclone's is its process, spawn to exit.
 // Full run: 20 × 8 MiB + 2 × 64 MiB (the issue's set); --smoke: 4 × 8 MiB + 1 × 20 MiB.
 //   node bench/outbox.mjs [--rounds N] [--smoke]     prints the row as a Markdown table
 // bench/run.mjs adds outboxRows()'s row to BENCHMARKS.md.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
-import { startAgentBin } from './procs.mjs';
+import { AGENT_LISTENING, portIn } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,8 +56,12 @@ function rcloneCopy(url, from, prefix) {
   );
 }
 
-/** Seconds from the agent's spawn until its outbox reports `total` bytes uploaded. */
-async function agentShip(bin, dir, url, files, total) {
+/**
+ * Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded. Its users
+ * file and metrics token are written beforehand and nobody logs in: no password hashing
+ * competes with the shipping for the CPU.
+ */
+async function agentShip(bin, dir, users, url, files, total) {
   const filesDir = join(dir, 'files/recordings');
   mkdirSync(filesDir, { recursive: true });
   // Complete before the agent starts: last changed a minute ago (the start's scan ships them).
@@ -66,32 +70,60 @@ async function agentShip(bin, dir, url, files, total) {
     makeFile(join(filesDir, name), size);
     utimesSync(join(filesDir, name), old, old);
   }
+  copyFileSync(users, join(dir, 'users.json'));
+  const token = randomBytes(32).toString('hex');
+  writeFileSync(join(dir, 'metrics.token'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 's3.secret'), `${KEY}\n`, { mode: 0o600 });
-  const outbox = {
-    target: {
-      type: 's3',
-      endpoint: url,
-      region: 'us-east-1',
-      bucket: BUCKET,
-      prefix: `agent-${process.hrtime.bigint()}/`,
-      accessKeyId: KEY,
-      secretAccessKeyFile: 's3.secret',
-    },
-  };
+  const config = join(dir, 'config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      host: '127.0.0.1',
+      port: 0,
+      baseDir: 'files',
+      usersFile: 'users.json',
+      jwtSecretFile: 'jwt.secret',
+      audio: { device: 'null' },
+      outbox: {
+        target: {
+          type: 's3',
+          endpoint: url,
+          region: 'us-east-1',
+          bucket: BUCKET,
+          prefix: `agent-${process.hrtime.bigint()}/`,
+          accessKeyId: KEY,
+          secretAccessKeyFile: 's3.secret',
+        },
+      },
+    }),
+  );
+  const logFile = join(dir, 'agent.log');
+  const fd = openSync(logFile, 'w');
   const t = performance.now();
-  const agent = await startAgentBin(bin, dir, { outbox });
+  const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
+  closeSync(fd);
   try {
+    const port = await portIn(logFile, AGENT_LISTENING, child);
     for (;;) {
-      const res = await fetch(`${agent.url}/api/v1/outbox`, { headers: { Authorization: `Bearer ${agent.token}` } });
-      const s = await res.json();
-      if (s.uploaded?.bytes >= total) return (performance.now() - t) / 1000;
-      if (performance.now() - t > 600_000) throw new Error(`the outbox did not finish: ${JSON.stringify(s)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+      const shipped = Number(/^device_agent_outbox_uploaded_bytes_total (\d+)$/m.exec(await res.text())?.[1] ?? 0);
+      if (shipped >= total) return (performance.now() - t) / 1000;
+      if (performance.now() - t > 600_000) throw new Error(`the outbox did not finish: ${shipped} of ${total} bytes`);
+      await new Promise((r) => setTimeout(r, 100));
     }
   } finally {
-    agent.stop();
-    await new Promise((r) => agent.child.once('exit', r));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
   }
+}
+
+/** A users file with one user, made once (`device-agent user add` hashes its password). */
+function usersFile(bin, dir) {
+  mkdirSync(join(dir, 'files'), { recursive: true });
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ baseDir: 'files', usersFile: 'users.json', jwtSecretFile: 'jwt.secret' }));
+  execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
+  return join(dir, 'users.json');
 }
 
 export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = () => {} }) {
@@ -103,13 +135,14 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   const src = join(dir, 'src');
   mkdirSync(src, { recursive: true });
   for (const [name, size] of files) makeFile(join(src, name), size);
+  const users = usersFile(bin, join(dir, 'users'));
   const agentMBs = [];
   const rcloneMBs = [];
   for (let i = 0; i < rounds; i++) {
     const s = await store(join(dir, `store-${i}`));
     try {
       const runAgent = async () => {
-        const secs = await agentShip(bin, join(dir, `agent-${i}`), s.url, files, total);
+        const secs = await agentShip(bin, join(dir, `agent-${i}`), users, s.url, files, total);
         agentMBs.push(total / MiB / secs);
       };
       const runRclone = async () => {
