@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
-import { AGENT_LISTENING, portIn } from './procs.mjs';
+import { AGENT_LISTENING, portIn, procStats } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,19 +57,13 @@ function rcloneCopy(url, from, prefix) {
 }
 
 /**
- * Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded. Its users
- * file and metrics token are written beforehand and nobody logs in: no password hashing
- * competes with the shipping for the CPU.
+ * An agent with the outbox on (an S3 target at `url`) over `dir`, whose recordings/ already
+ * holds its files: its users file and metrics token written beforehand, and nobody logs in, so
+ * no password hashing competes with the shipping for the CPU. `shipped()` reads the bytes
+ * uploaded from /metrics, `pending()` the files waiting.
  */
-async function agentShip(bin, dir, users, url, files, total) {
-  const filesDir = join(dir, 'files/recordings');
-  mkdirSync(filesDir, { recursive: true });
-  // Complete before the agent starts: last changed a minute ago (the start's scan ships them).
-  const old = new Date(Date.now() - 60_000);
-  for (const [name, size] of files) {
-    makeFile(join(filesDir, name), size);
-    utimesSync(join(filesDir, name), old, old);
-  }
+async function startShipper(bin, dir, users, url) {
+  mkdirSync(join(dir, 'files/recordings'), { recursive: true });
   copyFileSync(users, join(dir, 'users.json'));
   const token = randomBytes(32).toString('hex');
   writeFileSync(join(dir, 'metrics.token'), `${token}\n`, { mode: 0o600 });
@@ -94,26 +88,102 @@ async function agentShip(bin, dir, users, url, files, total) {
           accessKeyId: KEY,
           secretAccessKeyFile: 's3.secret',
         },
+        maxBackoffSeconds: 3600,
       },
     }),
   );
   const logFile = join(dir, 'agent.log');
   const fd = openSync(logFile, 'w');
-  const t = performance.now();
   const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
   closeSync(fd);
+  const port = await portIn(logFile, AGENT_LISTENING, child);
+  const metric = async (name) => {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
+    return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await res.text())?.[1] ?? 0);
+  };
+  return {
+    child,
+    shipped: () => metric('device_agent_outbox_uploaded_bytes_total'),
+    pending: () => metric('device_agent_outbox_pending_files'),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+/** Polls `probe` every 100 ms until it holds; throws after 10 minutes. */
+async function until(what, probe) {
+  const t = performance.now();
+  while (!(await probe())) {
+    if (performance.now() - t > 600_000) throw new Error(`bench/outbox.mjs: ${what} never happened`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Writes the files (name → bytes) under dir/files/recordings, last changed a minute ago: complete for the start's scan. */
+function recordings(dir, files) {
+  const filesDir = join(dir, 'files/recordings');
+  mkdirSync(filesDir, { recursive: true });
+  const old = new Date(Date.now() - 60_000);
+  for (const [name, size] of files) {
+    makeFile(join(filesDir, name), size);
+    utimesSync(join(filesDir, name), old, old);
+  }
+}
+
+/** Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded. */
+async function agentShip(bin, dir, users, url, files, total) {
+  recordings(dir, files);
+  const t = performance.now();
+  const agent = await startShipper(bin, dir, users, url);
   try {
-    const port = await portIn(logFile, AGENT_LISTENING, child);
-    for (;;) {
-      const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { Authorization: `Bearer ${token}` } });
-      const shipped = Number(/^device_agent_outbox_uploaded_bytes_total (\d+)$/m.exec(await res.text())?.[1] ?? 0);
-      if (shipped >= total) return (performance.now() - t) / 1000;
-      if (performance.now() - t > 600_000) throw new Error(`the outbox did not finish: ${shipped} of ${total} bytes`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the files shipped', async () => (await agent.shipped()) >= total);
+    return (performance.now() - t) / 1000;
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await agent.stop();
+  }
+}
+
+/** Peak RSS (VmHWM, MB) of an agent with the outbox on: idle with nothing to ship, and shipping one file of `size` bytes. */
+async function shippingPeak(bin, dir, users, url, size) {
+  const idle = await startShipper(bin, join(dir, 'idle'), users, url);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleMb = procStats(idle.child.pid).hwmKb / 1024;
+  await idle.stop();
+  recordings(join(dir, 'big'), [['big.bin', size]]);
+  const agent = await startShipper(bin, join(dir, 'big'), users, url);
+  try {
+    await until('the big file shipped', async () => (await agent.shipped()) >= size);
+    return procStats(agent.child.pid).hwmKb / 1024 - idleMb;
+  } finally {
+    await agent.stop();
+  }
+}
+
+/** RSS (MB) with `n` files pending (the store unreachable) over the same agent with none. */
+async function pendingRss(bin, dir, users, n) {
+  const closed = 'http://127.0.0.1:9'; // discard: nothing listens, every attempt fails at once
+  const none = await startShipper(bin, join(dir, 'none'), users, closed);
+  await new Promise((r) => setTimeout(r, 1000));
+  const noneMb = procStats(none.child.pid).rssKb / 1024;
+  await none.stop();
+  const many = join(dir, 'many');
+  const filesDir = join(many, 'files/recordings');
+  mkdirSync(filesDir, { recursive: true });
+  const old = new Date(Date.now() - 60_000);
+  for (let i = 0; i < n; i++) {
+    const f = join(filesDir, `take-${String(i).padStart(5, '0')}.wav`);
+    writeFileSync(f, 'x');
+    utimesSync(f, old, old);
+  }
+  const agent = await startShipper(bin, many, users, closed);
+  try {
+    await until(`${n} files pending`, async () => (await agent.pending()) >= n);
+    await new Promise((r) => setTimeout(r, 1000));
+    return procStats(agent.child.pid).rssKb / 1024 - noneMb;
+  } finally {
+    await agent.stop();
   }
 }
 
@@ -164,7 +234,36 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
     }
   }
   const count = smoke ? '4 × 8 MiB + 1 × 20 MiB' : '20 × 8 MiB + 2 × 64 MiB';
+  const [bigSize, bigName] = smoke ? [64 * MiB, '64 MiB'] : [1024 * MiB, '1 GiB'];
+  const s = await store(join(dir, 'store-memory'));
+  let peak;
+  const n = smoke ? 1000 : 10_000;
+  try {
+    peak = await shippingPeak(bin, join(dir, 'peak'), users, s.url, bigSize);
+    log(`outbox: shipping a ${bigName} file peaks ${peak.toFixed(1)} MB over idle`);
+  } finally {
+    await s.close();
+    rmSync(join(dir, 'store-memory'), { recursive: true, force: true });
+    rmSync(join(dir, 'peak'), { recursive: true, force: true });
+  }
+  const pendingMb = await pendingRss(bin, join(dir, 'pending'), users, n);
+  log(`outbox: ${n} files pending add ${pendingMb.toFixed(1)} MB`);
+  rmSync(join(dir, 'pending'), { recursive: true, force: true });
   return [
+    {
+      figure: `peak RSS shipping a ${bigName} file (multipart), over the idle agent with the outbox on`,
+      unit: 'MB',
+      agent: [peak],
+      target: '≤ +16 MB',
+      ok: peak <= 16,
+    },
+    {
+      figure: `RSS with ${n.toLocaleString('en')} files pending, over none pending`,
+      unit: 'MB',
+      agent: [pendingMb],
+      target: smoke ? 'report (≤ +8 MB at 10,000)' : '≤ +8 MB',
+      ok: pendingMb <= 8,
+    },
     {
       figure: `outbox shipping ${count} to a local s3rver (spawn to all verified)`,
       unit: 'MiB/s',

@@ -61,4 +61,23 @@ test('three files failing together: one wait of 2 s ±20 %, not one doubled per 
   }
 });
 
+test('maxBytesPerSecond bounds the transfers together: 3 × 96 KiB at 64 KiB/s take at least 3.5 s', async () => {
+  const store = await startStore();
+  const files = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`recordings/dawn-${i}.wav`, randomBytes(96 * 1024)]));
+  const t = performance.now();
+  const agent = await agentWith(store, files, { maxBytesPerSecond: 65536 });
+  try {
+    const token = await agent.login();
+    await stateWhen(agent, token, 'the three uploaded', (s) => s.uploaded.files === 3, 60_000);
+    // A second's allowance may be saved up before the start; the other 224 KiB take 3.5 s,
+    // shared by the three (each at the rate alone: about 1 s).
+    const took = performance.now() - t;
+    assert.ok(took >= 3500, `the three arrived in ${took.toFixed(0)} ms`);
+    assert.equal(await landed(store), new Map(Object.entries(files).map(([rel, data]) => [`dev-1/${rel}`, md5(data)])));
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
 test.run();
