@@ -194,6 +194,45 @@ web('the broker gone: the MQTT part says "not connected" and the link\'s last er
   await page.context().close();
 });
 
+web('a 403 from GET /api/v1/outbox hides the part without an error (a token with status alone)', async (ctx) => {
+  const res = await fetch(`${ctx.agent.url}/api/v1/tokens`, {
+    method: 'POST',
+    headers: { ...bearer(ctx.token), 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'status-only', scopes: ['status'] }),
+  });
+  assert.is(res.status, 201);
+  const { token } = (await res.json()) as { token: string };
+  // The page believes it may read files (the user's record says so); the token says otherwise.
+  const user = { id: ctx.agent.users[0]!.id, username: ADMIN.username, role: 'admin', scopes: ['status', 'files:read'], directory: null };
+  const problems: string[] = [];
+  const context = await fencedContext(
+    ctx.browser,
+    ctx.agent.url,
+    problems,
+    {},
+    /^Failed to load resource: the server responded with a status of 403 /,
+  );
+  await context.addInitScript(
+    ([t, u]) => {
+      if (location.protocol !== 'http:') return; // about:blank has no storage of its own
+      sessionStorage.setItem('device-agent.token', t);
+      sessionStorage.setItem('device-agent.user', u);
+    },
+    [token, JSON.stringify(user)] as const,
+  );
+  const page = await context.newPage();
+  const refused = page.waitForResponse((r) => r.url().endsWith('/api/v1/outbox'));
+  await page.goto(`${ctx.agent.url}/`);
+  assert.is((await refused).status(), 403);
+  const status = page.locator('section.status');
+  await page.getByRole('region', { name: 'MQTT' }).waitFor();
+  assert.is(await page.getByRole('heading', { name: 'Outbox' }).count(), 0);
+  assert.is(await status.getByRole('alert').count(), 0);
+  assert.not.match(await status.innerText(), /insufficient scope|Outbox/);
+  assert.equal(problems, []);
+  await context.close();
+});
+
 web('an agent without outbox and MQTT: no such part on the status page, no mark in Files', async (ctx) => {
   const agent = await startAgent({});
   try {
