@@ -20,6 +20,11 @@ export function fill(el: Element, ...children: Child[]): void {
   el.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
 }
 
+/** One `dt`/`dd` pair of a figures list: a value, and a detail in muted text after it. */
+export function figure(term: string, value: string, detail?: string): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', {}, value, detail ? h('span', { class: 'detail' }, ` ${detail}`) : null)];
+}
+
 /** Unique ids for label/for pairs. */
 let counter = 0;
 export const uid = (prefix: string) => `${prefix}-${++counter}`;

@@ -9,6 +9,8 @@ export interface LiveHandlers {
   recording(r: Recording): void;
   /** A running capture's level (while a recording or a live stream runs). */
   level?(l: { device: string; peakDbfs: number; rmsDbfs: number }): void;
+  /** A file the outbox uploaded or set aside (its state has changed). */
+  outbox?(): void;
 }
 
 const POLL_MS = 2000;
@@ -80,6 +82,7 @@ export function startLive(handlers: LiveHandlers): () => void {
         if (event === 'status') handlers.status(JSON.parse(data) as DeviceStatus);
         else if (event === 'recording') handlers.recording(JSON.parse(data) as Recording);
         else if (event === 'level') handlers.level?.(JSON.parse(data) as { device: string; peakDbfs: number; rmsDbfs: number });
+        else if (event === 'outbox') handlers.outbox?.();
       });
     } catch (err) {
       if ((err as { status?: number }).status === 401) return; // back at the login form

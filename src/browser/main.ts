@@ -78,6 +78,7 @@ function showDashboard(): void {
     },
     recording: recording ? recording.update : () => {},
     level: recording?.level,
+    outbox: status.outboxChanged,
   });
   teardown = () => {
     stop();

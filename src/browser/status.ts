@@ -1,7 +1,9 @@
-// "Device status": the figures with their units, and the chart, fed by the live stream.
+// "Device status": the figures with their units, the outbox and MQTT link when they are on
+// (status-links.ts), and the chart, fed by the live stream.
 import { chart } from './chart.ts';
-import { fill, h } from './dom.ts';
+import { figure, fill, h } from './dom.ts';
 import { bytes, duration, percent } from './format.ts';
+import { statusLinks } from './status-links.ts';
 import type { DeviceStatus, TlsInfo } from './types.ts';
 
 /** part of whole in percent, or null when either is unknown (a probe that failed). */
@@ -20,21 +22,18 @@ export function statusView() {
   );
   const updated = h('p', { class: 'note updated' });
   const tls = h('p', { class: 'tls', hidden: true });
+  const links = statusLinks();
   const el = h(
     'section',
     { 'aria-labelledby': 'h-status', class: 'card status' },
     h('h2', { id: 'h-status' }, 'Device status'),
     figures,
+    ...links.els,
     tls,
     updated,
     h('figure', {}, plot.el, h('figcaption', {}, legend, 'Last 10 minutes')),
   );
   figures.append(h('p', {}, 'Loading…'));
-
-  const row = (term: string, value: string, detail?: string) => [
-    h('dt', {}, term),
-    h('dd', {}, value, detail ? h('span', { class: 'detail' }, ` ${detail}`) : null),
-  ];
 
   return {
     el,
@@ -44,19 +43,21 @@ export function statusView() {
       const temp = s.cpu.temperatureCelsius === null ? '' : `, ${s.cpu.temperatureCelsius.toFixed(0)} °C`;
       fill(
         figures,
-        ...row('Hostname', s.hostname, `(${s.distro}, ${s.arch})`),
-        ...row('CPU load', percent(s.cpu.loadPercent), `of ${s.cpu.cores} cores${temp}`),
-        ...row('Memory', `${bytes(s.memory.usedBytes)} used of ${bytes(s.memory.totalBytes)}`, `(${percent(memPercent)})`),
-        ...row(
+        ...figure('Hostname', s.hostname, `(${s.distro}, ${s.arch})`),
+        ...figure('CPU load', percent(s.cpu.loadPercent), `of ${s.cpu.cores} cores${temp}`),
+        ...figure('Memory', `${bytes(s.memory.usedBytes)} used of ${bytes(s.memory.totalBytes)}`, `(${percent(memPercent)})`),
+        ...figure(
           'Disk',
           `${bytes(s.disk.availableBytes)} free of ${bytes(s.disk.totalBytes)}`,
           `(${percent(diskPercent)} used, ${s.disk.path})`,
         ),
-        ...row('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`),
+        ...figure('Uptime', duration(s.uptimeSeconds), `(agent ${s.agent.version})`),
       );
       updated.textContent = `Updated ${new Date(s.time).toLocaleTimeString()} (device clock)`;
       plot.push(Date.now() / 1000, s.cpu.loadPercent, memPercent);
+      links.tick();
     },
+    outboxChanged: links.outboxChanged,
     /** The HTTPS certificate a client should see (docs/api.md#https), when the agent tells it. */
     showTls(info: TlsInfo) {
       tls.hidden = false;

@@ -6,6 +6,7 @@ export type { RecordingRecord as Recording, RecordingState } from '../audio/reco
 
 export type { ListEntry as Entry } from '../files/list.ts';
 import type { listDirectory } from '../files/list.ts';
+import type { MqttStatus } from '../mqtt/status.ts';
 /** GET /api/v1/files/list's answer. */
 export type Listing = Awaited<ReturnType<typeof listDirectory>>;
 
@@ -28,3 +29,20 @@ export interface Me {
 }
 
 export type { TokenRecord } from '../auth/api-tokens.ts';
+
+/** GET /api/v1/outbox (docs/outbox.md, "API"); `{"enabled": false, "state": "off"}` with the outbox off. */
+export type OutboxState =
+  | { enabled: false; state: 'off' }
+  | {
+      enabled: true;
+      state: 'idle' | 'uploading' | 'waiting';
+      pending: { files: number; bytes: number };
+      failed: { path: string; error: string; since: string }[];
+      uploaded: { files: number; bytes: number };
+      lastSuccessAt: string | null;
+      lastError: { time: string; text: string } | null;
+      nextAttemptAt: string | null;
+    };
+
+/** GET /api/v1/mqtt (docs/mqtt.md); `{"enabled": false}` with no `mqtt` configured. */
+export type MqttState = MqttStatus | { enabled: false };
