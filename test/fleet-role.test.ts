@@ -1,7 +1,7 @@
 // The role deviceagent.fleet.agent applied by ansible-playbook to a throwaway Debian 12 root:
 // installs the .deb, writes a drop-in, reloads the running agent, which then answers on the
-// new setting, creates a user and an API token through the device's CLI, reads the TLS pin;
-// a third run changes nothing.
+// new setting, creates a user and an API token through the device's CLI, reads the TLS pin,
+// sets the outbox and the MQTT link with their secrets in 0600 files; a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +17,18 @@ import { buildPackages, debPath, VERSION } from './helpers/packages.ts';
 const CONFIG = '/etc/device-agent/config.json';
 const USER = { username: 'fleet', password: 'fleet password 1' };
 const TOKEN = { name: 'ansible', user: 'fleet', scopes: ['status', 'audio'], expires_days: 30 };
+// The outbox and MQTT link variables; their secrets must reach only their files (mode 0600).
+const OUTBOX_SECRET = 'outbox-bearer-7f3c1a9e';
+const MQTT_PASSWORD = 'mqtt-password-52b8d0c4';
+const LINKS = {
+  device_agent_outbox: {
+    target: { type: 'http', url: 'http://127.0.0.1:9/{deviceId}/{path}' },
+    maxBackoffSeconds: 600,
+  },
+  device_agent_outbox_secret: OUTBOX_SECRET,
+  device_agent_mqtt: { url: 'mqtt://127.0.0.1:9', username: 'dev-1', topicPrefix: 'fleet', commandScopes: ['status'] },
+  device_agent_mqtt_password: MQTT_PASSWORD,
+};
 const role = suite('role deviceagent.fleet.agent in a Debian 12 root');
 const why = cannotChroot() ?? cannotRunAnsible();
 const it = why ? role.skip : role;
@@ -131,9 +143,10 @@ it('installs the .deb, writes the drop-in, creates the user and an API token thr
   assert.is(list.status, 403);
 });
 
-it('a changed drop-in reloads the running agent, which answers on the new setting; a stray drop-in goes', async () => {
+it('a changed drop-in reloads the running agent, which answers on the new setting; a stray drop-in goes; the outbox and MQTT link are set, their secrets in 0600 files', async () => {
   writeFileSync(root.file('/etc/device-agent/config.d/10-stray.json'), '{"tokenTtlSeconds": 60}\n');
   const run = await apply({
+    ...LINKS,
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
     device_agent_dropins_exclusive: true,
     device_agent_users: [{ name: USER.username, password: USER.password, role: 'operator' }],
@@ -143,6 +156,10 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
   });
   assert.equal(changedTasks(run), [
     'Write the config.d drop-ins',
+    'Write the outbox secret',
+    'Write the outbox drop-in',
+    'Write the MQTT password',
+    'Write the MQTT drop-in',
     'Remove drop-ins the role did not write',
     'Reload device-agent with the given command',
   ]);
@@ -158,6 +175,49 @@ it('a changed drop-in reloads the running agent, which answers on the new settin
     lifetime = await tokenLifetime();
   }
   assert.is(lifetime, 120);
+  // The drop-ins name the secret files; the secrets are only in those files, the service user's, 0600.
+  const dropin = (name: string) => JSON.parse(readFileSync(root.file(`/etc/device-agent/config.d/${name}`), 'utf8'));
+  assert.equal(dropin('90-outbox.json'), {
+    outbox: {
+      target: { type: 'http', url: 'http://127.0.0.1:9/{deviceId}/{path}', tokenFile: '/etc/device-agent/outbox.secret' },
+      maxBackoffSeconds: 600,
+    },
+  });
+  assert.equal(dropin('90-mqtt.json'), {
+    mqtt: {
+      url: 'mqtt://127.0.0.1:9',
+      username: 'dev-1',
+      topicPrefix: 'fleet',
+      commandScopes: ['status'],
+      passwordFile: '/etc/device-agent/mqtt.password',
+    },
+  });
+  const owner = (await root.exec(['stat', '-c', '%U:%G %a', '/etc/device-agent/outbox.secret', '/etc/device-agent/mqtt.password'])).stdout;
+  assert.is(owner, 'device-agent:device-agent 600\ndevice-agent:device-agent 600\n');
+  assert.is(readFileSync(root.file('/etc/device-agent/outbox.secret'), 'utf8'), `${OUTBOX_SECRET}\n`);
+  assert.is(readFileSync(root.file('/etc/device-agent/mqtt.password'), 'utf8'), `${MQTT_PASSWORD}\n`);
+  for (const secret of [OUTBOX_SECRET, MQTT_PASSWORD]) {
+    assert.not.ok(run.stdout.includes(secret) || run.stderr.includes(secret), 'no secret in ansible-playbook output');
+    const merged = (await root.exec(['device-agent', 'config', 'show', '--config', CONFIG])).stdout;
+    assert.not.ok(merged.includes(secret), 'no secret in the merged config');
+    for (const f of ['config.json', 'config.d/50-fleet.json', 'config.d/90-outbox.json', 'config.d/90-mqtt.json']) {
+      assert.not.ok(readFileSync(root.file(`/etc/device-agent/${f}`), 'utf8').includes(secret), `no secret in ${f}`);
+    }
+  }
+  // The reloaded agent runs the outbox (SIGHUP applies it: wait for it as for the lifetime above).
+  const login = (await (await jsonPost(`${agent!.url}/api/v1/agentusers/loginusertoagent`, USER)).json()) as { token: string };
+  const outbox = async () =>
+    (await (await fetch(`${agent!.url}/api/v1/outbox`, { headers: { Authorization: `Bearer ${login.token}` } })).json()) as {
+      enabled: boolean;
+      target?: { type: string };
+    };
+  let state = await outbox();
+  for (let i = 0; i < 100 && !state.enabled; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    state = await outbox();
+  }
+  assert.is(state.enabled, true, JSON.stringify(state));
+  assert.is(state.target?.type, 'http');
 });
 
 it('applied again with the same variables it changes nothing and reloads nothing', async () => {
@@ -165,6 +225,7 @@ it('applied again with the same variables it changes nothing and reloads nothing
     device_agent_dropins: { '50-fleet': { host: '127.0.0.1', port: 0, tokenTtlSeconds: 120 } },
     device_agent_dropins_exclusive: true,
     device_agent_users: [{ name: USER.username, password: 'another password', role: 'operator' }],
+    ...LINKS,
     device_agent_tokens: [TOKEN],
     device_agent_token_dir: join(tmp, 'tokens'),
     device_agent_reload_command: `kill -HUP ${agent!.child.pid}`,
