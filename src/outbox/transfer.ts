@@ -6,7 +6,7 @@
 // the collector to find while a 64 MiB file shipped (bench/outbox.mjs).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { close, open, read } from '../util/fsp.ts';
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -45,14 +45,14 @@ export async function digestRange(r: Range): Promise<Digests> {
  * has settled.
  */
 async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promise<void>): Promise<void> {
-  let fh: FileHandle | undefined;
+  let fd: number | undefined;
   const using: Promise<void>[] = bufs.map(() => Promise.resolve());
   try {
-    fh = await open(r.file, 'r');
+    fd = await open(r.file, 'r');
     for (let at = r.start, i = 0; at < r.end; i = (i + 1) % bufs.length) {
       await using[i]!;
       const buf = bufs[i]!;
-      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, r.end - at), at);
+      const { bytesRead } = await read(fd, buf, 0, Math.min(buf.length, r.end - at), at);
       if (bytesRead === 0) break;
       at += bytesRead;
       using[i] = use(buf.subarray(0, bytesRead));
@@ -61,7 +61,7 @@ async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promi
     }
     await Promise.all(using);
   } finally {
-    await fh?.close();
+    if (fd !== undefined) await close(fd);
   }
 }
 

@@ -5,6 +5,7 @@
 // node:fs is imported by name everywhere: `import * as fs` makes esbuild copy every
 // property of the module (and that loads fs.Dir's modules too).
 import {
+  close as closeCb,
   copyFile as copyFileCb,
   fchmod as fchmodCb,
   fstat as fstatCb,
@@ -12,6 +13,8 @@ import {
   futimes as futimesCb,
   lstat as lstatCb,
   mkdir as mkdirCb,
+  open as openCb,
+  read as readCb,
   readdir as readdirCb,
   readFile as readFileCb,
   readlink as readlinkCb,
@@ -25,6 +28,7 @@ import {
 } from 'node:fs';
 import { promisify } from 'node:util';
 
+export const close = promisify(closeCb);
 export const copyFile = promisify(copyFileCb);
 export const fchmod = promisify(fchmodCb);
 export const fstat = promisify(fstatCb);
@@ -32,6 +36,9 @@ export const fsync = promisify(fsyncCb);
 export const futimes = promisify(futimesCb);
 export const lstat = promisify(lstatCb);
 export const mkdir = promisify(mkdirCb);
+export const open = promisify(openCb);
+/** Resolves with `{ bytesRead, buffer }` (read's own promisified form). */
+export const read = promisify(readCb);
 export const readdir = promisify(readdirCb);
 export const readFile = promisify(readFileCb);
 export const readlink = promisify(readlinkCb);
