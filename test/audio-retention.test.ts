@@ -56,7 +56,10 @@ keep(
         assert.equal(recordings(agent), made.slice(-5), `after recording ${i + 1}`);
       }
       for (const name of recordings(agent)) assert.ok(soxi(join(agent.baseDir, 'recordings', name)).seconds > 0.4);
-      const deleted = audits(agent).filter((e) => e.event === 'delete');
+      // The files vanish a moment before their audit lines reach the log.
+      const deletes = () => audits(agent).filter((e) => e.event === 'delete');
+      assert.ok(await eventually(() => deletes().length >= 2, 5000), JSON.stringify(deletes()));
+      const deleted = deletes();
       assert.equal(
         deleted.map((e) => [e.path, e.reason, e.outcome, e.user, e.credential]),
         made.slice(0, 2).map((n) => [`recordings/${n}`, 'retention', 'ok', null, 'agent']),
