@@ -2,6 +2,8 @@
 // and every descriptor comes back.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { eventually, fdCount } from './helpers/proc.ts';
@@ -60,6 +62,13 @@ conns('1,000 idle and 200 slowloris connections: requests still answered, the sl
     clearInterval(drip);
     for (const s of [...idle, ...slow]) s.destroy();
   }
+});
+
+conns('the listening socket holds a flood of 1,000 new connections: backlog 4096 (capped by net.core.somaxconn), not 511', async ({ agent }) => {
+  // ss shows a listening socket's backlog as its Send-Q.
+  const line = execFileSync('ss', ['-Hltn', `sport = :${agent.port}`], { encoding: 'utf8' }).trim();
+  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+  assert.is(Number(line.split(/\s+/)[2]), Math.min(4096, somaxconn), line);
 });
 
 conns('every descriptor comes back', async (ctx) => {

@@ -29,6 +29,14 @@ export const FIRST_REQUEST_GRACE_MS = 1_000;
 export const MAX_QUEUED_REQUESTS = 4;
 
 /**
+ * Connections the kernel completes and holds until the agent accepts them. Node's default
+ * of 511 overflowed when a flood of 1,000 connections arrived at once (a slow-read attack):
+ * the kernel dropped the SYNs past it, and a new client's retry came 1 s, then 3 s later.
+ * Linux caps it at net.core.somaxconn (4096 by default since 5.4).
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/**
  * Brakes a connection that pipelines requests faster than they are answered. HTTP/1.1
  * answers in order, so a request waiting for its turn gains nothing by starting early:
  * its handler runs only once its response owns the socket (the access log's wrapper,
@@ -198,7 +206,7 @@ export function listen(
 
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(fd === undefined ? { port, host } : { fd }, () => {
+    server.listen(fd === undefined ? { port, host, backlog: LISTEN_BACKLOG } : { fd, backlog: LISTEN_BACKLOG }, () => {
       server.removeListener('error', reject);
       const addr = server.address();
       resolve({ server, port: typeof addr === 'object' && addr ? addr.port : port, tls: sniffer?.tls, close });
