@@ -159,7 +159,10 @@ web("a wrong document: the agent's 400 text, word for word, and the stored sched
   // Text that is not JSON is said so, and nothing is sent.
   await edit(panel, '{"windows": [');
   await panel.getByRole('button', { name: 'Save schedule' }).click();
-  await panel.getByRole('alert').filter({ hasText: /^the document is not JSON: / }).waitFor();
+  await panel
+    .getByRole('alert')
+    .filter({ hasText: /^the document is not JSON: / })
+    .waitFor();
   assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, before);
   await page.context().close();
 });

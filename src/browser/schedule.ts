@@ -52,6 +52,22 @@ function stateText(s: ScheduleState): string {
   return s.reason ? `${s.state} (${s.reason})` : s.state;
 }
 
+/**
+ * A document as indented JSON, a short list of plain values on one line (`"days": ["sat", "sun"]`).
+ * Only whitespace between values changes: a match that a string's text could be part of holds
+ * a line break, which no JSON string can, so it does not parse and is left as it is.
+ */
+function pretty(doc: unknown): string {
+  return JSON.stringify(doc, null, 2).replace(/\[\n[^[\]{}]*\]/g, (m) => {
+    try {
+      const values = JSON.parse(m) as unknown[];
+      return `[${values.map((v) => JSON.stringify(v)).join(', ')}]`;
+    } catch {
+      return m;
+    }
+  });
+}
+
 const span = (p: Period | null) => (p ? [at(p.start), ' to ', at(p.end)] : ['none']);
 
 export function scheduleView() {
@@ -145,7 +161,7 @@ export function scheduleView() {
       a.schedule === null
         ? 'No schedule is stored: the device records only when asked. The document below is an example, stored only once saved.'
         : 'The stored schedule, with every default filled in:';
-    editor.value = JSON.stringify(a.schedule ?? EXAMPLE, null, 2);
+    editor.value = pretty(a.schedule ?? EXAMPLE);
     remove.hidden = a.schedule === null;
   };
 
