@@ -5,6 +5,8 @@
 // it), and a wrong document shows the agent's own 400 text while the stored one stays;
 // a viewer, whose scopes do not include `audio` (every schedule route's), sees no panel
 // and no save control. No request to another host, no console error, the CSP holds.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { suite } from 'uvu';
@@ -13,6 +15,7 @@ import { ADMIN, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium } from './helpers/browser.ts';
 import { bearer } from './helpers/http.ts';
 
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWER = { username: 'vera', password: 'a password for the page', role: 'viewer' as const };
 /** Statuses provoked on purpose (Chromium logs each as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (400|403) /;
@@ -77,6 +80,22 @@ const api = async (ctx: Ctx, method: string, path: string, body?: unknown) => {
   return { status: res.status, body: (await res.json()) as any };
 };
 
+/** axe-core's serious and critical violations on the page. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const r = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+}
+
 const panelOf = (page: Page) => page.locator('section', { has: page.getByRole('heading', { name: 'Schedule', level: 2 }) });
 
 /** The preview as shown: each row's start and end (the API's own text, in `datetime`) and its count of "on" periods. */
@@ -130,6 +149,12 @@ web('an admin previews a proposed schedule (the windows the API computes for it)
   await panel.getByText('waiting (clock not synchronized)').waitFor();
 
   await page.screenshot({ path: join(ctx.shots, 'schedule-preview.png'), fullPage: true });
+  assert.equal(await axeViolations(page), []);
+  // At 360 px the panel, its editor and its preview fit: no page-wide horizontal scroll.
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
+  await page.screenshot({ path: join(ctx.shots, 'schedule-360.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 1200 });
   await page.reload();
   const again = panelOf(page);
   await again.getByText('The stored schedule', { exact: false }).waitFor();
