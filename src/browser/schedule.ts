@@ -125,6 +125,8 @@ export function scheduleView() {
 
   /** The editor's text as a document, or the reason it is not one (said, and nothing sent). */
   const documentOf = (): Record<string, unknown> | undefined => {
+    error.textContent = '';
+    done.textContent = '';
     let doc: unknown;
     try {
       doc = JSON.parse(editor.value);
