@@ -3,8 +3,9 @@
 // proposed document (the windows shown are exactly those POST /api/v1/schedule/preview
 // answers for it, and nothing is stored), saves it (the agent stores it; a reload shows
 // it), and a wrong document shows the agent's own 400 text while the stored one stays;
-// a viewer, whose scopes do not include `audio` (every schedule route's), sees no panel
-// and no save control. No request to another host, no console error, the CSP holds.
+// the state follows the `schedule` event; a viewer, whose scopes do not include `audio`
+// (every schedule route's), sees no panel and no save control. No request to another host,
+// no console error, the CSP holds.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -189,6 +190,12 @@ web("a wrong document: the agent's 400 text, word for word, and the stored sched
     .filter({ hasText: /^the document is not JSON: / })
     .waitFor();
   assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, before);
+  // A change made elsewhere (here the API): the state follows the `schedule` event, no reload;
+  // the text being edited is left as it is.
+  await panel.getByText('waiting (clock not synchronized)').waitFor();
+  assert.is((await api(ctx, 'PUT', '/api/v1/schedule', { ...DOC, enabled: false })).status, 200);
+  await panel.getByText('off (disabled)').waitFor();
+  assert.is(await panel.getByRole('textbox', { name: 'Schedule document (JSON)' }).inputValue(), '{"windows": [');
   await page.context().close();
 });
 
