@@ -4,7 +4,9 @@
 // Buffer and saved to a directory, a put/list/get round trip, delete, events arriving and
 // coming back after the agent restarts, the example flow; and the failures a flow author
 // meets (wrong pin, another CA, unknown token, missing scope, 404, 409, bad input), each in
-// the node's status and in catch nodes with the agent's own text.
+// the node's status and in catch nodes with the agent's own text. The record node's schedule
+// actions: set from msg.payload, show, preview (proposed and stored), clear, and the agent's
+// 400 for a wrong document with nothing stored.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -489,6 +491,106 @@ test('a config node without a token: the node says so in its status and to catch
   helper.getNode('n').receive({});
   assert.is((await caught).error.message, 'the device-agent config node has no API token');
   assert.equal(shownBy('n').at(-1), { fill: 'red', shape: 'ring', text: 'the device-agent config node has no API token' });
+});
+
+/** A schedule for the nodes: disabled, so that the agent records nothing while it is stored. */
+const SCHEDULE = {
+  enabled: false,
+  location: { latitude: 60.17, longitude: 24.94 },
+  timeZone: 'Europe/Helsinki',
+  windows: [
+    { start: 'dawn', end: 'sunrise+1h' },
+    { start: '23:00', end: '01:00', duty: { onSeconds: 300, offSeconds: 300 } },
+  ],
+};
+
+const schedule = (ctx: Ctx, method = 'GET', body?: unknown, path = '/api/v1/schedule') =>
+  fetch(`${ctx.agent.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${ctx.token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then((r) => r.json() as Promise<any>);
+
+test("record's schedule actions: set from msg.payload's JSON, show, preview proposed and stored as the API answers, clear", async (ctx) => {
+  const node = (id: string, action: string) => ({
+    id,
+    type: 'device-agent record',
+    action,
+    duration: '5',
+    format: 'wav',
+    wires: [['out']],
+  });
+  await load(ctx, [
+    node('set', 'schedule-set'),
+    node('show', 'schedule-show'),
+    node('preview', 'schedule-preview'),
+    node('clear', 'schedule-clear'),
+  ]);
+  try {
+    // A proposed document's preview, before anything is stored.
+    let got = nextMessage('out');
+    helper.getNode('preview').receive({ payload: SCHEDULE, from: '2026-06-20', days: 3 });
+    const proposed = await got;
+    assert.equal(
+      proposed.payload,
+      await schedule(ctx, 'POST', { schedule: SCHEDULE, from: '2026-06-20', days: 3 }, '/api/v1/schedule/preview'),
+    );
+    assert.is(proposed.payload.windows.length, 6);
+    assert.is((await schedule(ctx)).schedule, null);
+
+    got = nextMessage('out');
+    const shown = statusOf('set', (s) => s.fill === 'green');
+    helper.getNode('set').receive({ payload: JSON.stringify(SCHEDULE), topic: 'field season' });
+    const set = await got;
+    assert.is(set.topic, 'field season');
+    const stored = await schedule(ctx);
+    assert.equal(set.payload.schedule, stored.schedule);
+    assert.is(stored.schedule.timeZone, 'Europe/Helsinki');
+    assert.equal(
+      stored.schedule.windows.map((w: any) => [w.start, w.end]),
+      SCHEDULE.windows.map((w) => [w.start, w.end]),
+    );
+    assert.equal(set.payload.state, { ...stored.state, state: 'off', reason: 'disabled' });
+    assert.equal(await shown, { fill: 'green', shape: 'dot', text: 'schedule: off (disabled)' });
+
+    got = nextMessage('out');
+    helper.getNode('show').receive({});
+    assert.equal((await got).payload, await schedule(ctx));
+
+    // The stored schedule's preview (no document in msg.payload: an inject's timestamp).
+    got = nextMessage('out');
+    helper.getNode('preview').receive({ payload: Date.now(), from: '2026-12-20', days: 2 });
+    assert.equal((await got).payload, await schedule(ctx, 'GET', undefined, '/api/v1/schedule/preview?from=2026-12-20&days=2'));
+
+    got = nextMessage('out');
+    helper.getNode('clear').receive({});
+    const cleared = await got;
+    assert.is(cleared.payload.schedule, null);
+    assert.equal(cleared.payload.state.reason, 'no schedule');
+    assert.is((await schedule(ctx)).schedule, null);
+  } finally {
+    await fetch(`${ctx.agent.url}/api/v1/schedule`, { method: 'DELETE', headers: { Authorization: `Bearer ${ctx.token}` } });
+  }
+});
+
+test("record's set schedule: a wrong document is the agent's 400 naming the field, nothing stored; no document, no request", async (ctx) => {
+  await load(ctx, [{ id: 'n', type: 'device-agent record', action: 'schedule-set', wires: [['out']] }]);
+  const caught = nextMessage('caught');
+  const shown = statusOf('n', (s) => s.fill === 'red');
+  helper.getNode('n').receive({ payload: { ...SCHEDULE, windows: [{ start: 'sunrise+25h', end: '06:00' }] } });
+  const error = await caught;
+  const theirs = 'windows[0].start: must be HH:MM or a sun event with an offset';
+  assert.is(error.error.message, `device-agent answered 400: ${theirs}`);
+  assert.is(error.statusCode, 400);
+  assert.equal(await shown, { fill: 'red', shape: 'ring', text: `400 ${theirs}` });
+  assert.is((await schedule(ctx)).schedule, null);
+
+  const refused = nextMessage('caught');
+  helper.getNode('n').receive({ payload: 1764300000000 });
+  assert.is((await refused).error.message, 'set schedule takes msg.payload as a schedule document: an object, or its JSON text');
+  const broken = nextMessage('caught');
+  helper.getNode('n').receive({ payload: '{"windows": [' });
+  assert.match((await broken).error.message, /^msg\.payload is not a JSON schedule document: /);
 });
 
 test.run();

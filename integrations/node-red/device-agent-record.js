@@ -1,11 +1,49 @@
 // device-agent record: starts a recording on the device; optionally waits for its end and
-// brings the file back, into msg.payload as a Buffer or into a local file.
+// brings the file back, into msg.payload as a Buffer or into a local file. Its Action may
+// instead work on the device's recording schedule (docs/schedule.md): show it, set it from
+// msg.payload, preview it (the stored one, or msg.payload's before it is set), or clear it.
 'use strict';
 const { stat } = require('node:fs/promises');
 const { basename, join } = require('node:path');
 const { fail, pick, server } = require('./lib/common.js');
 
 const FORMATS = ['wav', 'flac', 'mp3'];
+const ACTIONS = ['record', 'schedule-show', 'schedule-set', 'schedule-preview', 'schedule-clear'];
+
+/** msg.payload as a schedule document: an object, or its JSON text; else undefined. */
+function documentOf(payload) {
+  let doc = payload;
+  if (typeof doc === 'string' && doc.trim().startsWith('{')) {
+    try {
+      doc = JSON.parse(doc);
+    } catch (err) {
+      throw new Error(`msg.payload is not a JSON schedule document: ${err.message}`);
+    }
+  }
+  return typeof doc === 'object' && doc !== null && !Array.isArray(doc) && !Buffer.isBuffer(doc) ? doc : undefined;
+}
+
+/** The schedule actions: msg.payload the API's answer (GET's for show, set and clear; the preview's). */
+async function scheduleAction(node, agent, action, msg) {
+  if (action === 'schedule-set') {
+    const doc = documentOf(msg.payload);
+    if (!doc) throw new Error('set schedule takes msg.payload as a schedule document: an object, or its JSON text');
+    node.status({ fill: 'blue', shape: 'dot', text: 'setting schedule' });
+    return agent.setSchedule(doc);
+  }
+  if (action === 'schedule-preview') {
+    const doc = documentOf(msg.payload);
+    return agent.schedulePreview({
+      ...(doc ? { schedule: doc } : {}),
+      ...(msg.from === undefined ? {} : { from: msg.from }),
+      ...(msg.days === undefined ? {} : { days: msg.days }),
+    });
+  }
+  if (action === 'schedule-clear') await agent.clearSchedule();
+  return agent.schedule();
+}
+
+const shown = (answer) => `schedule: ${answer.state.state}${answer.state.reason ? ` (${answer.state.reason})` : ''}`;
 
 /** A local destination: a directory (ending in "/" or existing) takes the recording's own name. */
 async function destination(path, file) {
@@ -32,6 +70,23 @@ module.exports = (RED) => {
 
     this.on('input', async (msg, send, done) => {
       if (!device) return fail(this, new Error('no device-agent config node is selected'), msg, done);
+      const action = config.action || 'record';
+      if (!ACTIONS.includes(action)) return fail(this, new Error(`action must be one of ${ACTIONS.join(', ')}, not ${action}`), msg, done);
+      if (action !== 'record') {
+        try {
+          const answer = await scheduleAction(this, await device.agent(), action, msg);
+          msg.payload = answer;
+          this.status({
+            fill: 'green',
+            shape: 'dot',
+            text: action === 'schedule-preview' ? `preview: ${answer.windows.length} window(s)` : shown(answer),
+          });
+          send(msg);
+          return done();
+        } catch (err) {
+          return fail(this, err, msg, done);
+        }
+      }
       const duration = Number(pick(msg, 'duration', config.duration));
       const format = String(pick(msg, 'format', config.format) ?? 'wav');
       const deviceId = pick(msg, 'device', config.device);

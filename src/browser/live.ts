@@ -2,6 +2,7 @@
 // and the bearer header (EventSource cannot send it). An agent without the stream (404) or
 // with all its streams taken (503) is polled every 2 s instead.
 import { authHeaders, check, getJson, session } from './api.ts';
+import type { ScheduleState } from './schedule.ts';
 import type { DeviceStatus, Recording } from './types.ts';
 
 export interface LiveHandlers {
@@ -11,6 +12,8 @@ export interface LiveHandlers {
   level?(l: { device: string; peakDbfs: number; rmsDbfs: number }): void;
   /** A file the outbox uploaded or set aside (its state has changed). */
   outbox?(): void;
+  /** The schedule's state, at each change (docs/schedule.md, "API"). */
+  schedule?(s: ScheduleState): void;
 }
 
 const POLL_MS = 2000;
@@ -83,6 +86,7 @@ export function startLive(handlers: LiveHandlers): () => void {
         else if (event === 'recording') handlers.recording(JSON.parse(data) as Recording);
         else if (event === 'level') handlers.level?.(JSON.parse(data) as { device: string; peakDbfs: number; rmsDbfs: number });
         else if (event === 'outbox') handlers.outbox?.();
+        else if (event === 'schedule') handlers.schedule?.(JSON.parse(data) as ScheduleState);
       });
     } catch (err) {
       if ((err as { status?: number }).status === 401) return; // back at the login form

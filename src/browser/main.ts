@@ -1,5 +1,5 @@
-// The agent's web interface: the login form, or the panels (status, recording, files,
-// tokens) fed by the API with the token from sessionStorage. Bundled by build/web-page.mjs.
+// The agent's web interface: the login form, or the panels (status, recording, schedule,
+// files, tokens) fed by the API with the token from sessionStorage. Bundled by build/web-page.mjs.
 // It offers what the user's scopes allow (docs/api.md, "Roles"): a viewer sees no upload,
 // no recording and no delete; the API refuses them anyway.
 import { getJson, onUnauthorized, session } from './api.ts';
@@ -8,6 +8,7 @@ import { filesView } from './files.ts';
 import { startLive } from './live.ts';
 import { loginView } from './login.ts';
 import { recordingView } from './recording.ts';
+import { scheduleView } from './schedule.ts';
 import { statusView } from './status.ts';
 import { tokensView } from './tokens.ts';
 import type { TlsInfo } from './types.ts';
@@ -48,6 +49,8 @@ function showDashboard(): void {
   const can = (scope: string) => me.scopes.includes(scope);
   const status = statusView();
   const recording = can('audio') ? recordingView() : undefined;
+  // Every schedule route, reading and writing, needs `audio` (docs/schedule.md, "API").
+  const schedule = can('audio') ? scheduleView() : undefined;
   const files = filesView();
   if (!can('files:write')) readOnly(files.el);
   const tokens = tokensView(me);
@@ -68,7 +71,7 @@ function showDashboard(): void {
   fill(
     root,
     h('header', { class: 'bar' }, title, host, who, logout),
-    h('main', { class: 'panels' }, status.el, recording?.el, files.el, tokens.el),
+    h('main', { class: 'panels' }, status.el, recording?.el, schedule?.el, files.el, tokens.el),
   );
   const stop = startLive({
     status: (s) => {
@@ -79,6 +82,7 @@ function showDashboard(): void {
     recording: recording ? recording.update : () => {},
     level: recording?.level,
     outbox: status.outboxChanged,
+    schedule: schedule?.state,
   });
   teardown = () => {
     stop();
@@ -90,6 +94,7 @@ function showDashboard(): void {
   // A user limited to a directory starts there: paths stay relative to the base.
   void files.open(me.directory ?? '');
   void tokens.open();
+  void schedule?.open();
   // An agent without HTTPS support answers 404: nothing to show.
   getJson<TlsInfo>('/api/v1/tls').then(status.showTls, () => {});
 }

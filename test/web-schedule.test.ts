@@ -1,0 +1,219 @@
+// The web interface's "Schedule" panel (docs/schedule.md, docs/api.md#web-interface), in
+// Debian's Chromium against a real agent: an admin sees the stored state, previews a
+// proposed document (the windows shown are exactly those POST /api/v1/schedule/preview
+// answers for it, and nothing is stored), saves it (the agent stores it; a reload shows
+// it), and a wrong document shows the agent's own 400 text while the stored one stays;
+// the state follows the `schedule` event; a viewer, whose scopes do not include `audio`
+// (every schedule route's), sees no panel and no save control. No request to another host,
+// no console error, the CSP holds.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
+import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { bearer } from './helpers/http.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const VIEWER = { username: 'vera', password: 'a password for the page', role: 'viewer' as const };
+/** Statuses provoked on purpose (Chromium logs each as a console error). */
+const PROVOKED = /^Failed to load resource: the server responded with a status of (400|403) /;
+
+/** A proposed schedule: a sun event and a duty cycle across midnight, on the spring DST change in London. */
+const DOC = {
+  location: { latitude: 51.5, longitude: -0.13 },
+  timeZone: 'Europe/London',
+  recording: { fileExtension: 'flac', segmentSeconds: 60 },
+  windows: [
+    { start: 'sunrise-30m', end: 'sunrise+1h' },
+    { start: '22:00', end: '02:00', days: ['sat', 'sun'], duty: { onSeconds: 600, offSeconds: 1200 } },
+  ],
+};
+const FROM = '2026-03-27';
+const DAYS = 4;
+
+interface Ctx {
+  agent: TestAgent;
+  admin: string;
+  browser: Browser;
+  problems: string[];
+  shots: string;
+}
+const web = suite<Ctx>('web interface: the schedule panel');
+
+web.before(async (ctx) => {
+  ctx.problems = [];
+  ctx.shots = makeDir('da-web-schedule-screenshots-');
+  console.log(`screenshots in ${ctx.shots}`);
+  ctx.agent = await startAgent({
+    users: [ADMIN, VIEWER],
+    // A clock never synchronized: the stored schedule waits and records nothing during the test.
+    config: { clock: { syncedFile: 'never-synchronized' } },
+  });
+  ctx.admin = await ctx.agent.login();
+  ctx.browser = await launchChromium();
+});
+
+web.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.agent?.cleanup();
+});
+
+async function openAs(ctx: Ctx, user: { username: string; password: string }): Promise<Page> {
+  const context = await fencedContext(ctx.browser, ctx.agent.url, ctx.problems, { viewport: { width: 1280, height: 1200 } }, PROVOKED);
+  const page = await context.newPage();
+  await page.goto(`${ctx.agent.url}/`);
+  await page.getByRole('textbox', { name: 'Username' }).fill(user.username);
+  await page.getByRole('textbox', { name: 'Password' }).fill(user.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Tokens', level: 2 }).waitFor();
+  return page;
+}
+
+const api = async (ctx: Ctx, method: string, path: string, body?: unknown) => {
+  const res = await fetch(`${ctx.agent.url}${path}`, {
+    method,
+    headers: { ...bearer(ctx.admin), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+/** axe-core's serious and critical violations on the page. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const found = await page.evaluate(async () => {
+    const r = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe.run();
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return found
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
+}
+
+const panelOf = (page: Page) => page.locator('section', { has: page.getByRole('heading', { name: 'Schedule', level: 2 }) });
+
+/** The preview as shown: each row's start and end (the API's own text, in `datetime`) and its count of "on" periods. */
+const shownWindows = (panel: Locator) =>
+  panel
+    .getByRole('region', { name: 'Preview' })
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => {
+        const times = [...tr.querySelectorAll('time')].map((t) => t.getAttribute('datetime'));
+        return { start: times[0], end: times[1], periods: Number(tr.querySelector('[data-periods]')?.getAttribute('data-periods')) };
+      }),
+    );
+
+/** The editor's text replaced (fill, as a person pasting a document would). */
+const edit = (panel: Locator, doc: unknown) =>
+  panel.getByRole('textbox', { name: 'Schedule document (JSON)' }).fill(typeof doc === 'string' ? doc : JSON.stringify(doc, null, 2));
+
+web('an admin previews a proposed schedule (the windows the API computes for it), saves it, and a reload shows it stored', async (ctx) => {
+  const page = await openAs(ctx, ADMIN);
+  const panel = panelOf(page);
+  await panel.getByText('No schedule is stored', { exact: false }).waitFor();
+  await panel.getByText('off (no schedule)').waitFor();
+  await edit(panel, DOC);
+  await panel.getByLabel('Preview from').fill(FROM);
+  await panel.getByRole('spinbutton', { name: 'Days' }).fill(String(DAYS));
+  await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+  await panel.getByRole('region', { name: 'Preview' }).locator('tbody tr').first().waitFor();
+  const theirs = await api(ctx, 'POST', '/api/v1/schedule/preview', { schedule: DOC, from: FROM, days: DAYS });
+  assert.is(theirs.status, 200);
+  const expected = theirs.body.windows.map((w: any) => ({ start: w.start, end: w.end, periods: w.on.length }));
+  // Four sunrises and two night windows (Saturday's, across the change to summer time, and Sunday's).
+  assert.is(expected.length, 6, JSON.stringify(theirs.body));
+  assert.equal(await shownWindows(panel), expected);
+  // The night windows' duty cycle is said, with the time it records.
+  const night = panel.getByRole('row', { name: /2026-03-28 22:00:00/ });
+  assert.match(await night.innerText(), /\d+ period\(s\), \d+ h \d+ min of 3 h 0 min/);
+  // A preview stores nothing.
+  assert.is((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, null);
+
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  await panel.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+  const stored = (await api(ctx, 'GET', '/api/v1/schedule')).body;
+  assert.equal(
+    stored.schedule.windows.map((w: any) => [w.start, w.end, w.duty ?? null]),
+    DOC.windows.map((w: any) => [w.start, w.end, w.duty ?? null]),
+  );
+  assert.equal(stored.schedule.windows[1].days, ['sat', 'sun']);
+  assert.is(stored.schedule.timeZone, 'Europe/London');
+  assert.is(stored.schedule.recording.segmentSeconds, 60);
+  await panel.getByText('waiting (clock not synchronized)').waitFor();
+
+  await page.screenshot({ path: join(ctx.shots, 'schedule-preview.png'), fullPage: true });
+  assert.equal(await axeViolations(page), []);
+  // At 360 px the panel, its editor and its preview fit: no page-wide horizontal scroll.
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
+  await page.screenshot({ path: join(ctx.shots, 'schedule-360.png'), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 1200 });
+  await page.reload();
+  const again = panelOf(page);
+  await again.getByText('The stored schedule', { exact: false }).waitFor();
+  const text = await again.getByRole('textbox', { name: 'Schedule document (JSON)' }).inputValue();
+  assert.equal(JSON.parse(text), stored.schedule);
+  await page.screenshot({ path: join(ctx.shots, 'schedule.png'), fullPage: true });
+  await page.context().close();
+});
+
+web("a wrong document: the agent's 400 text, word for word, and the stored schedule unchanged", async (ctx) => {
+  const before = (await api(ctx, 'GET', '/api/v1/schedule')).body.schedule;
+  assert.ok(before, 'the previous test stored a schedule');
+  const page = await openAs(ctx, ADMIN);
+  const panel = panelOf(page);
+  await panel.getByText('The stored schedule', { exact: false }).waitFor();
+  const bad = { ...DOC, windows: [DOC.windows[0], { start: '25:00', end: '02:00' }] };
+  await edit(panel, bad);
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  const theirs = await api(ctx, 'PUT', '/api/v1/schedule', bad);
+  assert.equal(theirs, { status: 400, body: { error: 'windows[1].start: must be HH:MM or a sun event with an offset' } });
+  await panel.getByRole('alert').filter({ hasText: theirs.body.error }).waitFor();
+  assert.is(await panel.getByRole('alert').innerText(), theirs.body.error);
+  assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, before);
+  // Its preview: the same rule, the path under `schedule.` as the preview route names it.
+  await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+  await panel.getByRole('alert').filter({ hasText: 'schedule.windows[1].start: must be HH:MM' }).waitFor();
+  // Text that is not JSON is said so, and nothing is sent.
+  await edit(panel, '{"windows": [');
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  await panel
+    .getByRole('alert')
+    .filter({ hasText: /^the document is not JSON: / })
+    .waitFor();
+  assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, before);
+  // A change made elsewhere (here the API): the state follows the `schedule` event, no reload;
+  // the text being edited is left as it is.
+  await panel.getByText('waiting (clock not synchronized)').waitFor();
+  assert.is((await api(ctx, 'PUT', '/api/v1/schedule', { ...DOC, enabled: false })).status, 200);
+  await panel.getByText('off (disabled)').waitFor();
+  assert.is(await panel.getByRole('textbox', { name: 'Schedule document (JSON)' }).inputValue(), '{"windows": [');
+  await page.context().close();
+});
+
+web('a viewer (no scope audio) sees no schedule panel and no save control; the API refuses them the schedule too', async (ctx) => {
+  const page = await openAs(ctx, VIEWER);
+  await page.getByRole('heading', { name: 'Device status', level: 2 }).waitFor();
+  assert.is(await page.getByRole('heading', { name: 'Schedule' }).count(), 0);
+  assert.is(await page.getByRole('button', { name: 'Save schedule' }).count(), 0);
+  assert.is(await page.getByRole('textbox', { name: 'Schedule document (JSON)' }).count(), 0);
+  const token = await ctx.agent.login(VIEWER.username, VIEWER.password);
+  const res = await fetch(`${ctx.agent.url}/api/v1/schedule`, { headers: bearer(token) });
+  assert.is(res.status, 403);
+  assert.equal(await res.json(), { error: 'insufficient scope: audio is required' });
+  await page.context().close();
+});
+
+web('nothing left for another host, no console error, no CSP violation', ({ problems }) => {
+  assert.equal(problems, []);
+});
+
+web.run();
