@@ -72,7 +72,7 @@ function filesDir(locked: Buffer, others: Record<string, Buffer>): string {
  */
 const wake = (agent: TestAgent) => until('a login after the jump', () => agent.login().catch(() => undefined));
 
-const setAside = (s: { failed?: unknown }) => (s.failed as { path: string; error: string; since: string }[]) ?? [];
+const setAside = (s: Record<string, unknown>) => (s.failed as { path: string; error: string; since: string }[]) ?? [];
 
 const test = suite('outbox: set-aside files tried again');
 
