@@ -84,9 +84,13 @@ async function get(path: string): Promise<Record<string, unknown>> {
 role.before(async () => {
   if (why) return;
   tmp = mkdtempSync(join(tmpdir(), 'da-role-links-'));
-  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()]).then(
-    ([a, r]) => [a, r] as const,
-  );
+  // uvu says nothing of a hook that throws (its cases just do not run): the error is printed here.
+  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()])
+    .then(([a, r]) => [a, r] as const)
+    .catch((err: unknown) => {
+      console.error('fleet-role-links: setting up failed:', err);
+      throw err;
+    });
   inventory = join(tmp, 'inventory.json');
   writeFileSync(
     inventory,
