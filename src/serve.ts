@@ -295,6 +295,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     if (mqtt && (!secrets || c.deviceId !== current.deviceId)) {
       void mqtt.stop(); // offline published on its own topics
       mqtt = undefined;
+      metrics.watchMqtt(undefined); // its series go with it (docs/mqtt.md)
     }
     if (!c.mqtt || !secrets) return;
     if (mqtt) return void mqtt.reconfigure(c.mqtt, secrets);

@@ -36,6 +36,7 @@ export const once = new Set([
   'package-repo-key.test.ts',
   'fleet-ansible.test.ts',
   'fleet-role.test.ts',
+  'fleet-role-links.test.ts',
   'bench-smoke.test.ts',
   'bench-soak.test.ts',
   'system-vm.test.ts',
@@ -75,6 +76,8 @@ export const timeouts = {
   'fleet-ansible.test.ts': 600,
   // Builds both packages, then ansible-playbook three times into a Debian root.
   'fleet-role.test.ts': 900,
+  // Builds both packages, then ansible-playbook three times into a Debian root (as fleet-role).
+  'fleet-role-links.test.ts': 900,
   'bench-smoke.test.ts': 600,
   'bench-soak.test.ts': 300,
   // ~90 s on a quiet 2-core host (four agents, Chromium, a 20 MB upload throttled to 20 MB/s).

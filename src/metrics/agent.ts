@@ -37,6 +37,7 @@ export class AgentMetrics {
   /** The MQTT link's counts; its series appear once a link is configured (watchMqtt). */
   readonly mqtt: MqttFigures;
   private mqttConnected: (() => boolean) | undefined;
+  private readonly clearMqtt: () => void;
 
   constructor() {
     const r = this.registry;
@@ -115,6 +116,10 @@ export class AgentMetrics {
       new Counter('device_agent_mqtt_commands_total', 'Commands received over MQTT, by action and answer status', ['action', 'status']),
     );
     this.mqtt = { connects, command: (action, status) => commands.cell(action, String(status)).value++ };
+    this.clearMqtt = () => {
+      connects.value = 0;
+      commands.clear();
+    };
     processMetrics(r);
   }
 
@@ -128,8 +133,12 @@ export class AgentMetrics {
     this.outbox = figures;
   }
 
-  /** The MQTT link's series appear (src/serve.ts, with `mqtt` configured). */
-  watchMqtt(connected: () => boolean): void {
+  /**
+   * The MQTT link's series appear (src/serve.ts, with `mqtt` configured); `undefined` (the link
+   * stopped by a reload) removes them all, the counts included: a link set again counts from 0.
+   */
+  watchMqtt(connected: (() => boolean) | undefined): void {
+    if (!connected) this.clearMqtt();
     this.mqttConnected = connected;
   }
 

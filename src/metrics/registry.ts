@@ -53,6 +53,11 @@ export class Counter {
     return c;
   }
 
+  /** Every labelled series dropped (a feature turned off by a reload: its series go). */
+  clear(): void {
+    if (this.labelNames.length > 0) this.cells.clear();
+  }
+
   render(out: Out): void {
     out.push(this.header);
     for (const c of this.cells.values()) {
