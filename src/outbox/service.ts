@@ -4,7 +4,7 @@
 import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { freeBytes } from '../audio/disk-guard.ts';
 import { stat, unlink } from '../util/fsp.ts';
-import type { Audit } from '../audit/trail.ts';
+import { type Audit, auditDeleted } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { onFileCompleted } from '../util/completed.ts';
 import { errnoName } from '../util/errno.ts';
@@ -379,16 +379,7 @@ export class Outbox {
       return;
     }
     this.journal.forget(rel);
-    this.deps.audit.record({
-      event: 'delete',
-      outcome: 'ok',
-      user: null,
-      credential: 'agent',
-      client: 'local',
-      path: rel,
-      bytes,
-      reason: 'uploaded',
-    });
+    auditDeleted(this.deps.audit, rel, bytes, 'uploaded');
   }
 
   /** undefined when the file can be read, else its errno name. */
@@ -471,17 +462,7 @@ export class Outbox {
       }
       this.journal.forget(rel);
       deleted++;
-      this.deps.audit.record({
-        event: 'delete',
-        outcome: 'ok',
-        user: null,
-        credential: 'agent',
-        client: 'local',
-        path: rel,
-        bytes: stamp.size,
-        reason: 'disk',
-        uploaded: true,
-      });
+      auditDeleted(this.deps.audit, rel, stamp.size, 'disk', true);
     }
     if (deleted > 0) this.journal.write();
     return deleted;
