@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { AGENT_LISTENING, portIn, procStats, resetPeak } from './procs.mjs';
+import { AGENT_LISTENING, baseConfig, portIn, procStats, resetPeak } from './procs.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mbOf = (kb) => kb / 1024;
@@ -49,18 +49,7 @@ export function memoryCgroupRoot() {
 export async function startAgent(bin, dir, { tls = false, cgroup } = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      host: '127.0.0.1',
-      port: 0,
-      baseDir: 'files',
-      usersFile: 'users.json',
-      jwtSecretFile: 'jwt.secret',
-      audio: { device: 'null' },
-      ...(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {}),
-    }),
-  );
+  writeFileSync(config, JSON.stringify(baseConfig(tls ? { tls: { certFile: 'tls/cert.pem', keyFile: 'tls/key.pem' } } : {})));
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(process.env.CLI_BIN ?? bin, ['user', 'add', 'bench', '--config', config], {
       input: 'bench-password\n',

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import S3rver from 's3rver';
-import { AGENT_LISTENING, portIn, procStats } from './procs.mjs';
+import { AGENT_LISTENING, baseConfig, portIn, procStats } from './procs.mjs';
+import { rcloneEnv } from './rclone.mjs';
 import { pairRatio, table } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,18 +37,7 @@ async function store(dir) {
 }
 
 function rcloneCopy(url, from, prefix) {
-  const { AWS_CA_BUNDLE: _ca, ...inherited } = process.env;
-  const env = {
-    ...inherited,
-    RCLONE_CONFIG: '/dev/null',
-    RCLONE_CONFIG_STORE_TYPE: 's3',
-    RCLONE_CONFIG_STORE_PROVIDER: 'Other',
-    RCLONE_CONFIG_STORE_ENDPOINT: url,
-    RCLONE_CONFIG_STORE_ACCESS_KEY_ID: KEY,
-    RCLONE_CONFIG_STORE_SECRET_ACCESS_KEY: KEY,
-    RCLONE_CONFIG_STORE_FORCE_PATH_STYLE: 'true',
-    RCLONE_CONFIG_STORE_REGION: 'us-east-1',
-  };
+  const env = rcloneEnv(url, KEY, KEY);
   const t = performance.now();
   return new Promise((resolve, reject) =>
     execFile('rclone', ['copy', from, `store:${BUCKET}/${prefix}`], { env }, (err, _out, stderr) =>
@@ -71,26 +61,22 @@ async function startShipper(bin, dir, users, url) {
   const config = join(dir, 'config.json');
   writeFileSync(
     config,
-    JSON.stringify({
-      host: '127.0.0.1',
-      port: 0,
-      baseDir: 'files',
-      usersFile: 'users.json',
-      jwtSecretFile: 'jwt.secret',
-      audio: { device: 'null' },
-      outbox: {
-        target: {
-          type: 's3',
-          endpoint: url,
-          region: 'us-east-1',
-          bucket: BUCKET,
-          prefix: `agent-${process.hrtime.bigint()}/`,
-          accessKeyId: KEY,
-          secretAccessKeyFile: 's3.secret',
+    JSON.stringify(
+      baseConfig({
+        outbox: {
+          target: {
+            type: 's3',
+            endpoint: url,
+            region: 'us-east-1',
+            bucket: BUCKET,
+            prefix: `agent-${process.hrtime.bigint()}/`,
+            accessKeyId: KEY,
+            secretAccessKeyFile: 's3.secret',
+          },
+          maxBackoffSeconds: 3600,
         },
-        maxBackoffSeconds: 3600,
-      },
-    }),
+      }),
+    ),
   );
   const logFile = join(dir, 'agent.log');
   const fd = openSync(logFile, 'w');

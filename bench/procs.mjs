@@ -72,22 +72,27 @@ export async function portIn(file, pattern, child, { timeoutMs = 6_000, everyMs 
   }
 }
 
+/**
+ * The benches' agent config: loopback on port 0, files/, the users file and JWT secret beside
+ * the config, no audio device; `extra`'s keys on top (e.g. `{ tls: {...} }`, `{ outbox: {...} }`).
+ */
+export function baseConfig(extra = {}) {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    baseDir: 'files',
+    usersFile: 'users.json',
+    jwtSecretFile: 'jwt.secret',
+    audio: { device: 'null' },
+    ...extra,
+  };
+}
+
 /** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`, `{ metrics: { enabled: false } }`). */
 export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      host: '127.0.0.1',
-      port: 0,
-      baseDir: 'files',
-      usersFile: 'users.json',
-      jwtSecretFile: 'jwt.secret',
-      audio: { device: 'null' },
-      ...extra,
-    }),
-  );
+  writeFileSync(config, JSON.stringify(baseConfig(extra)));
   if (!existsSync(join(dir, 'users.json'))) {
     execFileSync(bin, ['user', 'add', 'bench', '--config', config], { input: 'bench-password\n', stdio: ['pipe', 'ignore', 'inherit'] });
     // A second user: one user holds at most half of the stream slots (docs/api.md, "Stream slots").

@@ -15,7 +15,7 @@ import { Gate, hashPassword } from './auth/passwords.ts';
 import { loadSecret, SecretError } from './auth/secret.ts';
 import { Tokens } from './auth/tokens.ts';
 import { ApiTokenStore, TokensFileError } from './auth/api-tokens.ts';
-import { createAudit } from './audit/trail.ts';
+import { auditDeleted, createAudit } from './audit/trail.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config/config.ts';
 import { crypto } from './util/crypto.ts';
@@ -221,17 +221,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     onDeleted: (r) => {
       // With the outbox on, whether it had been uploaded (a lost one is counted: docs/outbox.md).
       const uploaded = outbox.deleted(joinName(config.recordingsDir, r.name));
-      audit.record({
-        event: 'delete',
-        outcome: 'ok',
-        user: null,
-        credential: 'agent',
-        client: 'local',
-        path: posix.relative(config.baseDir, joinName(config.recordingsDir, r.name)),
-        bytes: r.bytes,
-        reason: 'retention',
-        ...(uploaded === undefined || uploaded === null ? {} : { uploaded }),
-      });
+      const path = posix.relative(config.baseDir, joinName(config.recordingsDir, r.name));
+      auditDeleted(audit, path, r.bytes, 'retention', uploaded ?? undefined);
     },
   });
   const sampler = new StatusSampler({

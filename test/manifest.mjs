@@ -27,6 +27,7 @@ export const once = new Set([
   'unit-schedule-windows.test.ts',
   'unit-schedule-document.test.ts',
   'unit-outbox-retention.test.ts',
+  'unit-outbox-queue.test.ts',
   'unit-mqtt.test.ts',
   // In-process: the operations of a running agent called without HTTP (src/ops/invoke.ts).
   'ops-invoke.test.ts',

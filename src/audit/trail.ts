@@ -189,5 +189,30 @@ function coalesced(first: AuditEvent, more: number, overflow: boolean): AuditEve
   return { ...fields, more, seconds };
 }
 
+/**
+ * The agent deleted a file it keeps: `reason` "retention" (its limits), "disk" (free space
+ * below the floor) or "uploaded" (outbox.deleteAfterUpload). `uploaded` says, with the outbox
+ * on, whether the file had a verified upload; absent otherwise.
+ */
+export function auditDeleted(
+  audit: Audit,
+  path: string,
+  bytes: number,
+  reason: 'retention' | 'disk' | 'uploaded',
+  uploaded?: boolean,
+): void {
+  audit.record({
+    event: 'delete',
+    outcome: 'ok',
+    user: null,
+    credential: 'agent',
+    client: 'local',
+    path,
+    bytes,
+    reason,
+    ...(uploaded === undefined ? {} : { uploaded }),
+  });
+}
+
 /** An audit that records nothing (tests of units that take one). */
 export const NO_AUDIT: Audit = { record: () => {}, setFile: () => {}, close: async () => {} };

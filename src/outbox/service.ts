@@ -4,7 +4,7 @@
 import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { freeBytes } from '../audio/disk-guard.ts';
 import { stat, unlink } from '../util/fsp.ts';
-import type { Audit } from '../audit/trail.ts';
+import { type Audit, auditDeleted } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { onFileCompleted } from '../util/completed.ts';
 import { errnoName } from '../util/errno.ts';
@@ -13,6 +13,7 @@ import { isWithin, joinName } from '../util/paths.ts';
 import { type OutboxConfig, outboxSecret } from './config.ts';
 import { shipsByName } from './eligible.ts';
 import { Journal, type Stamp, sameStamp } from './journal.ts';
+import { PendingQueue } from './queue.ts';
 import { makeTarget } from './targets.ts';
 import type { Job, Target } from './target.ts';
 import { type Digests, digestRange, RateLimit } from './transfer.ts';
@@ -30,11 +31,6 @@ const FIRST_BACKOFF_MS = 2_000;
  * same store in bench/outbox.mjs. A file's multipart parts still go one after the other.
  */
 const TRANSFERS = 4;
-
-interface Entry {
-  abs: string;
-  stamp: Stamp;
-}
 
 export interface OutboxDeps {
   config: Config;
@@ -66,7 +62,7 @@ export class Outbox {
   private target: Target;
   private readonly journal: Journal;
   private readonly limit: RateLimit;
-  private readonly pending = new Map<string, Entry>();
+  private readonly pending = new PendingQueue();
   /** Files seen still changing: queued once unchanged for SETTLE_MS. */
   private readonly young = new Map<string, string>();
   private readonly failed = new Map<string, { abs: string; stamp: Stamp | undefined; error: string; since: string }>();
@@ -178,7 +174,7 @@ export class Outbox {
       return;
     }
     this.young.delete(rel);
-    this.pending.set(rel, { abs, stamp });
+    this.pending.set(rel, stamp, this.shipping.has(rel));
     this.kick();
   }
 
@@ -202,7 +198,7 @@ export class Outbox {
           dir,
           (a) => this.relOf(a) ?? '.',
           (abs, rel, st) => {
-            seen.add(rel);
+            if (this.journal.has(rel)) seen.add(rel); // only the journal's entries are looked up in it
             this.found(abs, rel, st, false);
           },
         );
@@ -235,13 +231,6 @@ export class Outbox {
     }
   }
 
-  /** Pending files not under way. */
-  private waitingFiles(): number {
-    let n = 0;
-    for (const rel of this.pending.keys()) if (!this.shipping.has(rel)) n++;
-    return n;
-  }
-
   private kick(): void {
     if (this.stopped) return;
     const wait = this.nextAt - performance.now();
@@ -252,29 +241,27 @@ export class Outbox {
       }, wait).unref();
       return;
     }
-    const want = Math.min(TRANSFERS, this.shipping.size + this.waitingFiles());
+    const want = Math.min(TRANSFERS, this.shipping.size + this.pending.waiting);
     while (this.workers < want) {
       this.workers++;
       this.work()
         .catch((err: unknown) => this.deps.log.error(`outbox: ${String((err as Error)?.stack ?? err)}`))
         .finally(() => {
           this.workers--;
-          if (!this.stopped && this.waitingFiles() > 0) this.kick();
+          if (!this.stopped && this.pending.waiting > 0) this.kick();
         });
     }
   }
 
-  /** The oldest pending file not under way. */
-  private oldest(): [string, Entry] | undefined {
-    let best: [string, Entry] | undefined;
-    for (const e of this.pending) if (!this.shipping.has(e[0]) && (!best || e[1].stamp.mtimeMs < best[1].stamp.mtimeMs)) best = e;
-    return best;
+  /** A pending file's path: under baseDir (it may have been found under the real path of it). */
+  private absOf(rel: string): string {
+    return joinName(this.baseDir, rel);
   }
 
   /** One worker: ships the oldest file not under way, then the next, until none is left or the target fails. */
   private async work(): Promise<void> {
     while (!this.stopped && this.nextAt <= performance.now()) {
-      const next = this.oldest();
+      const next = this.pending.take(); // the oldest file not under way
       if (!next) return;
       const ac = new AbortController();
       this.shipping.set(next[0], ac); // before any await: no other worker takes it
@@ -283,43 +270,45 @@ export class Outbox {
         ok = await this.shipOne(next[0], next[1], ac);
       } finally {
         this.shipping.delete(next[0]);
+        this.pending.giveBack(next[0]); // still pending (a reload, the stop, queued again meanwhile): waits again
       }
       if (!ok) return;
     }
   }
 
   /** Ships one file; false when the target failed (the backoff then holds every file). */
-  private async shipOne(rel: string, entry: Entry, ac: AbortController): Promise<boolean> {
+  private async shipOne(rel: string, queued: Stamp, ac: AbortController): Promise<boolean> {
+    const abs = this.absOf(rel);
     let st: Stats;
     try {
-      st = await stat(entry.abs);
+      st = await stat(abs);
       if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
     } catch {
       this.pending.delete(rel); // gone (deleted, moved away: a move in is its own notification)
       return true;
     }
     const stamp = stampOf(st);
-    if (!sameStamp(stamp, entry.stamp)) {
+    if (!sameStamp(stamp, queued)) {
       // Changed since it was queued: shipped once it settles.
       this.pending.delete(rel);
-      this.found(entry.abs, rel, st, false);
+      this.found(abs, rel, st, false);
       return true;
     }
-    const readable = await this.readable(entry.abs);
+    const readable = await this.readable(abs);
     if (readable !== undefined) {
-      if (readable !== 'ENOENT') this.setAside(rel, entry, `cannot read the file: ${readable}`);
+      if (readable !== 'ENOENT') this.setAside(rel, abs, queued, `cannot read the file: ${readable}`);
       else this.pending.delete(rel);
       return true;
     }
     let digests: Promise<Digests> | undefined;
     const job: Job = {
       rel,
-      abs: entry.abs,
+      abs,
       size: stamp.size,
       mtimeMs: stamp.mtimeMs,
       multipart: this.journal.multipartOf(rel),
       saveMultipart: (state) => this.journal.setMultipart(rel, state),
-      digests: () => (digests ??= digestRange({ file: entry.abs, start: 0, end: stamp.size })),
+      digests: () => (digests ??= digestRange({ file: abs, start: 0, end: stamp.size })),
       signal: ac.signal,
       limit: this.limit,
       onBytes: () => {},
@@ -335,17 +324,17 @@ export class Outbox {
         return true;
       }
       if (code !== undefined) {
-        this.setAside(rel, entry, `cannot read the file: ${errnoName(err)}`);
+        this.setAside(rel, abs, queued, `cannot read the file: ${errnoName(err)}`);
         return true;
       }
       this.fail(rel, stamp.size, err);
       return false;
     }
     // Changed while it shipped: the store holds an older version; this one ships again.
-    const after = await stat(entry.abs).catch(() => undefined);
+    const after = await stat(abs).catch(() => undefined);
     if (after && !sameStamp(stampOf(after), stamp)) {
       this.pending.delete(rel);
-      this.found(entry.abs, rel, after, false);
+      this.found(abs, rel, after, false);
       return true;
     }
     this.journal.markUploaded(rel, stamp); // durable before it is counted anywhere
@@ -367,7 +356,7 @@ export class Outbox {
       key,
       bytes: stamp.size,
     });
-    if (this.config.deleteAfterUpload && after) await this.deleteUploaded(rel, entry.abs, stamp.size);
+    if (this.config.deleteAfterUpload && after) await this.deleteUploaded(rel, abs, stamp.size);
     return true;
   }
 
@@ -379,16 +368,7 @@ export class Outbox {
       return;
     }
     this.journal.forget(rel);
-    this.deps.audit.record({
-      event: 'delete',
-      outcome: 'ok',
-      user: null,
-      credential: 'agent',
-      client: 'local',
-      path: rel,
-      bytes,
-      reason: 'uploaded',
-    });
+    auditDeleted(this.deps.audit, rel, bytes, 'uploaded');
   }
 
   /** undefined when the file can be read, else its errno name. */
@@ -407,12 +387,12 @@ export class Outbox {
     }
   }
 
-  private setAside(rel: string, entry: Entry, error: string): void {
+  private setAside(rel: string, abs: string, stamp: Stamp, error: string): void {
     this.pending.delete(rel);
-    this.failed.set(rel, { abs: entry.abs, stamp: entry.stamp, error, since: iso(Date.now()) });
+    this.failed.set(rel, { abs, stamp, error, since: iso(Date.now()) });
     this.failuresTotal++;
     this.deps.log.warn(`outbox: ${rel} set aside: ${error}`);
-    this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes: entry.stamp.size, error });
+    this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes: stamp.size, error });
   }
 
   private fail(rel: string, bytes: number, err: unknown): void {
@@ -471,17 +451,7 @@ export class Outbox {
       }
       this.journal.forget(rel);
       deleted++;
-      this.deps.audit.record({
-        event: 'delete',
-        outcome: 'ok',
-        user: null,
-        credential: 'agent',
-        client: 'local',
-        path: rel,
-        bytes: stamp.size,
-        reason: 'disk',
-        uploaded: true,
-      });
+      auditDeleted(this.deps.audit, rel, stamp.size, 'disk', true);
     }
     if (deleted > 0) this.journal.write();
     return deleted;
@@ -509,13 +479,13 @@ export class Outbox {
 
   /** The pending files' bytes and the oldest one's modification time (undefined when none). */
   private pendingSums(): { bytes: number; oldest: number | undefined } {
-    let bytes = 0;
-    let oldest: number | undefined;
-    for (const e of this.pending.values()) {
-      bytes += e.stamp.size;
-      if (oldest === undefined || e.stamp.mtimeMs < oldest) oldest = e.stamp.mtimeMs;
+    // The oldest is the oldest waiting or one of the (at most TRANSFERS) under way.
+    let oldest = this.pending.oldestWaiting();
+    for (const rel of this.shipping.keys()) {
+      const m = this.pending.get(rel)?.mtimeMs;
+      if (m !== undefined && (oldest === undefined || m < oldest)) oldest = m;
     }
-    return { bytes, oldest };
+    return { bytes: this.pending.bytes, oldest };
   }
 
   figures(): OutboxFigures {

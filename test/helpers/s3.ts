@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aws4 from 'aws4';
 import S3rver from 's3rver';
+import { rcloneEnv } from '../../bench/rclone.mjs';
 
 export const ACCESS_KEY = 'S3RVER';
 export const SECRET = 'S3RVER';
@@ -136,19 +137,7 @@ export async function startStore(): Promise<Store> {
 /** rclone against s3rver directly, configured by environment (no config file). --fast-list: s3rver's
  * delimited listing leaves out some prefixes (dev-1/ was missing from a plain copy). */
 export function rclone(store: Store, args: string[]): Promise<string> {
-  // AWS_CA_BUNDLE from the environment would make rclone load a CA for a plain-HTTP store.
-  const { AWS_CA_BUNDLE: _ca, ...inherited } = process.env;
-  const env = {
-    ...inherited,
-    RCLONE_CONFIG: '/dev/null',
-    RCLONE_CONFIG_STORE_TYPE: 's3',
-    RCLONE_CONFIG_STORE_PROVIDER: 'Other',
-    RCLONE_CONFIG_STORE_ENDPOINT: store.direct,
-    RCLONE_CONFIG_STORE_ACCESS_KEY_ID: ACCESS_KEY,
-    RCLONE_CONFIG_STORE_SECRET_ACCESS_KEY: SECRET,
-    RCLONE_CONFIG_STORE_FORCE_PATH_STYLE: 'true',
-    RCLONE_CONFIG_STORE_REGION: 'us-east-1',
-  };
+  const env = rcloneEnv(store.direct, ACCESS_KEY, SECRET);
   return new Promise((resolve, reject) =>
     execFile('rclone', args, { env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
       err ? reject(new Error(`rclone ${args.join(' ')}: ${stderr}`)) : resolve(stdout),

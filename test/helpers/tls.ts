@@ -5,98 +5,69 @@ import { createHash, type X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
 import { connect } from 'node:tls';
 
-/** A pair made with openssl: ECDSA P-256, `subject` (openssl -subj), `days` valid. */
-export function makePair(certFile: string, keyFile: string, opts: { subject?: string; days?: number; names?: string } = {}): void {
+type CertOpts = { subject?: string; days?: number; names?: string };
+type Ca = { certFile: string; keyFile: string };
+
+/** A new ECDSA P-256 key. */
+function newKey(keyFile: string): void {
   execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  certFor(certFile, keyFile, opts);
 }
 
-/** A certificate for an existing key. */
-export function certFor(certFile: string, keyFile: string, opts: { subject?: string; days?: number; names?: string } = {}): void {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-new',
-      '-x509',
-      '-key',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      String(opts.days ?? 30),
-      '-subj',
-      opts.subject ?? '/CN=operator.example',
-      '-addext',
-      `subjectAltName=${opts.names ?? 'DNS:localhost,IP:127.0.0.1'}`,
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
-/** A CA for client certificates (tls.clientCaFile): ECDSA P-256, CA:TRUE, keyCertSign. */
-export function makeCa(certFile: string, keyFile: string, subject = '/CN=Test Client CA'): void {
-  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-new',
-      '-x509',
-      '-key',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '30',
-      '-subj',
-      subject,
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
-/** A client certificate (clientAuth) for a new key, signed by the CA `ca` made by makeCa. */
-export function makeClientCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }, subject = '/CN=client'): void {
-  makeSignedCert(certFile, keyFile, ca, subject, ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth']);
-}
-
-/** A server certificate (serverAuth) for 127.0.0.1 and a new key, signed by the CA `ca` made by makeCa (a broker's, an S3 store's). */
-export function makeServerCert(certFile: string, keyFile: string, ca: { certFile: string; keyFile: string }): void {
-  makeSignedCert(certFile, keyFile, ca, '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth']);
-}
-
-/** A new key and its certificate signed by `ca`: not a CA, with these extensions (openssl -addext). */
-function makeSignedCert(
-  certFile: string,
-  keyFile: string,
-  ca: { certFile: string; keyFile: string },
-  subject: string,
-  extensions: string[],
-): void {
-  execFileSync('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyFile], { stdio: 'ignore' });
+/** openssl req: a certificate for `keyFile`, self-signed or signed by `ca`, with these extensions (openssl -addext). */
+function req(keyFile: string, certFile: string, o: { subject: string; days?: number; ca?: Ca; extensions: string[] }): void {
   const args = [
     'req',
     '-new',
+    ...(o.ca ? [] : ['-x509']),
     '-key',
     keyFile,
     '-out',
     certFile,
     '-days',
-    '30',
+    String(o.days ?? 30),
     '-subj',
-    subject,
-    '-CA',
-    ca.certFile,
-    '-CAkey',
-    ca.keyFile,
+    o.subject,
   ];
-  for (const e of ['basicConstraints=critical,CA:FALSE', ...extensions]) args.push('-addext', e);
+  if (o.ca) args.push('-CA', o.ca.certFile, '-CAkey', o.ca.keyFile);
+  for (const e of o.extensions) args.push('-addext', e);
   execFileSync('openssl', args, { stdio: 'ignore' });
+}
+
+/** A pair made with openssl: ECDSA P-256, `subject` (openssl -subj), `days` valid. */
+export function makePair(certFile: string, keyFile: string, opts: CertOpts = {}): void {
+  newKey(keyFile);
+  certFor(certFile, keyFile, opts);
+}
+
+/** A certificate for an existing key. */
+export function certFor(certFile: string, keyFile: string, opts: CertOpts = {}): void {
+  req(keyFile, certFile, {
+    subject: opts.subject ?? '/CN=operator.example',
+    ...(opts.days === undefined ? {} : { days: opts.days }),
+    extensions: [`subjectAltName=${opts.names ?? 'DNS:localhost,IP:127.0.0.1'}`],
+  });
+}
+
+/** A CA for client certificates (tls.clientCaFile): ECDSA P-256, CA:TRUE, keyCertSign. */
+export function makeCa(certFile: string, keyFile: string, subject = '/CN=Test Client CA'): void {
+  newKey(keyFile);
+  req(keyFile, certFile, { subject, extensions: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'] });
+}
+
+/** A client certificate (clientAuth) for a new key, signed by the CA `ca` made by makeCa. */
+export function makeClientCert(certFile: string, keyFile: string, ca: Ca, subject = '/CN=client'): void {
+  makeSignedCert(certFile, keyFile, ca, subject, ['keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth']);
+}
+
+/** A server certificate (serverAuth) for 127.0.0.1 and a new key, signed by the CA `ca` made by makeCa (a broker's, an S3 store's). */
+export function makeServerCert(certFile: string, keyFile: string, ca: Ca): void {
+  makeSignedCert(certFile, keyFile, ca, '/CN=127.0.0.1', ['subjectAltName=IP:127.0.0.1', 'extendedKeyUsage=serverAuth']);
+}
+
+/** A new key and its certificate signed by `ca`: not a CA, with these extensions (openssl -addext). */
+function makeSignedCert(certFile: string, keyFile: string, ca: Ca, subject: string, extensions: string[]): void {
+  newKey(keyFile);
+  req(keyFile, certFile, { subject, ca, extensions: ['basicConstraints=critical,CA:FALSE', ...extensions] });
 }
 
 export function spkiPinOf(cert: X509Certificate): string {
