@@ -64,12 +64,15 @@ conns('1,000 idle and 200 slowloris connections: requests still answered, the sl
   }
 });
 
-conns('the listening socket holds a flood of 1,000 new connections: backlog 4096 (capped by net.core.somaxconn), not 511', async ({ agent }) => {
-  // ss shows a listening socket's backlog as its Send-Q.
-  const line = execFileSync('ss', ['-Hltn', `sport = :${agent.port}`], { encoding: 'utf8' }).trim();
-  const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
-  assert.is(Number(line.split(/\s+/)[2]), Math.min(4096, somaxconn), line);
-});
+conns(
+  'the listening socket holds a flood of 1,000 new connections: backlog 4096 (capped by net.core.somaxconn), not 511',
+  async ({ agent }) => {
+    // ss shows a listening socket's backlog as its Send-Q.
+    const line = execFileSync('ss', ['-Hltn', `sport = :${agent.port}`], { encoding: 'utf8' }).trim();
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    assert.is(Number(line.split(/\s+/)[2]), Math.min(4096, somaxconn), line);
+  },
+);
 
 conns('every descriptor comes back', async (ctx) => {
   const pid = ctx.agent.child.pid!;
