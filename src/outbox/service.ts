@@ -17,6 +17,8 @@ import { makeTarget } from './targets.ts';
 import type { Job, Target } from './target.ts';
 import { type Digests, digestRange, RateLimit } from './transfer.ts';
 import { walk } from './walk.ts';
+import { isoTime } from '../util/time.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** A file other programs write counts as complete once unchanged this long. */
 export const SETTLE_MS = 10_000;
@@ -54,7 +56,7 @@ export interface OutboxFigures {
   droppedFilesTotal: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = isoTime;
 const stampOf = (st: Stats): Stamp => ({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
 const fileError = (err: unknown): string | undefined => {
   const e = err as NodeJS.ErrnoException;
@@ -80,7 +82,7 @@ export class Outbox {
   private lastError: { time: string; text: string } | null = null;
   /** Consecutive failed attempts; the wait doubles with each. */
   private failures = 0;
-  /** performance.now() before which no attempt starts (monotonic: a clock jump stretches nothing). */
+  /** monotonicMs() before which no attempt starts (monotonic: a clock jump stretches nothing). */
   private nextAt = 0;
   private nextAttemptWall: number | null = null;
   /** The files under way, each with the controller that abandons it (a reload's new target, the stop). */
@@ -244,7 +246,7 @@ export class Outbox {
 
   private kick(): void {
     if (this.stopped) return;
-    const wait = this.nextAt - performance.now();
+    const wait = this.nextAt - monotonicMs();
     if (wait > 0) {
       this.wake ??= setTimeout(() => {
         this.wake = undefined;
@@ -273,7 +275,7 @@ export class Outbox {
 
   /** One worker: ships the oldest file not under way, then the next, until none is left or the target fails. */
   private async work(): Promise<void> {
-    while (!this.stopped && this.nextAt <= performance.now()) {
+    while (!this.stopped && this.nextAt <= monotonicMs()) {
       const next = this.oldest();
       if (!next) return;
       const ac = new AbortController();
@@ -420,13 +422,13 @@ export class Outbox {
     this.failuresTotal++;
     // The target has one wait: transfers failing while it already runs (those under way beside
     // the first to fail) do not double it again.
-    let wait = this.nextAt - performance.now();
+    let wait = this.nextAt - monotonicMs();
     if (wait <= 0) {
       this.failures++;
       const cap = this.config.maxBackoffSeconds * 1000;
       const base = Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 30), cap);
       wait = base * (0.8 + 0.4 * Math.random());
-      this.nextAt = performance.now() + wait;
+      this.nextAt = monotonicMs() + wait;
       this.nextAttemptWall = Date.now() + wait;
     }
     this.lastError = { time: iso(Date.now()), text };
@@ -533,7 +535,7 @@ export class Outbox {
   status(): object {
     const t = this.config.target;
     const { bytes, oldest } = this.pendingSums();
-    const waiting = this.nextAttemptWall !== null && this.nextAt > performance.now();
+    const waiting = this.nextAttemptWall !== null && this.nextAt > monotonicMs();
     const state = this.pending.size === 0 ? 'idle' : this.shipping.size > 0 ? 'uploading' : waiting ? 'waiting' : 'uploading';
     return {
       enabled: true,
