@@ -1,6 +1,6 @@
 // The outbox (docs/outbox.md): finds complete files under outbox.paths, ships them one at a
 // time to the target, records each verified upload in the journal, and waits with one
-// backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/load.ts).
+// backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/slot.ts).
 import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { freeBytes } from '../audio/disk-guard.ts';
 import { stat, unlink } from '../util/fsp.ts';
