@@ -103,26 +103,14 @@ function oneHost(req: IncomingMessage, res: ServerResponse): boolean {
     const name = raw[i]!;
     if (name.length === 4 && name.toLowerCase() === 'host') {
       if (seen) {
-        refuseTwoHosts(res);
+        res.shouldKeepAlive = false;
+        sendJson(res, 400, { error: 'a request must have one Host header' });
         return false;
       }
       seen = true;
     }
   }
   return true;
-}
-
-const TWO_HOSTS = JSON.stringify({ error: 'a request must have one Host header' });
-
-function refuseTwoHosts(res: ServerResponse): void {
-  res.shouldKeepAlive = false;
-  res.writeHead(400, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(TWO_HOSTS),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(TWO_HOSTS);
 }
 
 /**
