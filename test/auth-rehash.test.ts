@@ -4,7 +4,8 @@
 // file alone. Against a real agent (sources, then the built executable).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ARGON2_PARAMS,
@@ -17,7 +18,8 @@ import {
   parseHash,
   verifyPassword,
 } from '../src/auth/passwords.ts';
-import { ADMIN, startAgent, type TestAgent } from './helpers/agent.ts';
+import { currentBootId, processStart } from '../src/auth/file-lock.ts';
+import { ADMIN, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
 import { bearer, jsonPost } from './helpers/http.ts';
 
 const LOGIN = '/api/v1/agentusers/loginusertoagent';
@@ -135,5 +137,55 @@ agentSuite('a current-setting hash is not written again', async ({ agent }) => {
   assert.is(statSync(join(agent.dir, 'users.json')).mtimeMs, mtime);
 });
 
+// The users file has two writers, the CLI and the re-hash at login (docs/behaviour.md#lock-files):
+// each changes it under users.json.lock, reading it again inside, so neither write is lost.
+const writers = suite<{ agent: TestAgent }>('the users file: the CLI and the re-hash write at once');
+
+writers.before(async (ctx) => {
+  ctx.agent = await startAgent({ users: [ADMIN] });
+  const users = usersIn(ctx.agent);
+  users[0]!.hash = await hashPassword(ADMIN.password, OLD_SCRYPT_PARAMS);
+  writeFileSync(join(ctx.agent.dir, 'users.json'), JSON.stringify({ users }, null, 2) + '\n', { mode: 0o600 });
+  await until('the old hash to be loaded', () => /users file .* reloaded: 1 user/.test(ctx.agent.output()) || undefined);
+});
+writers.after(async (ctx) => {
+  await ctx.agent.cleanup();
+});
+
+writers('a user added by the CLI and a hash re-written at login both land', async ({ agent }) => {
+  const file = join(agent.dir, 'users.json');
+  const [oldAdmin] = usersIn(agent);
+  // A live process holds the lock, so both writers are ready before either may write.
+  const holder = spawn('sleep', ['60'], { stdio: 'ignore' });
+  try {
+    await until('the holder to start', () => processStart(holder.pid!));
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: holder.pid, start: processStart(holder.pid!), boot: currentBootId() }));
+    const before = readFileSync(file, 'utf8');
+    const added = runCli(['user', 'add', 'carol', '--role', 'viewer', '--config', agent.configFile], { input: 'carol-password\n' });
+    assert.is((await jsonPost(agent.url + LOGIN, ADMIN)).status, 200);
+    // Both now wait for the lock (the CLI hashes its password first, the re-hash its own):
+    // without it each would have written by now.
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.is(readFileSync(file, 'utf8'), before, 'nothing written while the lock is held');
+    rmSync(`${file}.lock`);
+    const cli = await added;
+    assert.is(cli.code, 0, cli.stderr);
+    const users = await until('both writes', () => {
+      const now = usersIn(agent);
+      return now.length === 2 && now[0]!.hash !== oldAdmin!.hash ? now : undefined;
+    });
+    assert.equal(
+      users.map((u) => u.username),
+      ['admin', 'carol'],
+    );
+    assert.not.ok(needsRehash(users[0]!.hash), 'the re-hash landed');
+    assert.ok(await verifyPassword('carol-password', users[1]!.hash), 'the CLI user landed');
+    assert.not.ok(existsSync(`${file}.lock`), 'the lock released');
+  } finally {
+    holder.kill('SIGKILL');
+  }
+});
+
 units.run();
 agentSuite.run();
+writers.run();

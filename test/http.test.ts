@@ -144,7 +144,7 @@ routing(
       out = agent.output();
     }
     assert.match(out, /GET \/api\/download 200-aborted \d+ [\d.]+ms admin\n/);
-    // Its handler never ran (it waits for its turn: src/http/server.ts), so no status was chosen.
+    // Its handler never ran (it waits for its turn: src/http/pipeline.ts), so no status was chosen.
     assert.match(out, /GET \/queued-behind-download 000-aborted 0 [\d.]+ms -\n/);
     assert.is(out.split('\n').filter((l) => l.includes('GET /queued-behind-download')).length, 1);
   },

@@ -7,6 +7,7 @@ import type { Log } from '../util/logger.ts';
 import { withFileLock, withFileLockSync } from './file-lock.ts';
 import { isScope, NO_DIRECTORY, narrowerDirectory, ROLE_SCOPES, sortScopes, type Principal } from './scopes.ts';
 import { normalizeDirectory, type User } from './users.ts';
+import { isoTime } from '../util/time.ts';
 
 export const TOKEN_PREFIX = 'dat_';
 const TOKEN_TEXT = /^dat_[A-Za-z0-9_-]{43}$/;
@@ -159,8 +160,8 @@ export function addToken(
     userId: spec.user.id,
     scopes: sortScopes(spec.scopes),
     directory: spec.directory,
-    createdAt: now.toISOString(),
-    expiresAt: spec.expiresInDays === null ? null : new Date(now.getTime() + spec.expiresInDays * 86_400_000).toISOString(),
+    createdAt: isoTime(now.getTime()),
+    expiresAt: spec.expiresInDays === null ? null : isoTime(now.getTime() + spec.expiresInDays * 86_400_000),
     lastUsedAt: null,
     lastUsedFrom: null,
     sha256: hashToken(token),
@@ -296,7 +297,7 @@ export class ApiTokenStore {
 
   private withUse(t: StoredToken): StoredToken {
     const use = this.used.get(t.id);
-    return use ? { ...t, lastUsedAt: new Date(use[0]).toISOString(), lastUsedFrom: use[1] } : t;
+    return use ? { ...t, lastUsedAt: isoTime(use[0]), lastUsedFrom: use[1] } : t;
   }
 
   /** The hash a token text is looked up by; undefined for a text that cannot be a token. */
@@ -365,7 +366,7 @@ export class ApiTokenStore {
           const use = used.get(t.id);
           if (!use || (t.lastUsedAt !== null && Date.parse(t.lastUsedAt) >= use[0])) return t;
           changed = true;
-          return { ...t, lastUsedAt: new Date(use[0]).toISOString(), lastUsedFrom: use[1] };
+          return { ...t, lastUsedAt: isoTime(use[0]), lastUsedFrom: use[1] };
         });
         return { tokens: changed ? next : tokens, value: undefined };
       });

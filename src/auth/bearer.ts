@@ -1,7 +1,7 @@
 // The credential check attached to every protected route (not to a path prefix, so no
 // spelling of a path that reaches the handler can skip it): a login token (JWT) or an API
 // token (`dat_...`), turned into the principal whose scopes the route's scope is checked
-// against (src/app.ts).
+// against (src/http/pipeline.ts, guard).
 import { Errors } from '../http/errors.ts';
 import { clientOf } from '../http/request.ts';
 import type { Request } from '../http/types.ts';

@@ -39,6 +39,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
     method: 'POST',
     path: '/api/v1/agentusers/loginusertoagent',
     scope: null,
+    auditsOwnRefusals: true,
     tags: ['auth'],
     summary: 'Obtain a bearer token',
     description:

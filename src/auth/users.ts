@@ -1,9 +1,10 @@
 // The users file: read and validated by the agent (which reloads it when it changes),
-// written atomically by the CLI only.
+// written atomically, under its lock, by the CLI and by a login's re-hash (src/auth/rehash.ts).
 import { readStateList, replaceStateFile } from '../util/atomic.ts';
 import { crypto } from '../util/crypto.ts';
 import { fileStamp, pollStamp, type Poller } from '../util/file-stamp.ts';
 import type { Log } from '../util/logger.ts';
+import { withFileLock, withFileLockSync } from './file-lock.ts';
 import { isRole, type Role } from './scopes.ts';
 
 export interface User {
@@ -87,9 +88,31 @@ export function readUsers(file: string): User[] {
  * Replaces the users file atomically: temp file in the same directory, fsync, rename,
  * fsync the directory. Keeps the owner and mode of the file it replaces; a new file is
  * 0600 and, when run as root, owned like its directory (the service user's state dir).
+ * A file that may have another writer is changed through updateUsers instead.
  */
 export function writeUsers(file: string, users: User[]): void {
   replaceStateFile(file, JSON.stringify({ users }, null, 2) + '\n');
+}
+
+/**
+ * Reads, changes and writes the users file under its lock (docs/behaviour.md#lock-files):
+ * the CLI and a login's re-hash both rewrite it, and each reads it again inside the lock,
+ * so neither write is lost. `change` returns the new list (the same array: no write) and a
+ * value for the caller; a throw writes nothing.
+ */
+export function updateUsersSync<T>(file: string, change: (users: User[]) => { users: User[]; value: T }): T {
+  return withFileLockSync(file, () => applyChange(file, change));
+}
+
+export function updateUsers<T>(file: string, change: (users: User[]) => { users: User[]; value: T }): Promise<T> {
+  return withFileLock(file, () => applyChange(file, change));
+}
+
+function applyChange<T>(file: string, change: (users: User[]) => { users: User[]; value: T }): T {
+  const before = readUsers(file);
+  const { users, value } = change(before);
+  if (users !== before) writeUsers(file, users);
+  return value;
 }
 
 /** The agent's view of the users: reloaded within a second of the CLI changing the file. */

@@ -1,9 +1,10 @@
 // `device-agent user add|set|passwd|remove|list`: the users file's writer on the command
-// line (the running agent writes it too, when it re-hashes a password at login: src/auth/rehash.ts).
+// line. The running agent writes it too (a password re-hashed at login, src/auth/rehash.ts):
+// every change is made under the file's lock (updateUsersSync).
 import { createAudit, type Audit } from '../audit/trail.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { isRole, ROLES, type Role } from '../auth/scopes.ts';
-import { newSessionVersion, newUser, normalizeDirectory, readUsers, validUsername, writeUsers } from '../auth/users.ts';
+import { newSessionVersion, newUser, normalizeDirectory, readUsers, updateUsersSync, validUsername } from '../auth/users.ts';
 import type { Config } from '../config/config.ts';
 import { directoryInside } from '../files/scope-dir.ts';
 import { readNewPassword } from './password.ts';
@@ -99,11 +100,12 @@ export async function userCommand(
       const directory = directoryOption(options, config) ?? null;
       if (readUsers(usersFile).some((u) => u.username === username)) throw new CliError(`user ${username} already exists`);
       const hash = await hashPassword(await readNewPassword());
-      // Read again after the prompt: another CLI may have written meanwhile.
-      const users = readUsers(usersFile);
-      if (users.some((u) => u.username === username)) throw new CliError(`user ${username} already exists`);
-      const user = newUser(username, hash, role, directory);
-      writeUsers(usersFile, [...users, user]);
+      // Read again after the prompt, under the lock: another writer may have written meanwhile.
+      const user = updateUsersSync(usersFile, (users) => {
+        if (users.some((u) => u.username === username)) throw new CliError(`user ${username} already exists`);
+        const added = newUser(username, hash, role, directory);
+        return { users: [...users, added], value: added };
+      });
       await withCliAudit(config, async (audit) => audit.record(cliEvent('user.add', username, { role, directory })));
       out(`added user ${username} (${user.id}), role ${role}${directory ? `, directory ${directory}` : ''}`);
       return;
@@ -115,12 +117,13 @@ export async function userCommand(
       if (options.has('directory') && options.has('no-directory')) throw usageError('--directory and --no-directory exclude each other');
       const directory = options.has('no-directory') ? null : directoryOption(options, config);
       if (role === undefined && directory === undefined) throw usageError('user set needs --role, --directory or --no-directory');
-      const users = readUsers(usersFile);
-      const user = users.find((u) => u.username === username);
-      if (!user) throw new CliError(`no user ${username}`);
-      if (role !== undefined) user.role = role;
-      if (directory !== undefined) user.directory = directory;
-      writeUsers(usersFile, users);
+      const user = updateUsersSync(usersFile, (users) => {
+        const found = users.find((u) => u.username === username);
+        if (!found) throw new CliError(`no user ${username}`);
+        if (role !== undefined) found.role = role;
+        if (directory !== undefined) found.directory = directory;
+        return { users: [...users], value: found };
+      });
       await withCliAudit(config, async (audit) =>
         audit.record(cliEvent('user.set', username, { role: user.role, directory: user.directory })),
       );
@@ -132,11 +135,12 @@ export async function userCommand(
       const username = checkName(name);
       if (!readUsers(usersFile).some((u) => u.username === username)) throw new CliError(`no user ${username}`);
       const hash = await hashPassword(await readNewPassword());
-      const users = readUsers(usersFile);
-      const user = users.find((u) => u.username === username);
-      if (!user) throw new CliError(`no user ${username}`);
-      Object.assign(user, { hash, sessionVersion: newSessionVersion() });
-      writeUsers(usersFile, users);
+      updateUsersSync(usersFile, (users) => {
+        const user = users.find((u) => u.username === username);
+        if (!user) throw new CliError(`no user ${username}`);
+        Object.assign(user, { hash, sessionVersion: newSessionVersion() });
+        return { users: [...users], value: undefined };
+      });
       await withCliAudit(config, async (audit) => audit.record(cliEvent('user.passwd', username)));
       out(`password of ${username} changed; its login tokens stop working (API tokens stay)`);
       return;
@@ -144,10 +148,11 @@ export async function userCommand(
     case 'remove': {
       onlyOptions(options, [], 'user remove');
       const username = checkName(name);
-      const users = readUsers(usersFile);
-      const rest = users.filter((u) => u.username !== username);
-      if (rest.length === users.length) throw new CliError(`no user ${username}`);
-      writeUsers(usersFile, rest);
+      updateUsersSync(usersFile, (users) => {
+        const rest = users.filter((u) => u.username !== username);
+        if (rest.length === users.length) throw new CliError(`no user ${username}`);
+        return { users: rest, value: undefined };
+      });
       await withCliAudit(config, async (audit) => audit.record(cliEvent('user.remove', username)));
       out(`removed user ${username}; its tokens stop working`);
       return;

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { bytesSent } from './node-internals.ts';
+import { clientOf, isTls } from './request.ts';
 import type { Log } from '../util/logger.ts';
 import type { Request } from './types.ts';
 import { COALESCE_WINDOW_MS, coalescer } from '../util/coalesce.ts';
@@ -46,13 +47,24 @@ export function countSentAside(res: ServerResponse, bytes: number): void {
   sentAside.set(res, (sentAside.get(res) ?? 0) + bytes);
 }
 
+/** The access log as the request's path uses it (src/http/pipeline.ts): it writes lines and nothing else. */
+export interface AccessLog {
+  /** A request whose response owns the socket: runs `next`, then the line once every byte is handed over or the client left. */
+  around(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => void): void;
+  /**
+   * A request waiting behind an answer still going out: its line once it is answered, its
+   * bytes counted from when Node hands it the socket; a client that leaves first gets its
+   * line, aborted.
+   */
+  waiting(req: IncomingMessage, res: ServerResponse): void;
+}
+
 /**
- * Wraps the app's handler: one line when the response is done or the client went away.
- * Bytes are those written to the connection for this response, headers included
- * (the socket's counter before and after, plus what went past Node): no per-write
- * wrapper on the hot path.
+ * One line when the response is done or the client went away. Bytes are those written to
+ * the connection for this response, headers included (the socket's counter before and
+ * after, plus what went past Node): no per-write wrapper on the hot path.
  */
-export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: ServerResponse) => void, scheme = false, observe?: Observe) {
+export function accessLog(log: Log, scheme = false, observe?: Observe): AccessLog {
   const seconds = COALESCE_WINDOW_MS / 1000;
   // Ten lines of a key in full per window: their paths and methods differ, and a person's
   // few mistakes (a mistyped token, an expired session) stay in the log as they were.
@@ -69,9 +81,9 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
     const bytes = answered ? sent(socket) - before + (sentAside.get(res) ?? 0) : 0;
     const user = (req as Request).user?.username ?? '-';
     // With TLS on, a last field says how the request came: https or http.
-    const via = scheme ? ((socket as Socket & { encrypted?: boolean }).encrypted ? ' https' : ' http') : '';
+    const via = scheme ? (isTls(socket) ? ' https' : ' http') : '';
     if (answered && (res.statusCode === 401 || res.statusCode === 429)) {
-      const key = `${res.statusCode} from ${socket.remoteAddress ?? ''}`;
+      const key = `${res.statusCode} from ${clientOf(req)}`;
       if (!refusals.admit(key, key)) {
         if (observe) observe(req as Request, res.statusCode, ms);
         return;
@@ -104,24 +116,21 @@ export function withAccessLog(log: Log, handler: (req: IncomingMessage, res: Ser
       socket.removeListener('close', once);
     });
   };
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    const start = monotonicMs();
-    const url = req.url;
-    const socket = req.socket;
-    const before = res.socket === socket ? sent(socket) : -1;
-    if (before < 0) {
-      // Pipelined behind an answer still going out: the handler runs once this response
-      // owns the socket (src/http/server.ts says why); a client that leaves first gets its
-      // line, aborted, and the handler never runs.
-      later(req, res, socket, url, start, before); // first: its 'socket' listener counts the bytes from here
-      res.once('socket', () => handler(req, res));
-      return;
-    }
-    handler(req, res);
-    // Answered, and every byte handed to the kernel already (a cached status, a health
-    // check): the line now, with no listener and closure per request.
-    if (handedOver(res, socket)) line(req, res, socket, url, start, before);
-    else later(req, res, socket, url, start, before);
+  return {
+    around(req, res, next) {
+      const start = monotonicMs();
+      const url = req.url;
+      const socket = req.socket;
+      const before = sent(socket);
+      next(req, res);
+      // Answered, and every byte handed to the kernel already (a cached status, a health
+      // check): the line now, with no listener and closure per request.
+      if (handedOver(res, socket)) line(req, res, socket, url, start, before);
+      else later(req, res, socket, url, start, before);
+    },
+    waiting(req, res) {
+      later(req, res, req.socket, req.url, monotonicMs(), -1);
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 import type { Log } from '../util/logger.ts';
+import { isTls } from './request.ts';
 
 let log: Log | undefined;
 const noted = new Set<string>();
@@ -28,7 +29,7 @@ function fallback(what: string, why: string): void {
  * own by design (its bytes must be encrypted): undefined without a note.
  */
 export function socketFd(socket: Socket): number | undefined {
-  if ((socket as Socket & { encrypted?: boolean }).encrypted) return undefined;
+  if (isTls(socket)) return undefined;
   const handle = (socket as Socket & { _handle?: { fd?: unknown } | null })._handle;
   if (!handle) {
     if (!socket.destroyed) fallback('socket _handle', 'is missing on an open socket');
@@ -115,7 +116,7 @@ export function currentResponse(socket: Socket): ServerResponse | undefined {
  * reading a connection while that figure is at the socket's high-water mark (it pauses the
  * socket and, after the chunk being parsed, the parser) and reads on once it falls: the
  * same brake Node applies to pipelined answers that pile up, applied by the agent to
- * requests that wait for their turn (src/http/server.ts). Fallback: none on public API;
+ * requests that wait for their turn (src/http/pipeline.ts, inTurn). Fallback: none on public API;
  * noted once, and a connection may then queue as many requests as it sends.
  */
 export function countPendingOutput(res: ServerResponse, bytes: number): void {

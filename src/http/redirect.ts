@@ -1,13 +1,8 @@
 // tls.plainHttp "redirect" (docs/api.md#https): a plain-HTTP request gets 308 to the same URL
 // with https://, before its body is read or its token checked.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { lingerAfterAnswer } from './linger.ts';
 import { hasUnreadBody } from './request.ts';
-
-export function isTls(socket: Socket): boolean {
-  return (socket as Socket & { encrypted?: boolean }).encrypted === true;
-}
 
 /** Host header as sent (an HTTP/1.0 request without one: the address it reached). */
 function hostOf(req: IncomingMessage): string {

@@ -3,11 +3,15 @@
 // per-request hidden-class transitions and no growing of an out-of-object property store
 // as path, search, params and user are set one by one.
 import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Principal } from '../auth/scopes.ts';
 import type { Claims } from '../auth/tokens.ts';
 
-/** The client address the audit trail and the handlers name. */
+/** The client address the audit trail, the access log and the handlers name. */
 export const clientOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? '';
+
+/** Whether a connection came over TLS (a TLSSocket's `encrypted`; HTTP and HTTPS share the port). */
+export const isTls = (socket: Socket): boolean => (socket as Socket & { encrypted?: boolean }).encrypted === true;
 
 /**
  * Whether a body was sent and not read to its end (refused before reading, or too large):
@@ -51,7 +55,7 @@ export class AgentRequest extends IncomingMessage {
   /**
    * The response of a request that sent `Expect: 100-continue`, until `100 Continue` is
    * written: on the first read of the body, so only once the request passed its route's
-   * auth check and the handler wants the body (src/http/server.ts). An answer that comes
+   * auth check and the handler wants the body (src/http/server.ts, src/http/pipeline.ts). An answer that comes
    * first (a 401) goes out without it, and the client never sends the body.
    */
   continueWith: ServerResponse | undefined = undefined;

@@ -1,11 +1,11 @@
-// The HTTP server around the app: timeouts against slow clients, and a shutdown that
-// lets running requests finish (up to a drain time) without waiting for idle sockets.
+// The HTTP server around the request's path (src/http/pipeline.ts): timeouts against slow
+// clients, and a shutdown that lets running requests finish (up to a drain time) without
+// waiting for idle sockets.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { answerHalfClosedClients, countPendingOutput, currentResponse } from './node-internals.ts';
+import { answerHalfClosedClients, currentResponse } from './node-internals.ts';
 import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
-import { settleSoon } from '../native/memory.ts';
 import { sniffConnections } from './sniff.ts';
 
 /** A client must send its headers within this long (slowloris gets 408); silence, or a handshake, as long. */
@@ -21,82 +21,12 @@ const HEADERS_TIMEOUT_MS = 15_000;
 export const FIRST_REQUEST_GRACE_MS = 1_000;
 
 /**
- * Requests one connection may have waiting behind the one being answered before the agent
- * stops reading it. HTTP/1.1 answers in order, so a request waiting for its turn gains
- * nothing by starting early; nginx likewise reads a pipelined request only once the one
- * before it is answered.
- */
-export const MAX_QUEUED_REQUESTS = 4;
-
-/**
  * Connections the kernel completes and holds until the agent accepts them. Node's default
  * of 511 overflowed when a flood of 1,000 connections arrived at once (a slow-read attack):
  * the kernel dropped the SYNs past it, and a new client's retry came 1 s, then 3 s later.
  * Linux caps it at net.core.somaxconn (4096 by default since 5.4).
  */
 export const LISTEN_BACKLOG = 4096;
-
-/**
- * Brakes a connection that pipelines requests faster than they are answered. HTTP/1.1
- * answers in order, so a request waiting for its turn gains nothing by starting early:
- * its handler runs only once its response owns the socket (the access log's wrapper,
- * src/http/log.ts, holds it back), so a waiting download opens no file and allocates no
- * buffer, and a waiting event stream takes no slot (500 pipelined downloads on one unread
- * connection held 1 GB when each started at once). Each waiting request also counts as a
- * share of the socket's high-water mark of pending output, so with MAX_QUEUED_REQUESTS
- * waiting Node stops reading the connection: the rest stays in the kernel's socket
- * buffer, and the client's own send buffer fills. What is parsed already (at most the one
- * read of up to 64 KiB in which the brake came) waits as request objects only, and a
- * closed connection drops them, each with its access-log line (aborted).
- */
-function inTurn(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    if (twoHosts(req.rawHeaders)) {
-      refuseTwoHosts(res);
-      return;
-    }
-    if (!res.socket) {
-      const socket = req.socket;
-      const share = Math.ceil(socket.writableHighWaterMark / MAX_QUEUED_REQUESTS);
-      countPendingOutput(res, share);
-      res.once('socket', () => countPendingOutput(res, -share));
-      // What its waiting requests took is collected and given back once it closes.
-      if (socket.listeners('close').indexOf(settleSoon) === -1) socket.once('close', settleSoon);
-    }
-    handler(req, res);
-  };
-}
-
-/** Whether a request names its Host twice (Node keeps the first and drops the rest). */
-function twoHosts(raw: string[]): boolean {
-  let seen = false;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') {
-      if (seen) return true;
-      seen = true;
-    }
-  }
-  return false;
-}
-
-const TWO_HOSTS = JSON.stringify({ error: 'a request must have one Host header' });
-
-/**
- * RFC 9112 §3.2: a request with more than one Host field is answered 400 (a proxy in front
- * and the agent could each take another one), and the connection closes, as Node closes it
- * after its own 400 for a missing Host.
- */
-function refuseTwoHosts(res: ServerResponse): void {
-  res.shouldKeepAlive = false;
-  res.writeHead(400, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(TWO_HOSTS),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(TWO_HOSTS);
-}
 
 export interface RunningServer {
   server: Server;
@@ -116,6 +46,7 @@ function nodeConnectionListener(server: Server): (socket: Socket) => void {
 }
 
 export function listen(
+  /** The request's path (src/http/pipeline.ts): every request, answered in turn. */
   handler: (req: IncomingMessage, res: ServerResponse) => void,
   host: string,
   port: number,
@@ -138,15 +69,14 @@ export function listen(
       connectionsCheckingInterval: 1_000,
       maxHeaderSize: 16 * 1024,
     },
-    inTurn(handler),
+    handler,
   );
   // Expect: 100-continue: Node sends `100 Continue` before any handler runs unless the
   // server listens for checkContinue; the agent sends it on the body's first read instead
   // (AgentRequest._read), after the auth check.
-  const continuing = inTurn(handler);
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     (req as AgentRequest).continueWith = res;
-    continuing(req, res);
+    handler(req, res);
   });
   // A client that shuts its sending side after the request still reads: answer it whole.
   answerHalfClosedClients(server);

@@ -1,6 +1,6 @@
 // Shapes shared by the HTTP layer and the route modules.
 import type { ServerResponse } from 'node:http';
-import type { Scope } from '../auth/scopes.ts';
+import type { Principal, Scope } from '../auth/scopes.ts';
 import type { HttpError } from './errors.ts';
 import type { AgentRequest } from './request.ts';
 
@@ -39,8 +39,13 @@ export interface Route {
   scope: Scope | null;
   /** A login token opens the route without the scope (the token routes: a person manages their own tokens). */
   loginSuffices?: boolean;
-  /** A credential other than a bearer token that also opens this route (the metrics token). */
-  credential?: (req: Request) => boolean;
+  /**
+   * A credential of the route's own, besides a bearer token (the metrics token): the
+   * principal it opens the route with, or undefined when the request does not carry it.
+   */
+  credential?: (req: Request) => Principal | undefined;
+  /** The route records its refusals itself (the login's `login` event): no `denied` audit record besides. */
+  auditsOwnRefusals?: boolean;
   handler: Handler;
   /** Made only when the document is built (the first GET /docs/openapi.json). */
   doc: () => RouteDoc;

@@ -1,24 +1,28 @@
 // GET /metrics (docs/api.md, "Metrics"): the Prometheus text, for a credential with scope metrics or the static metrics
 // token (Prometheus's authorization.credentials_file). The token opens this route only.
 import { crypto } from '../util/crypto.ts';
+import type { Principal } from '../auth/scopes.ts';
 import type { Request, Route } from '../http/types.ts';
 import type { AgentMetrics } from './agent.ts';
 import { CONTENT_TYPE } from './exposition.ts';
 
 const BEARER = /^bearer +(\S+)$/i;
 
+/** The metrics token's principal: `metrics` and nothing else. */
+const METRICS_PRINCIPAL: Principal = { id: '', username: '', scopes: new Set(['metrics']), directory: null, credential: 'metrics' };
+
 /**
- * Whether the request carries the metrics token. Both sides are hashed first, so the
- * constant-time comparison sees equal lengths and the time tells nothing of the token.
+ * The metrics principal when the request carries the metrics token. Both sides are hashed
+ * first, so the constant-time comparison sees equal lengths and the time tells nothing of the token.
  */
-export function tokenMatcher(token: Buffer): (req: Request) => boolean {
+export function metricsToken(token: Buffer): (req: Request) => Principal | undefined {
   let digest: Buffer | undefined;
   return (req) => {
     const m = BEARER.exec(req.headers.authorization?.trim() ?? '');
-    if (!m) return false;
+    if (!m) return undefined;
     const c = crypto();
     digest ??= c.createHash('sha256').update(token).digest();
-    return c.timingSafeEqual(c.createHash('sha256').update(m[1]!).digest(), digest);
+    return c.timingSafeEqual(c.createHash('sha256').update(m[1]!).digest(), digest) ? METRICS_PRINCIPAL : undefined;
   };
 }
 
@@ -28,7 +32,7 @@ export function metricsRoutes(metrics: AgentMetrics, token: Buffer): Route[] {
       method: 'GET',
       path: '/metrics',
       scope: 'metrics',
-      credential: tokenMatcher(token),
+      credential: metricsToken(token),
       doc: () => ({
         operation: {
           tags: ['status'],

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/scopes.ts';
 import type { Audit } from '../audit/trail.ts';
 import { Errors } from '../http/errors.ts';
 import type { Publish } from './packet.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** The actions, and whether each changes something (run once per correlation id). */
 export const ACTIONS: Readonly<Record<string, boolean>> = {
@@ -112,7 +113,7 @@ export class Commands {
     const d = this.deps;
     const key = req.correlation?.toString('hex') ?? (req.id === undefined ? undefined : `id:${JSON.stringify(req.id)}`);
     if (!ACTIONS[action] || key === undefined) return d.run(action, d.principal, req.input, d.client);
-    const now = performance.now();
+    const now = monotonicMs();
     for (const [k, v] of this.seen) {
       if (now - v.at < RUN_ONCE.windowMs && this.seen.size <= RUN_ONCE.max) break;
       this.seen.delete(k); // oldest first: a Map keeps insertion order

@@ -12,6 +12,8 @@ import type { MqttConfig, MqttSecrets } from './config.ts';
 import { discoveryPayload, discoveryTopic } from './discovery.ts';
 import type { Publish } from './packet.ts';
 import type { MqttFigures, MqttStatus } from './status.ts';
+import { isoTime } from '../util/time.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** Events of the events stream sent as `event/<name>`; each also means `state` changed. */
 const EVENTS = new Set(['recording', 'segment', 'schedule', 'outbox']);
@@ -105,7 +107,7 @@ export class MqttLink {
       url: this.config.url,
       clientId: this.clientId,
       connected: this.conn !== undefined,
-      since: new Date(this.since).toISOString(),
+      since: isoTime(this.since),
       lastError: this.lastError,
       published: this.published,
       received: this.received,
@@ -132,7 +134,7 @@ export class MqttLink {
           await conn.end(); // stopped while connecting: never announce online
           break;
         }
-        connectedAt = performance.now();
+        connectedAt = monotonicMs();
         await this.serve(conn);
       } catch (err) {
         this.fail(err);
@@ -142,7 +144,7 @@ export class MqttLink {
         this.reconnectNow = false;
         continue;
       }
-      const wait = this.backoff.delay(connectedAt === 0 ? 0 : performance.now() - connectedAt);
+      const wait = this.backoff.delay(connectedAt === 0 ? 0 : monotonicMs() - connectedAt);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.wake = () => {
@@ -244,7 +246,7 @@ export class MqttLink {
 
   private fail(err: unknown): void {
     const text = err instanceof Error ? err.message : String(err);
-    this.lastError = { time: new Date().toISOString(), text };
+    this.lastError = { time: isoTime(), text };
     if (!this.stopping) this.deps.log.warn(`mqtt: ${this.config.url}: ${text}`);
   }
 

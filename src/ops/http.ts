@@ -1,6 +1,6 @@
 // An operation as an HTTP route: its query and JSON body read and checked against the
 // declaration before the handler runs, the answer sent as JSON. The credential and scope
-// check stay the router's (src/app.ts), which sets req.user before this runs.
+// check stay the request path's guard (src/http/pipeline.ts), which sets req.user before this runs.
 import { parseQuery } from '../files/query.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { clientOf, NO_FIELDS } from '../http/request.ts';
@@ -96,6 +96,7 @@ export function toRoute(op: AnyOperation): Route {
     path: op.path,
     scope: op.scope,
     ...(op.loginSuffices ? { loginSuffices: true } : {}),
+    ...(op.auditsOwnRefusals ? { auditsOwnRefusals: true } : {}),
     handler,
     doc: () => operationDoc(op),
   };

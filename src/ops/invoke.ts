@@ -28,7 +28,7 @@ export interface Operations {
   command(action: string, principal: Principal, input: unknown, client: string): Promise<Invoked>;
 }
 
-/** Whether a credential may call an operation of this scope: the one rule, for HTTP (src/app.ts) and here. */
+/** Whether a credential may call an operation of this scope: the one rule, for HTTP (src/http/pipeline.ts) and here. */
 export function permits(scope: Scope | null, loginSuffices: boolean | undefined, principal: Principal): boolean {
   return scope === null || principal.scopes.has(scope) || (loginSuffices === true && principal.credential === 'login');
 }
@@ -36,7 +36,7 @@ export function permits(scope: Scope | null, loginSuffices: boolean | undefined,
 /**
  * A refusal of a credential (401) or of a scope or path (403) in the audit trail: who was
  * refused what, the paths as the client wrote them (docs/api.md, "The audit trail"). The one
- * record, for HTTP (src/app.ts) and here.
+ * record, for HTTP (src/http/pipeline.ts) and here.
  */
 export function auditDenial(audit: Audit, user: Principal | undefined, client: string, what: AskedPaths, err: HttpError): void {
   audit.record({
@@ -77,7 +77,8 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
         deps.log.error(`operation ${op.id}: ${String((err as Error)?.stack ?? err)}`);
         return { status: 500, body: { error: Errors.internal().message } };
       }
-      if (err.status === 401 || err.status === 403) auditDenial(deps.audit, principal, client, asked ?? { path: op.path }, err);
+      if ((err.status === 401 || err.status === 403) && !op.auditsOwnRefusals)
+        auditDenial(deps.audit, principal, client, asked ?? { path: op.path }, err);
       return { status: err.status, body: { error: err.message } };
     }
   };

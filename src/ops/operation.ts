@@ -63,6 +63,8 @@ export interface Operation<B extends Fields = Fields, Q extends Fields = Fields>
   scope: Scope | null;
   /** A login token opens the operation without the scope (a person manages their own tokens). */
   loginSuffices?: boolean;
+  /** Its refusals are audit events of its own (the login's `login`): no `denied` record besides. */
+  auditsOwnRefusals?: boolean;
   /** The MQTT command (contract topic level, docs/api.md, "MQTT") that runs this operation. */
   action?: string;
   tags: string[];

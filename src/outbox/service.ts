@@ -1,6 +1,6 @@
 // The outbox (docs/outbox.md): finds complete files under outbox.paths, ships them one at a
 // time to the target, records each verified upload in the journal, and waits with one
-// backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/load.ts).
+// backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/slot.ts).
 import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { freeBytes } from '../audio/disk-guard.ts';
 import { stat, unlink } from '../util/fsp.ts';
@@ -18,6 +18,8 @@ import { makeTarget } from './targets.ts';
 import type { Job, Target } from './target.ts';
 import { type Digests, digestRange, RateLimit } from './transfer.ts';
 import { walk } from './walk.ts';
+import { isoTime } from '../util/time.ts';
+import { monotonicMs } from '../util/clock.ts';
 
 /** A file other programs write counts as complete once unchanged this long. */
 export const SETTLE_MS = 10_000;
@@ -50,7 +52,7 @@ export interface OutboxFigures {
   droppedFilesTotal: number;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const iso = isoTime;
 const stampOf = (st: Stats): Stamp => ({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
 const fileError = (err: unknown): string | undefined => {
   const e = err as NodeJS.ErrnoException;
@@ -76,7 +78,7 @@ export class Outbox {
   private lastError: { time: string; text: string } | null = null;
   /** Consecutive failed attempts; the wait doubles with each. */
   private failures = 0;
-  /** performance.now() before which no attempt starts (monotonic: a clock jump stretches nothing). */
+  /** monotonicMs() before which no attempt starts (monotonic: a clock jump stretches nothing). */
   private nextAt = 0;
   private nextAttemptWall: number | null = null;
   /** The files under way, each with the controller that abandons it (a reload's new target, the stop). */
@@ -233,7 +235,7 @@ export class Outbox {
 
   private kick(): void {
     if (this.stopped) return;
-    const wait = this.nextAt - performance.now();
+    const wait = this.nextAt - monotonicMs();
     if (wait > 0) {
       this.wake ??= setTimeout(() => {
         this.wake = undefined;
@@ -260,7 +262,7 @@ export class Outbox {
 
   /** One worker: ships the oldest file not under way, then the next, until none is left or the target fails. */
   private async work(): Promise<void> {
-    while (!this.stopped && this.nextAt <= performance.now()) {
+    while (!this.stopped && this.nextAt <= monotonicMs()) {
       const next = this.pending.take(); // the oldest file not under way
       if (!next) return;
       const ac = new AbortController();
@@ -400,13 +402,13 @@ export class Outbox {
     this.failuresTotal++;
     // The target has one wait: transfers failing while it already runs (those under way beside
     // the first to fail) do not double it again.
-    let wait = this.nextAt - performance.now();
+    let wait = this.nextAt - monotonicMs();
     if (wait <= 0) {
       this.failures++;
       const cap = this.config.maxBackoffSeconds * 1000;
       const base = Math.min(FIRST_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 30), cap);
       wait = base * (0.8 + 0.4 * Math.random());
-      this.nextAt = performance.now() + wait;
+      this.nextAt = monotonicMs() + wait;
       this.nextAttemptWall = Date.now() + wait;
     }
     this.lastError = { time: iso(Date.now()), text };
@@ -503,7 +505,7 @@ export class Outbox {
   status(): object {
     const t = this.config.target;
     const { bytes, oldest } = this.pendingSums();
-    const waiting = this.nextAttemptWall !== null && this.nextAt > performance.now();
+    const waiting = this.nextAttemptWall !== null && this.nextAt > monotonicMs();
     const state = this.pending.size === 0 ? 'idle' : this.shipping.size > 0 ? 'uploading' : waiting ? 'waiting' : 'uploading';
     return {
       enabled: true,

@@ -1,6 +1,7 @@
 // AWS Signature Version 4 for S3 requests (docs/decisions.md, "Signing S3 requests": our own
 // ~60 lines rather than aws4). The caller gives the body's real SHA-256: never UNSIGNED-PAYLOAD.
 import { createHash, createHmac } from 'node:crypto';
+import { isoTime } from '../util/time.ts';
 
 export interface Credentials {
   accessKeyId: string;
@@ -33,8 +34,7 @@ const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256'
 
 /** `20261128T014700Z` */
 export const amzDate = (d: Date): string =>
-  d
-    .toISOString()
+  isoTime(d.getTime())
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
 

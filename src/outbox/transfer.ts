@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { close, open, read } from '../util/fsp.ts';
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { monotonicMs } from '../util/clock.ts';
 
 const CHUNK = 256 * 1024;
 const IDLE_TIMEOUT_MS = 60_000;
@@ -75,12 +76,12 @@ function written(req: ClientRequest, chunk: Buffer): Promise<void> {
 /** A token bucket on the monotonic clock; one per outbox, so the limit bounds all transfers together. */
 export class RateLimit {
   private tokens = 0;
-  private last = performance.now();
+  private last = monotonicMs();
   constructor(public bytesPerSecond: number | null) {}
 
   async take(n: number, signal?: AbortSignal): Promise<void> {
     while (this.bytesPerSecond !== null) {
-      const now = performance.now();
+      const now = monotonicMs();
       // At most a second's worth saved up: an idle hour does not buy a burst.
       this.tokens = Math.min(this.bytesPerSecond, this.tokens + ((now - this.last) / 1000) * this.bytesPerSecond);
       this.last = now;

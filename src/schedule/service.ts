@@ -13,6 +13,7 @@ import { readScheduleFile, type Stored } from './store.ts';
 import { type Compiled, compile, type MergedWindow, momentAt } from './windows.ts';
 import { SCHEDULE_OFF, type ScheduleState, type StateName } from './state.ts';
 import type { Zone } from './zone.ts';
+import { isoTime } from '../util/time.ts';
 
 export interface ScheduleDeps {
   /** The running config's values (a reload may change them). */
@@ -236,7 +237,7 @@ export class ScheduleService {
     const zone = this.compiled?.zone;
     const shown = {
       file: seg.file,
-      startedAt: zone ? zone.iso(seg.startedAt) : new Date(seg.startedAt).toISOString(),
+      startedAt: zone ? zone.iso(seg.startedAt) : isoTime(seg.startedAt),
       durationSeconds: Math.round(seg.durationSeconds * 1000) / 1000,
       sizeBytes: seg.sizeBytes,
     };

@@ -2,6 +2,7 @@
 // day with the exact instant of a change found once; wall times of a date as instants by
 // the schedule's rules (docs/schedule.md, "Rules of time": a skipped wall time is the first
 // instant after the gap, a repeated one its first occurrence); dates as day numbers.
+import { isoTime } from '../util/time.ts';
 
 export const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -129,7 +130,7 @@ export class Zone {
   /** ISO 8601 with this zone's offset, whole seconds: `2026-03-29T02:00:00+01:00`. */
   iso(ms: number): string {
     const off = this.offsetAt(ms);
-    const local = new Date(Math.floor(ms / 1000) * 1000 + off).toISOString().slice(0, 19);
+    const local = isoTime(Math.floor(ms / 1000) * 1000 + off).slice(0, 19);
     if (off === 0) return `${local}Z`;
     const abs = Math.abs(off) / 60_000;
     const hh = String(Math.floor(abs / 60)).padStart(2, '0');
@@ -150,7 +151,7 @@ export function dayOfDate(text: string): number | null {
 }
 
 /** `YYYY-MM-DD` of a day number. */
-export const dateOfDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+export const dateOfDay = (day: number): string => isoTime(day * DAY_MS).slice(0, 10);
 
 /** Month (1–12) and day of month of a day number. */
 export function monthDay(day: number): { month: number; day: number } {

@@ -5,6 +5,7 @@ import type { X509Certificate } from 'node:crypto';
 import { errnoName } from '../util/errno.ts';
 import { crypto } from '../util/crypto.ts';
 import { parseAltNames } from './names.ts';
+import { isoTime } from '../util/time.ts';
 
 /** The organisation a certificate made by the agent names: with its self-signature, the mark of "ours". */
 export const MADE_BY = 'device-agent';
@@ -60,8 +61,8 @@ export function describe(x509: X509Certificate): CertInfo {
   return {
     subject: subjectOf(x509),
     names: [...names.dns, ...names.ip],
-    notBefore: new Date(x509.validFrom).toISOString(),
-    notAfter: new Date(x509.validTo).toISOString(),
+    notBefore: isoTime(Date.parse(x509.validFrom)),
+    notAfter: isoTime(Date.parse(x509.validTo)),
     fingerprint: x509.fingerprint256,
     spkiPin: `sha256//${crypto().createHash('sha256').update(spki).digest('base64')}`,
     selfSigned: x509.subject === x509.issuer && x509.subject.split('\n').includes(`O=${MADE_BY}`) && x509.verify(x509.publicKey),
