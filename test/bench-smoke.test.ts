@@ -27,8 +27,10 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // listeners, status while recording; ~25 s), bench/memory.mjs's ten (login peak, the
   // pipelining attack's three, uploads plain and TLS and after, the 128 MB cgroup) and the
   // client's nine (bench/client.mjs: library and dagent transfers beside curl over HTTP and
-  // HTTPS, dagent status) and the outbox's one beside rclone copy (bench/outbox.mjs).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 1, md);
+  // HTTPS, dagent status), the outbox's one beside rclone copy (bench/outbox.mjs) and the MQTT
+  // link's four (bench/mqtt.mjs: status commands per second and p99 beside an MQTT.js
+  // responder, idle RSS connected over off, RSS after 1,000 commands).
+  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 1 + 4, md);
   assert.ok(
     rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')),
     md,
