@@ -20,6 +20,7 @@ import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
+import { mqttRows } from './mqtt.mjs';
 import { outboxRows } from './outbox.mjs';
 import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
@@ -572,6 +573,8 @@ async function main() {
   rows.push(...(await clientRows({ bin, node, rounds, mb, log })));
   log('the outbox beside rclone copy, to a local s3rver');
   rows.push(...(await outboxRows({ bin, dir: join(dir, 'outbox'), rounds: smoke ? 1 : 3, smoke, log })));
+  log('the MQTT link beside an MQTT.js responder, through a local Mosquitto');
+  rows.push(...(await mqttRows({ bin, dir: join(dir, 'mqtt'), rounds: smoke ? 1 : 3, smoke, log })));
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },

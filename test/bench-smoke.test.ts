@@ -27,9 +27,11 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // listeners, status while recording; ~25 s), bench/memory.mjs's ten (login peak, the
   // pipelining attack's three, uploads plain and TLS and after, the 128 MB cgroup) and the
   // client's nine (bench/client.mjs: library and dagent transfers beside curl over HTTP and
-  // HTTPS, dagent status) and bench/outbox.mjs's three (peak RSS shipping a file, RSS with
-  // files pending, throughput beside rclone copy).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 3, md);
+  // HTTPS, dagent status), bench/outbox.mjs's three (peak RSS shipping a file, RSS with
+  // files pending, throughput beside rclone copy) and the MQTT link's four (bench/mqtt.mjs:
+  // status commands per second and p99 beside an MQTT.js responder, idle RSS connected over
+  // off, RSS after 1,000 commands).
+  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 3 + 4, md);
   assert.ok(
     rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')),
     md,
