@@ -7,6 +7,8 @@
 //     exactly one segment, so it holds exactly one segment boundary (an encoder ending and the
 //     next starting): an ended encoder's CPU is read from the agent's cutime/cstime
 //     (/proc/PID/stat, clock ticks), a live one's from its threads' schedstat.
+//   - For context on the same host, a manual flac recording (one file) beside the same sox
+//     over one window (bench/audio.mjs's row measures it apart from sox).
 //   - The preview of 366 days of 16 windows (half sun events, four with duty cycles): the
 //     agent's main-thread CPU (/proc/PID/task/PID/schedstat) around one POST
 //     /api/v1/schedule/preview (request parsed, token checked, windows computed, JSON
@@ -172,7 +174,7 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
     });
     await api(agent, 'PUT', '/api/v1/schedule', nowSchedule(segmentSeconds));
     await untilRecording(agent);
-    await sleep(2000);
+    await sleep(5000);
     const scheduled = [];
     const alone = [];
     const own = [];
@@ -195,6 +197,24 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
     }
     const { state } = await api(agent, 'GET', '/api/v1/schedule');
     if (state.state !== 'recording' || !state.lastSegment) throw new Error(`the schedule stopped recording: ${JSON.stringify(state)}`);
+    // For context on this host: a manual flac recording (one file, as bench/audio.mjs's row)
+    // beside the same sox, over one window of the same length.
+    log('schedule: a manual flac recording beside sox alone, for context');
+    await api(agent, 'DELETE', '/api/v1/schedule');
+    await api(agent, 'POST', '/api/v1/audiofiles/audiorecordstart', { duration: 3600, fileExtension: 'flac' });
+    await sleep(2000);
+    const manual = [];
+    const alone2 = [];
+    {
+      const a0 = treeCpu(pid);
+      const s0 = procStats(sox.pid).cpuS;
+      const t0 = process.hrtime.bigint();
+      await sleep(segmentSeconds * 1000);
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      manual.push(((treeCpu(pid) - a0) / wall) * 1000);
+      alone2.push(((procStats(sox.pid).cpuS - s0) / wall) * 1000);
+    }
+    await api(agent, 'POST', '/api/v1/audiofiles/audiorecordstop');
     return [
       {
         figure: `CPU per second of audio, scheduled flac in ${segmentSeconds} s segments (agent threads + capture and encoders)`,
@@ -204,6 +224,16 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
         baselineName: 'sox alone writing one flac, same time',
         target: '≤ 1.15 × sox',
         ok: pairRatio(scheduled, alone) <= 1.15,
+        digits: 1,
+      },
+      {
+        figure: 'the same, a manual flac recording (one file), for context on this host',
+        unit: 'ms/s',
+        agent: manual,
+        baseline: alone2,
+        baselineName: 'sox alone writing one flac, same time',
+        target: 'report',
+        ok: true,
         digits: 1,
       },
       {
