@@ -20,7 +20,9 @@ import { metricsRows } from './metrics.mjs';
 import { BASELINE_LISTENING, evictFromPageCache, procStats, resetPeak, startAgentBin, startBaseline, startNginx } from './procs.mjs';
 import { median, pairRatio, pairRatios, svg, table } from './report.mjs';
 import { opsRows } from './ops.mjs';
+import { mqttRows } from './mqtt.mjs';
 import { outboxRows } from './outbox.mjs';
+import { scheduleRows } from './schedule.mjs';
 import { tokensRows } from './tokens.mjs';
 import { codeOf, staleBuild } from './stale.mjs';
 import { httpsRows } from './https.mjs';
@@ -572,6 +574,10 @@ async function main() {
   rows.push(...(await clientRows({ bin, node, rounds, mb, log })));
   log('the outbox beside rclone copy, to a local s3rver');
   rows.push(...(await outboxRows({ bin, dir: join(dir, 'outbox'), rounds: smoke ? 1 : 3, smoke, log })));
+  log('the MQTT link beside an MQTT.js responder, through a local Mosquitto');
+  rows.push(...(await mqttRows({ bin, dir: join(dir, 'mqtt'), rounds: smoke ? 1 : 3, smoke, log })));
+  log('the schedule: segmented recording beside sox alone, the preview of a year');
+  rows.push(...(await scheduleRows({ bin, rounds: smoke ? 1 : 3, segmentSeconds: smoke ? 10 : 20, previewCount: smoke ? 3 : 10, log })));
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },

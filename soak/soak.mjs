@@ -1,12 +1,19 @@
 // Soak: a mixed workload against the built executable for N minutes, sampling its memory,
 // descriptors and children; fails when any of them trends upward or does not come back.
 //   npm run soak -- --minutes N [--concurrency 3] [--interval S] [--bin PATH] [--out FILE]
+// --schedule: instead of the requests, a schedule recording flac continuously in segments of
+// --segment S (default 20) from a private PulseAudio virtual microphone playing pink noise
+// (as bench/audio.mjs; packages pulseaudio, libasound2-plugins). It reports RSS growth after
+// the first 5 minutes (the median of the last minute over that of the sixth) and, from 10
+// minutes on, fails above +2 MB (docs/schedule.md, "Figures"); it checks the segments stored.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startMic } from '../bench/audio.mjs';
+import { nowSchedule, untilRecording } from '../bench/schedule.mjs';
 import { median, TOLERANCE, trend } from './trend.mjs';
 import { newContext, worker } from './workload.mjs';
 
@@ -18,6 +25,8 @@ const { values: opt } = parseArgs({
     interval: { type: 'string' },
     bin: { type: 'string', default: join(root, 'dist/device-agent') },
     out: { type: 'string' },
+    schedule: { type: 'boolean', default: false },
+    segment: { type: 'string', default: '20' },
   },
 });
 const minutes = Number(opt.minutes);
@@ -35,7 +44,27 @@ function sample(pid) {
   return { t: Date.now(), rssKb: kb('VmRSS'), anonKb: kb('RssAnon'), fds: readdirSync(`/proc/${pid}/fd`).length, children };
 }
 
-async function startAgent(dir) {
+/** The segments stored under `dir` (any depth), and the temp files there. */
+function segmentsIn(dir) {
+  const out = { done: 0, parts: 0 };
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (e.isDirectory()) {
+      const sub = segmentsIn(join(dir, e.name));
+      out.done += sub.done;
+      out.parts += sub.parts;
+    } else if (e.name.endsWith('.part')) out.parts++;
+    else if (e.name.endsWith('.flac')) out.done++;
+  }
+  return out;
+}
+
+async function startAgent(dir, mic) {
   const config = join(dir, 'config.json');
   mkdirSync(join(dir, 'files/up'), { recursive: true });
   writeFileSync(join(dir, 'files/small.txt'), 'x'.repeat(1024));
@@ -48,15 +77,20 @@ async function startAgent(dir) {
       baseDir: 'files',
       usersFile: 'users.json',
       jwtSecretFile: 'jwt.secret',
-      audio: { device: 'null', maxDurationSeconds: 10 },
+      audio: mic ? { device: 'pulse', minFreeBytes: 0 } : { device: 'null', maxDurationSeconds: 10 },
+      ...(mic ? { clock: { syncedFile: join(dir, 'synced') } } : {}),
     }),
   );
+  if (mic) writeFileSync(join(dir, 'synced'), '');
   const user = { username: 'soak', password: 'soak-password-1' };
   execFileSync(opt.bin, ['user', 'add', user.username, '--config', config], {
     input: `${user.password}\n`,
     stdio: ['pipe', 'ignore', 'inherit'],
   });
-  const child = spawn(opt.bin, ['serve', '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(opt.bin, ['serve', '--config', config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...(mic?.env ?? {}) },
+  });
   let tail = '';
   let errors = 0;
   const keep = (d) => {
@@ -88,7 +122,8 @@ const fmt = (s) => `rss ${(s.rssKb / 1024).toFixed(1)} MB, anon ${(s.anonKb / 10
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'da-soak-'));
-  const agent = await startAgent(dir);
+  const mic = opt.schedule ? startMic(join(dir, 'pulse')) : null;
+  const agent = await startAgent(dir, mic);
   const pid = agent.child.pid;
   const problems = [];
   try {
@@ -99,15 +134,32 @@ async function main() {
       body: JSON.stringify(agent.user),
     });
     const { token } = await login.json();
+    const segmentSeconds = Number(opt.segment);
+    const scheduleApi = async (method, body) => {
+      const res = await fetch(`${url}/api/v1/schedule`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (res.status >= 300) throw new Error(`${method} /api/v1/schedule answered ${res.status}: ${await res.text()}`);
+    };
+    if (opt.schedule) {
+      await scheduleApi('PUT', nowSchedule(segmentSeconds));
+      await untilRecording({ url, token });
+    }
     await sleep(1000);
     const baseline = sample(pid);
-    console.log(`soak: ${minutes} min, ${opt.concurrency} clients, a sample every ${intervalMs / 1000} s; at start: ${fmt(baseline)}`);
+    console.log(
+      opt.schedule
+        ? `soak: ${minutes} min of a schedule recording flac in ${segmentSeconds} s segments, a sample every ${intervalMs / 1000} s; at start: ${fmt(baseline)}`
+        : `soak: ${minutes} min, ${opt.concurrency} clients, a sample every ${intervalMs / 1000} s; at start: ${fmt(baseline)}`,
+    );
 
     const start = Date.now();
     const until = start + minutes * 60_000;
     const warmUntil = start + Math.max(10_000, minutes * 60_000 * 0.15);
     const stats = { count: {}, failures: 0, examples: [] };
-    const concurrency = Number(opt.concurrency);
+    const concurrency = opt.schedule ? 0 : Number(opt.concurrency);
     const ctxs = Array.from({ length: concurrency }, () => newContext(url, agent.user, token, join(dir, 'files/recordings'), 2));
     const workers = Promise.all(ctxs.map((ctx) => worker(ctx, until, stats)));
     const samples = [];
@@ -124,6 +176,30 @@ async function main() {
     }
     await workers;
     for (const ctx of ctxs) ctx.http.destroy();
+    let growth = null;
+    if (opt.schedule) {
+      // RSS after the first 5 minutes: the median of the last minute over that of the sixth.
+      const after5 = samples.filter((s) => s.t >= start + 5 * 60_000 && s.t < start + 6 * 60_000);
+      const last = samples.filter((s) => s.t >= until - 60_000);
+      if (minutes > 6) {
+        growth = (median(last.map((s) => s.rssKb)) - median(after5.map((s) => s.rssKb))) / 1024;
+        console.log(
+          `RSS growth after the first 5 minutes: ${growth >= 0 ? '+' : ''}${growth.toFixed(2)} MB (last minute over the sixth, medians)`,
+        );
+        if (minutes >= 10 && growth > 2) problems.push(`RSS grew ${growth.toFixed(2)} MB after the first 5 minutes (at most +2 MB)`);
+      }
+      await scheduleApi('DELETE');
+      // The running segment ends and is kept: renamed once its encoder finalized it.
+      let seg = segmentsIn(join(dir, 'files/recordings'));
+      for (let i = 0; i < 50 && seg.parts > 0; i++) {
+        await sleep(100);
+        seg = segmentsIn(join(dir, 'files/recordings'));
+      }
+      const expected = Math.floor((minutes * 60) / segmentSeconds);
+      console.log(`segments stored: ${seg.done} (${expected} of ${segmentSeconds} s in ${minutes} min), temp files left: ${seg.parts}`);
+      if (seg.done < expected) problems.push(`only ${seg.done} segments stored, ${expected} expected`);
+      if (seg.parts > 0) problems.push(`${seg.parts} .part files left after the schedule was removed`);
+    }
 
     // Quiet again: the last recording ends, keep-alive sockets close, everything comes back.
     let end = sample(pid);
@@ -168,13 +244,14 @@ async function main() {
     );
     console.log(`at end:   ${fmt(end)} (idle after the load)`);
     console.log(`median rss under load: ${(median(loaded.map((s) => s.rssKb)) / 1024).toFixed(1)} MB`);
-    if (opt.out) writeFileSync(opt.out, JSON.stringify({ minutes, baseline, end, samples, count: stats.count, problems }, null, 1));
+    if (opt.out) writeFileSync(opt.out, JSON.stringify({ minutes, baseline, end, samples, count: stats.count, growth, problems }, null, 1));
     const stopped = new Promise((r) => agent.child.once('exit', (code) => r(code)));
     agent.child.kill('SIGTERM');
     const code = await stopped;
     if (code !== 0) problems.push(`the agent exited with ${code} on SIGTERM`);
   } finally {
     if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
+    mic?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   if (problems.length > 0) {

@@ -1,0 +1,279 @@
+// The schedule (docs/schedule.md): what recording on a schedule and its preview cost.
+//   - CPU per second of audio while the schedule records flac in segments of `segmentSeconds`
+//     (the agent's threads, its capture program and its encoders, one per segment), against
+//     sox alone writing one flac from the same device. Both run at the same time from the
+//     same private PulseAudio virtual microphone playing pink noise (as bench/audio.mjs), and
+//     are read over the same windows, so a loaded host weighs on both alike. Each window lasts
+//     exactly one segment, so it holds exactly one segment boundary (an encoder ending and the
+//     next starting): an ended encoder's CPU is read from the agent's cutime/cstime
+//     (/proc/PID/stat, clock ticks), a live one's from its threads' schedstat.
+//   - For context on the same host, a manual flac recording (one file) beside the same sox
+//     over one window (bench/audio.mjs's row measures it apart from sox).
+//   - The preview of 366 days of 16 windows (half sun events, four with duty cycles): the
+//     agent's main-thread CPU (/proc/PID/task/PID/schedstat) around one POST
+//     /api/v1/schedule/preview (request parsed, token checked, windows computed, JSON
+//     answered): the first of the process, then the median of the next ones.
+// Idle RSS and exec → first answer with no schedule configured are run.mjs's rows: the
+// bench's agents have no schedule file.
+//   node bench/schedule.mjs [--rounds N] [--segment S] [--previews N]   (needs dist/device-agent)
+// bench/run.mjs adds scheduleRows()'s rows to BENCHMARKS.md.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMic } from './audio.mjs';
+import { procStats, startAgentBin } from './procs.mjs';
+import { median, pairRatio, table } from './report.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Clock ticks per second of /proc/PID/stat's times (getconf CLK_TCK on Linux). */
+const TICK = 100;
+
+/** utime, stime, cutime, cstime of /proc/PID/stat, in seconds. */
+function statTimes(pid) {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { self: (Number(f[11]) + Number(f[12])) / TICK, reaped: (Number(f[13]) + Number(f[14])) / TICK };
+}
+
+function children(pid) {
+  const out = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    } catch {
+      /* thread gone */
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU seconds of a process's threads, its live children's and those it reaped: a segment's
+ * encoder that ends inside a window is counted up to its end (in the parent's cutime once
+ * reaped), so the delta over a window is the tree's CPU in it.
+ */
+export function treeCpu(pid) {
+  let s = procStats(pid).cpuS + statTimes(pid).reaped;
+  for (const c of children(pid)) {
+    try {
+      s += procStats(c).cpuS + statTimes(c).reaped;
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return s;
+}
+
+/** Main-thread CPU seconds (the event loop's thread: TID = PID). */
+function mainThreadCpu(pid) {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+}
+
+const hhmm = (ms) => new Date(ms).toISOString().slice(11, 16);
+
+/**
+ * A schedule recording from now on: one window from a minute ago to two minutes ago the next
+ * day (an end at or before its start is the next day's), flac in `segmentSeconds` segments.
+ */
+export function nowSchedule(segmentSeconds) {
+  const now = Date.now();
+  return {
+    timeZone: 'UTC',
+    recording: { fileExtension: 'flac', sampleRate: 48000, channels: 1, segmentSeconds },
+    windows: [{ start: hhmm(now - 60_000), end: hhmm(now - 120_000) }],
+  };
+}
+
+/** 16 windows: eight from sun events, eight from wall times; four with duty cycles; days and dates on two. */
+export const PREVIEW_SCHEDULE = {
+  location: { latitude: 52.2, longitude: 0.12 },
+  timeZone: 'Europe/London',
+  windows: [
+    { start: 'sunrise-30m', end: 'sunrise+2h', duty: { onSeconds: 60, offSeconds: 240 } },
+    { start: 'sunset-1h', end: 'sunset+30m' },
+    { start: 'dawn', end: 'sunrise' },
+    { start: 'dusk', end: 'nauticalDusk' },
+    { start: 'nightEnd', end: 'nauticalDawn' },
+    { start: 'solarNoon-15m', end: 'solarNoon+15m', duty: { onSeconds: 30, offSeconds: 270 } },
+    { start: 'nauticalDawn', end: 'nauticalDawn+20m' },
+    { start: 'night', end: 'night+1h' },
+    { start: '00:00', end: '00:30' },
+    { start: '03:00', end: '03:20', duty: { onSeconds: 10, offSeconds: 50 } },
+    { start: '06:00', end: '06:10' },
+    { start: '09:00', end: '09:15', days: ['mon', 'wed', 'fri'] },
+    { start: '12:30', end: '13:00' },
+    { start: '15:00', end: '15:05', dates: { from: '03-15', to: '07-31' } },
+    { start: '18:00', end: '18:45', duty: { onSeconds: 120, offSeconds: 180 } },
+    { start: '22:00', end: '23:30' },
+  ],
+};
+
+async function api(agent, method, path, body) {
+  const res = await fetch(`${agent.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${agent.token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Waits until the schedule's state is `recording` (it should be within 5 s of a PUT). */
+export async function untilRecording(agent, timeoutMs = 15_000) {
+  let state;
+  for (const until = Date.now() + timeoutMs; Date.now() < until; await sleep(200)) {
+    state = (await api(agent, 'GET', '/api/v1/schedule')).state;
+    if (state.state === 'recording') return;
+  }
+  throw new Error(`the schedule did not record within ${timeoutMs} ms: ${JSON.stringify(state)}`);
+}
+
+/** Main-thread CPU (s) of each of `n` previews of 366 days of PREVIEW_SCHEDULE, in order. */
+async function previews(agent, n) {
+  const pid = agent.child.pid;
+  const out = [];
+  let windows = 0;
+  for (let i = 0; i < n; i++) {
+    const c0 = mainThreadCpu(pid);
+    const answer = await api(agent, 'POST', '/api/v1/schedule/preview', { schedule: PREVIEW_SCHEDULE, from: '2025-01-01', days: 366 });
+    out.push(mainThreadCpu(pid) - c0);
+    windows = answer.windows.length;
+    await sleep(100);
+  }
+  return { cpu: out, windows };
+}
+
+export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previewCount = 10, log = () => {} }) {
+  const dir = mkdtempSync(join(tmpdir(), 'da-bench-schedule-'));
+  const mic = startMic(join(dir, 'pulse'));
+  const synced = join(dir, 'synced');
+  writeFileSync(synced, '');
+  const agent = await startAgentBin(
+    bin,
+    join(dir, 'agent'),
+    { audio: { device: 'pulse', minFreeBytes: 0 }, clock: { syncedFile: synced } },
+    mic.env,
+  );
+  const pid = agent.child.pid;
+  let sox;
+  try {
+    // The preview first, in a process that has not computed a window yet: its first call is
+    // the cold one (the runtime's time zone data, code not yet compiled).
+    log(`schedule: ${previewCount} previews of 366 days of 16 windows`);
+    const pv = await previews(agent, previewCount + 1);
+    const [cold, ...warm] = pv.cpu.map((s) => s * 1000);
+
+    log(`schedule: recording flac in ${segmentSeconds} s segments beside sox alone, ${rounds} window(s) of ${segmentSeconds} s`);
+    sox = spawn('sox', ['-q', '-t', 'alsa', 'pulse', '-r', '48000', '-c', '1', '-b', '16', '-t', 'flac', join(dir, 'sox.flac')], {
+      env: { ...process.env, ...mic.env },
+      stdio: 'ignore',
+    });
+    await api(agent, 'PUT', '/api/v1/schedule', nowSchedule(segmentSeconds));
+    await untilRecording(agent);
+    await sleep(5000);
+    const scheduled = [];
+    const alone = [];
+    const own = [];
+    for (let i = 0; i < rounds; i++) {
+      const o0 = procStats(pid).cpuS;
+      const a0 = treeCpu(pid);
+      const s0 = procStats(sox.pid).cpuS;
+      const t0 = process.hrtime.bigint();
+      await sleep(segmentSeconds * 1000);
+      const a1 = treeCpu(pid);
+      const o1 = procStats(pid).cpuS;
+      const s1 = procStats(sox.pid).cpuS;
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      scheduled.push(((a1 - a0) / wall) * 1000);
+      alone.push(((s1 - s0) / wall) * 1000);
+      own.push(((o1 - o0) / wall) * 1000);
+      log(
+        `schedule: window ${i + 1}: agent ${scheduled.at(-1).toFixed(1)} ms/s (its own threads ${own.at(-1).toFixed(1)}), sox ${alone.at(-1).toFixed(1)} ms/s`,
+      );
+    }
+    const { state } = await api(agent, 'GET', '/api/v1/schedule');
+    if (state.state !== 'recording' || !state.lastSegment) throw new Error(`the schedule stopped recording: ${JSON.stringify(state)}`);
+    // For context on this host: a manual flac recording (one file, as bench/audio.mjs's row)
+    // beside the same sox, over one window of the same length.
+    log('schedule: a manual flac recording beside sox alone, for context');
+    await api(agent, 'DELETE', '/api/v1/schedule');
+    await api(agent, 'POST', '/api/v1/audiofiles/audiorecordstart', { duration: 3600, fileExtension: 'flac' });
+    await sleep(2000);
+    const manual = [];
+    const alone2 = [];
+    {
+      const a0 = treeCpu(pid);
+      const s0 = procStats(sox.pid).cpuS;
+      const t0 = process.hrtime.bigint();
+      await sleep(segmentSeconds * 1000);
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      manual.push(((treeCpu(pid) - a0) / wall) * 1000);
+      alone2.push(((procStats(sox.pid).cpuS - s0) / wall) * 1000);
+    }
+    await api(agent, 'POST', '/api/v1/audiofiles/audiorecordstop');
+    return [
+      {
+        figure: `CPU per second of audio, scheduled flac in ${segmentSeconds} s segments (agent threads + capture and encoders)`,
+        unit: 'ms/s',
+        agent: scheduled,
+        baseline: alone,
+        baselineName: 'sox alone writing one flac, same time',
+        target: '≤ 1.15 × sox',
+        ok: pairRatio(scheduled, alone) <= 1.15,
+        digits: 1,
+      },
+      {
+        figure: 'the same, a manual flac recording (one file), for context on this host',
+        unit: 'ms/s',
+        agent: manual,
+        baseline: alone2,
+        baselineName: 'sox alone writing one flac, same time',
+        target: 'report',
+        ok: true,
+        digits: 1,
+      },
+      {
+        figure: `preview of 366 days of 16 windows (${pv.windows} merged), main-thread CPU of the request, first of the process`,
+        unit: 'ms',
+        agent: [cold],
+        target: 'report',
+        ok: true,
+        digits: 1,
+      },
+      {
+        figure: `the same, once warm (median of ${previewCount})`,
+        unit: 'ms',
+        agent: warm,
+        target: '≤ 50 ms',
+        ok: median(warm) <= 50,
+        digits: 1,
+      },
+    ];
+  } finally {
+    sox?.kill('SIGINT');
+    agent.stop();
+    await new Promise((r) => agent.child.once('exit', r));
+    mic.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const arg = (name, dflt) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i === -1 ? dflt : Number(process.argv[i + 1]);
+  };
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+  const rows = await scheduleRows({
+    bin: join(root, 'dist/device-agent'),
+    rounds: arg('rounds', 3),
+    segmentSeconds: arg('segment', 20),
+    previewCount: arg('previews', 10),
+    log: (s) => console.error(s),
+  });
+  console.log(table(rows));
+}
