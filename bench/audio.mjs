@@ -13,11 +13,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { wrk } from './clients.mjs';
 import { procStats, startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
+import { BIN, numberArg, ranAlone } from './alone.mjs';
 
 const LISTENERS = 4;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -268,19 +268,14 @@ export async function audioRows({ bin, rounds = 3, window = 8, soakS = 60, secon
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (ranAlone(import.meta.url)) {
   const r = await audioRows({
-    bin: join(root, 'dist/device-agent'),
-    rounds: arg('rounds', 3),
-    window: arg('window', 8),
-    soakS: arg('soak', 60),
-    seconds: arg('seconds', 5),
-    pairs: arg('pairs', 3),
+    bin: BIN,
+    rounds: numberArg('rounds', 3),
+    window: numberArg('window', 8),
+    soakS: numberArg('soak', 60),
+    seconds: numberArg('seconds', 5),
+    pairs: numberArg('pairs', 3),
     log: (s) => console.error(s),
   });
   console.log(table(r.rows));

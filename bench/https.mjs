@@ -12,6 +12,7 @@ import { curl, wrk } from './clients.mjs';
 import { evictFromPageCache, procStats, startAgentBin, startNginx } from './procs.mjs';
 import { agentStatusCount, allCounts, instructionsPerRequest } from './instructions.mjs';
 import { median, pairRatio, table } from './report.mjs';
+import { flag, numberArg, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'dist/device-agent');
@@ -371,17 +372,13 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
   ];
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const smoke = process.argv.includes('--smoke');
+if (ranAlone(import.meta.url)) {
+  const smoke = flag('smoke');
   const rows = await httpsRows({
-    rounds: arg('rounds', smoke ? 1 : 3),
-    seconds: arg('seconds', smoke ? 1 : 5),
-    mb: arg('mb', smoke ? 2 : 50),
-    callgrind: smoke || process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+    rounds: numberArg('rounds', smoke ? 1 : 3),
+    seconds: numberArg('seconds', smoke ? 1 : 5),
+    mb: numberArg('mb', smoke ? 2 : 50),
+    callgrind: smoke || flag('no-callgrind') ? null : [20_000, 10_000],
   });
   console.log(table(rows));
 }

@@ -4,12 +4,12 @@
 //   node bench/metrics.mjs [--pairs N] [--seconds N] [--scrapes N] [--no-callgrind]   (needs dist/device-agent)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { wrk } from './clients.mjs';
 import { agentStatusCount, allCounts } from './instructions.mjs';
 import { procStats, startAgentBin } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
+import { BIN, flag, numberArg, ranAlone } from './alone.mjs';
 
 /** CPU seconds of the main (JavaScript) thread alone: the event loop's time. */
 function mainThreadCpu(pid) {
@@ -140,18 +140,13 @@ export async function metricsRows({ bin, pairs = 4, seconds = 5, n = 10_000, cal
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist/device-agent');
+if (ranAlone(import.meta.url)) {
   const rows = await metricsRows({
-    bin,
-    pairs: arg('pairs', 4),
-    seconds: arg('seconds', 5),
-    n: arg('scrapes', 10_000),
-    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+    bin: BIN,
+    pairs: numberArg('pairs', 4),
+    seconds: numberArg('seconds', 5),
+    n: numberArg('scrapes', 10_000),
+    callgrind: flag('no-callgrind') ? null : [20_000, 10_000],
     log: (s) => console.error(`bench: ${s}`),
   });
   console.log(table(rows));

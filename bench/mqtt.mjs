@@ -9,14 +9,14 @@
 //   node bench/mqtt.mjs [--rounds N] [--smoke]     prints the rows as a Markdown table
 // bench/run.mjs adds mqttRows()'s rows to BENCHMARKS.md.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
-import { AGENT_LISTENING, portIn, procStats } from './procs.mjs';
+import { AGENT_LISTENING, baseConfig, portIn, procStats } from './procs.mjs';
 import { pairRatio, table } from './report.mjs';
+import { BIN, flag, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -93,19 +93,7 @@ async function startMosquitto(dir) {
 async function startAgent(bin, dir, deviceId, mqttConfig) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      host: '127.0.0.1',
-      port: 0,
-      baseDir: 'files',
-      usersFile: 'users.json',
-      jwtSecretFile: 'jwt.secret',
-      audio: { device: 'null' },
-      deviceId,
-      ...(mqttConfig ? { mqtt: mqttConfig } : {}),
-    }),
-  );
+  writeFileSync(config, JSON.stringify(baseConfig({ deviceId, ...(mqttConfig ? { mqtt: mqttConfig } : {}) })));
   const logFile = join(dir, `agent-${deviceId}.log`);
   const fd = openSync(logFile, 'w');
   const child = spawn(bin, ['serve', '--config', config], { stdio: ['ignore', fd, 'inherit'] });
@@ -347,23 +335,10 @@ export async function mqttRows({ bin, dir, rounds = 3, smoke = false, log = () =
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, def) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? Number(process.argv[i + 1]) : def;
-  };
-  const smoke = process.argv.includes('--smoke');
-  const dir = mkdtempSync(join(tmpdir(), 'da-bench-mqtt-'));
-  try {
-    const rows = await mqttRows({
-      bin: join(root, 'dist/device-agent'),
-      dir,
-      rounds: arg('rounds', smoke ? 1 : 3),
-      smoke,
-      log: (m) => console.error(m),
-    });
+if (ranAlone(import.meta.url)) {
+  const smoke = flag('smoke');
+  await inTempDir('da-bench-mqtt-', async (dir) => {
+    const rows = await mqttRows({ bin: BIN, dir, rounds: numberArg('rounds', smoke ? 1 : 3), smoke, log: (m) => console.error(m) });
     console.log(table(rows));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -3,12 +3,12 @@
 // systemd's side is test/helpers/fake-systemd.c (gcc), so no systemd as PID 1 is needed.
 //   node bench/ops.mjs [--rounds N]     prints the rows as a Markdown table
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './report.mjs';
+import { BIN, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -156,14 +156,10 @@ export async function opsRows(bin, dir, rounds = 3) {
   ];
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const i = process.argv.indexOf('--rounds');
-  const dir = mkdtempSync(join(tmpdir(), 'da-bench-ops-'));
-  try {
-    const rows = await opsRows(join(root, 'dist/device-agent'), dir, i === -1 ? 3 : Number(process.argv[i + 1]));
+if (ranAlone(import.meta.url)) {
+  await inTempDir('da-bench-ops-', async (dir) => {
+    const rows = await opsRows(BIN, dir, numberArg('rounds', 3));
     console.log(table(rows));
     console.log(`\n(medians of ${rows[0].agent.length} rounds; ${median(rows[0].baseline)} failed requests in a plain restart)`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

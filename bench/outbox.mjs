@@ -8,16 +8,14 @@
 // bench/run.mjs adds outboxRows()'s row to BENCHMARKS.md.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { closeSync, copyFileSync, mkdirSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import S3rver from 's3rver';
 import { AGENT_LISTENING, baseConfig, portIn, procStats } from './procs.mjs';
 import { rcloneEnv } from './rclone.mjs';
 import { pairRatio, table } from './report.mjs';
+import { BIN, flag, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 const KEY = 'S3RVER';
 const BUCKET = 'bench';
@@ -262,23 +260,10 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   ];
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, def) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i > 0 ? Number(process.argv[i + 1]) : def;
-  };
-  const smoke = process.argv.includes('--smoke');
-  const dir = mkdtempSync(join(tmpdir(), 'da-bench-outbox-'));
-  try {
-    const rows = await outboxRows({
-      bin: join(root, 'dist/device-agent'),
-      dir,
-      rounds: arg('rounds', smoke ? 1 : 3),
-      smoke,
-      log: (m) => console.error(m),
-    });
+if (ranAlone(import.meta.url)) {
+  const smoke = flag('smoke');
+  await inTempDir('da-bench-outbox-', async (dir) => {
+    const rows = await outboxRows({ bin: BIN, dir, rounds: numberArg('rounds', smoke ? 1 : 3), smoke, log: (m) => console.error(m) });
     console.log(table(rows));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

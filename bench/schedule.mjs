@@ -20,11 +20,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { startMic } from './audio.mjs';
 import { procStats, startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
+import { BIN, numberArg, ranAlone } from './alone.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Clock ticks per second of /proc/PID/stat's times (getconf CLK_TCK on Linux). */
@@ -262,17 +262,12 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (ranAlone(import.meta.url)) {
   const rows = await scheduleRows({
-    bin: join(root, 'dist/device-agent'),
-    rounds: arg('rounds', 3),
-    segmentSeconds: arg('segment', 20),
-    previewCount: arg('previews', 10),
+    bin: BIN,
+    rounds: numberArg('rounds', 3),
+    segmentSeconds: numberArg('segment', 20),
+    previewCount: numberArg('previews', 10),
     log: (s) => console.error(s),
   });
   console.log(table(rows));

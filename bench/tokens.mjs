@@ -7,12 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { wrk } from './clients.mjs';
 import { agentStatusCount, allCounts } from './instructions.mjs';
 import { procStats, startAgentBin } from './procs.mjs';
 import { median, pairRatio, table } from './report.mjs';
+import { BIN, flag, numberArg, ranAlone } from './alone.mjs';
 
 const STATUS = '/api/v1/devicestatus/get';
 
@@ -211,18 +211,13 @@ export async function tokensRows({ bin, pairs = 4, seconds = 5, rounds = 3, call
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name, dflt) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? dflt : Number(process.argv[i + 1]);
-  };
-  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist/device-agent');
+if (ranAlone(import.meta.url)) {
   const rows = await tokensRows({
-    bin,
-    pairs: arg('pairs', 4),
-    seconds: arg('seconds', 5),
-    rounds: arg('rounds', 3),
-    callgrind: process.argv.includes('--no-callgrind') ? null : [20_000, 10_000],
+    bin: BIN,
+    pairs: numberArg('pairs', 4),
+    seconds: numberArg('seconds', 5),
+    rounds: numberArg('rounds', 3),
+    callgrind: flag('no-callgrind') ? null : [20_000, 10_000],
     log: (s) => console.error(`bench: ${s}`),
   });
   console.log(table(rows));

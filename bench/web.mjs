@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { AGENT_LISTENING, evictFromPageCache, portIn, procStats } from './procs.mjs';
 import { median, table } from './report.mjs';
+import { arg, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -184,11 +185,7 @@ export async function webFigures({ bin = join(root, 'dist/device-agent'), base, 
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i === -1 ? undefined : process.argv[i + 1];
-  };
+if (ranAlone(import.meta.url)) {
   const rows = await webFigures({ base: arg('base'), rounds: Number(arg('rounds') ?? 5) });
   console.log(table(rows));
 }

@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startMic } from '../bench/audio.mjs';
+import { baseConfig } from '../bench/procs.mjs';
 import { nowSchedule, untilRecording } from '../bench/schedule.mjs';
 import { median, TOLERANCE, trend } from './trend.mjs';
 import { newContext, worker } from './workload.mjs';
@@ -71,15 +72,12 @@ async function startAgent(dir, mic) {
   writeFileSync(join(dir, 'files/big.bin'), Buffer.alloc(4 * 1024 * 1024, 7));
   writeFileSync(
     config,
-    JSON.stringify({
-      host: '127.0.0.1',
-      port: 0,
-      baseDir: 'files',
-      usersFile: 'users.json',
-      jwtSecretFile: 'jwt.secret',
-      audio: mic ? { device: 'pulse', minFreeBytes: 0 } : { device: 'null', maxDurationSeconds: 10 },
-      ...(mic ? { clock: { syncedFile: join(dir, 'synced') } } : {}),
-    }),
+    JSON.stringify(
+      baseConfig({
+        audio: mic ? { device: 'pulse', minFreeBytes: 0 } : { device: 'null', maxDurationSeconds: 10 },
+        ...(mic ? { clock: { syncedFile: join(dir, 'synced') } } : {}),
+      }),
+    ),
   );
   if (mic) writeFileSync(join(dir, 'synced'), '');
   const user = { username: 'soak', password: 'soak-password-1' };
