@@ -5,15 +5,13 @@
 // `device_agent_outbox` / `device_agent_mqtt` set back to null remove the setting: the drop-ins
 // and secret files go, the reloaded agent runs neither, and a second run changes nothing.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cannotRunAnsible, setUpAnsible, type Ansible, type PlaybookRun } from './helpers/ansible.ts';
-import { cannotChroot, freshRoot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
+import { cannotRunAnsible } from './helpers/ansible.ts';
+import { cannotChroot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
+import { changedTasks, roleHost, type RoleHost } from './helpers/role-host.ts';
 import { jsonPost } from './helpers/http.ts';
-import { buildPackages, debPath } from './helpers/packages.ts';
 import { until } from './helpers/proc.ts';
 
 const CONFIG = '/etc/device-agent/config.json';
@@ -41,32 +39,12 @@ const why = cannotChroot() ?? cannotRunAnsible();
 const it = why ? role.skip : role;
 if (why) console.log(`  role tests skipped: ${why}`);
 
-let tmp: string;
-let ansible: Ansible;
+let host: RoleHost | undefined;
 let root: DebianRoot;
-let inventory: string;
 let agent: { child: ChildProcess; url: string } | undefined;
 
-const PLAYBOOK = `
-- hosts: all
-  gather_facts: false
-  roles:
-    - role: deviceagent.fleet.agent
-`;
-
-async function apply(vars: Record<string, unknown>): Promise<PlaybookRun> {
-  const file = join(tmp, 'vars.json');
-  writeFileSync(file, JSON.stringify({ device_agent_deb: debPath('amd64'), ...COMMON, ...vars }));
-  const run = await ansible.playbook(PLAYBOOK, inventory, ['-e', `@${file}`]);
-  assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
-  return run;
-}
-
-const changedTasks = (run: PlaybookRun) =>
-  run
-    .json!.plays.flatMap((p) => p.tasks)
-    .filter((t) => t.hosts.device?.changed)
-    .map((t) => t.task.name.replace('deviceagent.fleet.agent : ', ''));
+/** Applies the role with these variables over the common ones. */
+const apply = (vars: Record<string, unknown>) => host!.apply({ ...COMMON, ...vars });
 
 const etc = (name: string) => root.file(`/etc/device-agent/${name}`);
 const configShow = async () => JSON.parse((await root.exec(['device-agent', 'config', 'show', '--config', CONFIG])).stdout);
@@ -83,33 +61,12 @@ async function get(path: string): Promise<Record<string, unknown>> {
 
 role.before(async () => {
   if (why) return;
-  tmp = mkdtempSync(join(tmpdir(), 'da-role-links-'));
-  // uvu says nothing of a hook that throws (its cases just do not run): the error is printed here.
-  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()])
-    .then(([a, r]) => [a, r] as const)
-    .catch((err: unknown) => {
-      console.error('fleet-role-links: setting up failed:', err);
-      throw err;
-    });
-  inventory = join(tmp, 'inventory.json');
-  writeFileSync(
-    inventory,
-    JSON.stringify({
-      all: {
-        hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } },
-      },
-    }),
-  );
+  host = await roleHost('fleet-role-links');
+  root = host.root;
 });
 
 role.after(async () => {
-  if (agent && agent.child.exitCode === null) {
-    const exited = new Promise((r) => agent!.child.once('exit', r));
-    agent.child.kill('SIGTERM');
-    await exited;
-  }
-  root?.remove();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await host?.remove(agent);
 });
 
 it('an s3 target: the secret in a 0600 file named secretAccessKeyFile; config show names the file, never the secret', async () => {

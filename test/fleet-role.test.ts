@@ -4,15 +4,15 @@
 // sets the outbox and the MQTT link with their secrets in 0600 files; a third run changes nothing.
 // Why a root and not the systemd VM: docs/fleet.md, "How the role is tested".
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cannotRunAnsible, setUpAnsible, type Ansible, type PlaybookRun } from './helpers/ansible.ts';
-import { cannotChroot, freshRoot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
+import { cannotRunAnsible } from './helpers/ansible.ts';
+import { cannotChroot, startInstalled, type DebianRoot } from './helpers/debian-root.ts';
+import { changedTasks, roleHost, type RoleHost } from './helpers/role-host.ts';
 import { jsonPost } from './helpers/http.ts';
-import { buildPackages, debPath, VERSION } from './helpers/packages.ts';
+import { VERSION } from './helpers/packages.ts';
 
 const CONFIG = '/etc/device-agent/config.json';
 const USER = { username: 'fleet', password: 'fleet password 1' };
@@ -34,30 +34,14 @@ const why = cannotChroot() ?? cannotRunAnsible();
 const it = why ? role.skip : role;
 if (why) console.log(`  role tests skipped: ${why}`);
 
+let host: RoleHost | undefined;
 let tmp: string;
-let ansible: Ansible;
 let root: DebianRoot;
-let inventory: string;
 let agent: { child: ChildProcess; url: string } | undefined;
 let token: string;
 
-const PLAYBOOK = `
-- hosts: all
-  gather_facts: false
-  roles:
-    - role: deviceagent.fleet.agent
-`;
-
-/** Applies the role with these variables (an extra-vars file: JSON keeps their types). */
-async function apply(vars: Record<string, unknown>): Promise<PlaybookRun> {
-  const file = join(tmp, 'vars.json');
-  writeFileSync(file, JSON.stringify({ device_agent_deb: debPath('amd64'), ...vars }));
-  const t = Date.now();
-  const run = await ansible.playbook(PLAYBOOK, inventory, ['-e', `@${file}`]);
-  console.log(`  (fleet-role: ansible-playbook ran in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
-  assert.is(run.code, 0, `ansible-playbook failed:\n${run.stdout}\n${run.stderr}`);
-  return run;
-}
+/** Applies the role with these variables. */
+const apply = (vars: Record<string, unknown>) => host!.apply(vars);
 
 /** Lifetime of a login token of the role's user: exp - iat, set by tokenTtlSeconds. */
 async function tokenLifetime(): Promise<number> {
@@ -68,39 +52,14 @@ async function tokenLifetime(): Promise<number> {
   return claims.exp - claims.iat;
 }
 
-const changedTasks = (run: PlaybookRun) =>
-  run
-    .json!.plays.flatMap((p) => p.tasks)
-    .filter((t) => t.hosts.device?.changed)
-    .map((t) => t.task.name.replace('deviceagent.fleet.agent : ', ''));
-
 role.before(async () => {
   if (why) return;
-  const t = Date.now();
-  tmp = mkdtempSync(join(tmpdir(), 'da-role-'));
-  [ansible, root] = await Promise.all([setUpAnsible(tmp), freshRoot(['python3', 'python3-apt']), buildPackages()]).then(
-    ([a, r]) => [a, r] as const,
-  );
-  console.log(`  (fleet-role: packages, collection and Debian root ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`);
-  inventory = join(tmp, 'inventory.json');
-  writeFileSync(
-    inventory,
-    JSON.stringify({
-      all: {
-        hosts: { device: { ansible_connection: 'chroot_ns', chroot_root: root.path, ansible_python_interpreter: '/usr/bin/python3' } },
-      },
-    }),
-  );
+  host = await roleHost('fleet-role');
+  ({ tmp, root } = host);
 });
 
 role.after(async () => {
-  if (agent && agent.child.exitCode === null) {
-    const exited = new Promise((r) => agent!.child.once('exit', r));
-    agent.child.kill('SIGTERM');
-    await exited;
-  }
-  root?.remove();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await host?.remove(agent);
 });
 
 it('installs the .deb, writes the drop-in, creates the user and an API token through the CLI', async () => {
