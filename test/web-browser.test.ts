@@ -6,16 +6,14 @@
 // leaves for another host, no console error, the CSP holds, the token is never in a URL.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, makeDir, runCli, startAgent, type TestAgent } from './helpers/agent.ts';
-import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { fencedContext, launchChromium, axeViolations } from './helpers/browser.ts';
 import { startVirtualMic } from './helpers/pulse.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TOKEN_KEY = 'device-agent.token';
 /** The statuses the cases provoke on purpose (Chromium logs each failed load as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (400|401|403) /;
@@ -69,22 +67,6 @@ async function logIn(page: Page, password = ADMIN.password): Promise<void> {
   await c.username.fill(ADMIN.username);
   await c.password.fill(password);
   await c.login.click();
-}
-
-/** Runs axe-core in the page (evaluated through the DevTools protocol, which the CSP does not govern). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe.run();
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }
 
 /** The recording state line's text once it matches. */

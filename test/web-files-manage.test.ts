@@ -3,15 +3,13 @@
 // and by keyboard alone), sees the API's refusals as its text, at 360 px too; a viewer is
 // offered none of it. No console error beyond the refusals provoked, the CSP holds.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
-import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { fencedContext, launchChromium, axeViolations } from './helpers/browser.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PROVOKED = /^Failed to load resource: the server responded with a status of (404|409) /;
 const USERS = [
   { username: 'op', password: 'operator pass', role: 'operator' as const },
@@ -48,21 +46,6 @@ async function open(ctx: Ctx, username: string, password: string, viewport = { w
 
 const table = (page: Page) => page.getByRole('table');
 const base = (ctx: Ctx, ...p: string[]) => join(ctx.agent.baseDir, ...p);
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe.run();
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
-}
 
 web('an operator makes a folder, renames, and deletes after a confirmation naming the entry', async (ctx) => {
   writeFileSync(base(ctx, 'a.txt'), 'a');

@@ -6,17 +6,14 @@
 // the state follows the `schedule` event; a viewer, whose scopes do not include `audio`
 // (every schedule route's), sees no panel and no save control. No request to another host,
 // no console error, the CSP holds.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
-import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { fencedContext, launchChromium, axeViolations } from './helpers/browser.ts';
 import { bearer } from './helpers/http.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWER = { username: 'vera', password: 'a password for the page', role: 'viewer' as const };
 /** Statuses provoked on purpose (Chromium logs each as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (400|403) /;
@@ -80,22 +77,6 @@ const api = async (ctx: Ctx, method: string, path: string, body?: unknown) => {
   });
   return { status: res.status, body: (await res.json()) as any };
 };
-
-/** axe-core's serious and critical violations on the page. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe.run();
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
-}
 
 const panelOf = (page: Page) => page.locator('section', { has: page.getByRole('heading', { name: 'Schedule', level: 2 }) });
 

@@ -3,16 +3,14 @@
 // scopes, directory and expiry, the text shown once with a copy button, revoke); an admin
 // sees and revokes everyone's and makes one for another user. Controls found by role and
 // accessible name; no request to another host, no console error, the CSP holds.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
-import { fencedContext, launchChromium } from './helpers/browser.ts';
+import { fencedContext, launchChromium, axeViolations } from './helpers/browser.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'a password for the page';
 /** Statuses provoked on purpose (Chromium logs each as a console error). */
 const PROVOKED = /^Failed to load resource: the server responded with a status of (401|403|409) /;
@@ -71,21 +69,6 @@ async function refusedWithin(agent: TestAgent, token: string, ms: number): Promi
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;
-}
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    const r = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe.run();
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(', ')})`);
 }
 
 ui('a viewer sees their role, the status and the files, and no upload, no recording, no delete', async (ctx) => {
