@@ -261,8 +261,7 @@ export async function audioRows({ bin, rounds = 3, window = 8, soakS = 60, secon
       samples,
     };
   } finally {
-    agent.stop();
-    await new Promise((r) => agent.child.once('exit', r));
+    await agent.stop();
     mic.stop();
     rmSync(dir, { recursive: true, force: true });
   }

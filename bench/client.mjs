@@ -208,8 +208,7 @@ export async function clientRows({ bin, node, rounds = 5, mb = 50, dist = CLIENT
           });
         }
       } finally {
-        agent.stop();
-        await new Promise((r) => agent.child.once('exit', r));
+        await agent.stop();
       }
     }
   } finally {

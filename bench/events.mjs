@@ -91,8 +91,7 @@ export async function eventsRows({ bin, pairs = 5, seconds = 5, log = () => {} }
       }
     }
   } finally {
-    agent.stop();
-    await new Promise((r) => agent.child.once('exit', r));
+    await agent.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   const ratio = pairRatio(runs[0], runs[1]);

@@ -117,7 +117,15 @@ export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   const token = await login('bench');
   /** A login token of the second user, for more streams than one user may hold. */
   const secondToken = () => login('bench2');
-  return { child, url, token, secondToken, config, filesDir: join(dir, 'files'), stop: () => child.kill('SIGTERM') };
+  /** SIGTERM; resolves once the agent has exited. */
+  const stop = () =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+        });
+  return { child, url, token, secondToken, config, filesDir: join(dir, 'files'), stop };
 }
 
 /**

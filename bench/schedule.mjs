@@ -255,8 +255,7 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
     ];
   } finally {
     sox?.kill('SIGINT');
-    agent.stop();
-    await new Promise((r) => agent.child.once('exit', r));
+    await agent.stop();
     mic.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -52,7 +52,6 @@ export interface OutboxFigures {
   droppedFilesTotal: number;
 }
 
-const iso = isoTime;
 const stampOf = (st: Stats): Stamp => ({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
 const fileError = (err: unknown): string | undefined => {
   const e = err as NodeJS.ErrnoException;
@@ -346,7 +345,7 @@ export class Outbox {
     this.uploaded.files++;
     this.uploaded.bytes += stamp.size;
     this.uploadedBytesTotal += stamp.size;
-    this.lastSuccessAt = iso(Date.now());
+    this.lastSuccessAt = isoTime(Date.now());
     this.deps.publish('outbox', { path: rel, outcome: 'uploaded', bytes: stamp.size });
     this.deps.audit.record({
       event: 'outbox.upload',
@@ -391,7 +390,7 @@ export class Outbox {
 
   private setAside(rel: string, abs: string, stamp: Stamp, error: string): void {
     this.pending.delete(rel);
-    this.failed.set(rel, { abs, stamp, error, since: iso(Date.now()) });
+    this.failed.set(rel, { abs, stamp, error, since: isoTime(Date.now()) });
     this.failuresTotal++;
     this.deps.log.warn(`outbox: ${rel} set aside: ${error}`);
     this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes: stamp.size, error });
@@ -411,7 +410,7 @@ export class Outbox {
       this.nextAt = monotonicMs() + wait;
       this.nextAttemptWall = Date.now() + wait;
     }
-    this.lastError = { time: iso(Date.now()), text };
+    this.lastError = { time: isoTime(Date.now()), text };
     this.deps.log.warn(`outbox: ${rel}: ${text}; next attempt in ${(wait / 1000).toFixed(1)} s`);
     this.deps.publish('outbox', { path: rel, outcome: 'failed', bytes, error: text });
     this.kick(); // arms the wake-up
@@ -512,12 +511,12 @@ export class Outbox {
       target: t.type === 's3' ? { type: 's3', endpoint: t.endpoint, bucket: t.bucket } : { type: t.type, url: t.url },
       state,
       pending: { files: this.pending.size, bytes },
-      oldestPendingAt: oldest === undefined ? null : iso(oldest),
+      oldestPendingAt: oldest === undefined ? null : isoTime(oldest),
       failed: [...this.failed].map(([path, f]) => ({ path, error: f.error, since: f.since })),
       uploaded: { ...this.uploaded },
       lastSuccessAt: this.lastSuccessAt,
       lastError: this.lastError,
-      nextAttemptAt: waiting ? iso(this.nextAttemptWall!) : null,
+      nextAttemptAt: waiting ? isoTime(this.nextAttemptWall!) : null,
     };
   }
 }
