@@ -20,7 +20,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   const md = readFileSync(join(ROOT, 'test-artifacts/bench-smoke.md'), 'utf8');
   const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| figure'));
   // 18 figures with targets or reports, and the cold start's two (dd evicts the executable);
-  // 13 HTTPS figures (bench/https.mjs), the web interface's four (bench/web.mjs), the
+  // 14 HTTPS figures (bench/https.mjs), the web interface's four (bench/web.mjs), the
   // restart's three (bench/ops.mjs) and bench/metrics.mjs's three (status req/s on/off, a
   // scrape, RSS; its callgrind on/off is left to the full run: a third server under
   // callgrind passed the time limit), bench/tokens.mjs's four (status req/s and CPU with an API
@@ -35,7 +35,7 @@ smoke('npm run bench -- --smoke measures every figure against its baseline', () 
   // off, RSS after 1,000 commands) and the schedule's four (bench/schedule.mjs: CPU per
   // second of segmented recording beside sox alone, a manual recording beside it for
   // context, the preview of a year cold and warm).
-  assert.is(rows.length, 20 + 13 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 3 + 4 + 4, md);
+  assert.is(rows.length, 20 + 14 + 4 + 3 + 3 + 4 + 4 + 10 + 9 + 3 + 4 + 4, md);
   assert.ok(
     rows.some((r) => r.startsWith('| dagent get of 2 MB (HTTP; process start to exit)')),
     md,
