@@ -1,7 +1,7 @@
 // The HTTPS ceiling the agent is measured against (bench/https.mjs), on the Node binary it
 // embeds, with the agent's own certificate:
 //   GET /big.bin   streams the file (fs.createReadStream piped into the response, in 1 MiB
-//                  reads: the default 64 KiB reads are a weaker ceiling, issue 44.17)
+//                  reads: the default 64 KiB reads are a weaker ceiling, docs/performance.md)
 //   GET /status    answers a fixed copy of the status JSON
 // Usage: node https-baseline.cjs CERT KEY FILE STATUS_JSON_FILE   (prints "listening PORT")
 'use strict';

@@ -314,7 +314,7 @@ export async function httpsRows({ rounds = 3, seconds = 5, mb = 50, dir, callgri
       digits: 2,
     },
     {
-      // Issue 44.17: the ceiling streams in 1 MiB reads (bench/https-baseline.cjs).
+      // The ceiling streams in 1 MiB reads (bench/https-baseline.cjs, docs/performance.md).
       figure: 'CPU seconds per GB, HTTPS download, AES-128-GCM, against Node https',
       unit: 's/GB',
       agent: r.aes[0],

@@ -3,7 +3,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { startAgent, type TestAgent } from './helpers/agent.ts';
 import { eventually, fdCount } from './helpers/proc.ts';
@@ -73,6 +74,56 @@ conns(
     assert.is(Number(line.split(/\s+/)[2]), Math.min(4096, somaxconn), line);
   },
 );
+
+/** Bytes the agent holds unsent in the kernel on its side of the connection from `clientPort` (ss's notsent). */
+function unsentTo(agentPort: number, clientPort: number): number {
+  const out = execFileSync('ss', ['-Htni', 'state', 'established', `( sport = :${agentPort} and dport = :${clientPort} )`], {
+    encoding: 'utf8',
+  });
+  return Number(/notsent:(\d+)/.exec(out)?.[1] ?? 0);
+}
+
+/** A connection that sends `head` and never reads; resolves once the agent's unsent bytes settle. */
+async function neverRead(port: number, head: string): Promise<{ socket: Socket; unsent: number }> {
+  const socket = await open(port);
+  socket.pause();
+  socket.write(head);
+  let last = -1;
+  let unsent = 0;
+  await eventually(() => {
+    last = unsent;
+    unsent = unsentTo(port, socket.localPort!);
+    return unsent > 0 && unsent === last;
+  }, 5000);
+  return { socket, unsent };
+}
+
+conns('a client that reads nothing holds at most 128 KiB of its answer in the kernel (slow-read floods)', async ({ agent }) => {
+  // The Swagger UI bundle (~1.4 MB) needs no credential. Without the bound the kernel took
+  // 1.6 MB of it at once (loopback sizes the send buffer from the congestion window), and
+  // 1,000 such clients held 1.6 GB: 83 % of the agent's CPU went into copying, and a new
+  // client waited up to 3.2 s (docs/performance.md, "Slow readers").
+  const { socket, unsent } = await neverRead(agent.port, 'GET /docs/assets/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n');
+  try {
+    assert.ok(unsent > 0 && unsent <= 128 * 1024 + 64 * 1024, `unsent ${unsent}`);
+  } finally {
+    socket.destroy();
+  }
+});
+
+conns("a download a credential asked for keeps the kernel's own room (sendfile would stop every 64 KiB)", async ({ agent }) => {
+  const token = await agent.login();
+  writeFileSync(join(agent.baseDir, 'eight.bin'), Buffer.alloc(8 * 1024 * 1024, 'd'));
+  const { socket, unsent } = await neverRead(
+    agent.port,
+    `GET /api/download?filepath=eight.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+  );
+  try {
+    assert.ok(unsent > 512 * 1024, `unsent ${unsent}`);
+  } finally {
+    socket.destroy();
+  }
+});
 
 conns('every descriptor comes back', async (ctx) => {
   const pid = ctx.agent.child.pid!;

@@ -15,7 +15,9 @@ import {
   serverFd,
   setInternalsLog,
   socketFd,
+  tcpOf,
 } from '../src/http/node-internals.ts';
+import { createSecureContext, TLSSocket } from 'node:tls';
 import { startAgent } from './helpers/agent.ts';
 import { bearer } from './helpers/http.ts';
 import { collectLog } from './helpers/log.ts';
@@ -80,6 +82,29 @@ unit('the fast paths are taken: a real fd, the dispatched count, destroySoon to 
     assert.ok(listening! > 2);
     assert.equal(notes, []);
   } finally {
+    close();
+  }
+});
+
+unit('a TLS socket leads to the TCP connection it encrypts onto (setsockopt, src/http/unsent.ts)', async () => {
+  const notes: string[] = [];
+  setInternalsLog(collectLog(notes));
+  const { server, close } = await socketPair();
+  const secure = new TLSSocket(server, { isServer: true, secureContext: createSecureContext() });
+  try {
+    assert.is(tcpOf(server), server);
+    assert.is(socketFd(secure), undefined); // no sendfile through TLS
+    assert.is(tcpOf(secure), server);
+    assert.type(socketFd(tcpOf(secure)!), 'number');
+    assert.equal(notes, []);
+    // A release that drops the field: no connection, noted once.
+    const orphan = { encrypted: true } as unknown as Socket;
+    assert.is(tcpOf(orphan), undefined);
+    assert.is(tcpOf(orphan), undefined);
+    assert.is(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0]!, /^<4>node-internals: TLS socket _parent: is missing/);
+  } finally {
+    secure.destroy();
     close();
   }
 });

@@ -20,6 +20,7 @@ import { evaluate, validators } from './conditional.ts';
 import { contentDisposition, parseRange } from './headers.ts';
 import { checkClientPath, checkFsType, parseQuery } from './query.ts';
 import { cannotSend, sendfileAddon, type SendfileAddon } from './sendfile.ts';
+import { unboundUnsent } from '../http/unsent.ts';
 
 /** mime-types parses its database (~200 KB) when loaded: on the first download, not at start. */
 const mimeTypes = lazy('mime-types', () => import('mime-types'));
@@ -216,6 +217,8 @@ async function pump(
     markGone();
   });
   try {
+    // The small bound every connection starts with (src/http/unsent.ts) would cost CPU here.
+    if (res.socket) unboundUnsent(res.socket);
     const addon = sendfileAddon(unavailable);
     await (addon ? sendRange(addon, t) : copyRange(t, start));
     if (!t.gone && !res.destroyed) {

@@ -23,6 +23,20 @@ function fallback(what: string, why: string): void {
 }
 
 /**
+ * The TCP connection under a socket, for setsockopt (src/http/unsent.ts): the socket
+ * itself, or for TLS the one it encrypts onto (`_parent`, set when a TLS socket wraps an
+ * accepted one, as the sniffer's do). Fallback: undefined, and the connection keeps the
+ * bound it was accepted with.
+ */
+export function tcpOf(socket: Socket): Socket | undefined {
+  if (!isTls(socket)) return socket;
+  const parent = (socket as Socket & { _parent?: unknown })._parent;
+  if (parent && typeof parent === 'object' && !isTls(parent as Socket)) return parent as Socket;
+  fallback('TLS socket _parent', 'is missing');
+  return undefined;
+}
+
+/**
  * The socket's file descriptor (`_handle.fd`), for sendfile(2): Node exposes none.
  * Fallback: undefined, and the download copies through user space (0.66-0.75 x nginx
  * against 0.98-1.00 x with sendfile, docs/performance.md). A TLS socket has no fd of its

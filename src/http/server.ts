@@ -7,6 +7,7 @@ import { answerHalfClosedClients, currentResponse } from './node-internals.ts';
 import type { Server as TlsServer, TlsOptions } from 'node:tls';
 import { AgentRequest } from './request.ts';
 import { sniffConnections } from './sniff.ts';
+import { limitUnsent } from './unsent.ts';
 
 /** A client must send its headers within this long (slowloris gets 408); silence, or a handshake, as long. */
 const HEADERS_TIMEOUT_MS = 15_000;
@@ -84,6 +85,8 @@ export function listen(
   // The connections HTTP serves (TLS ones once their handshake is done), for the stop.
   // Per connection, not per request: nothing is added to a request's path.
   const serveHttp = nodeConnectionListener(server);
+  // Every accepted connection, before its first byte is read (HTTP or TLS alike).
+  server.on('connection', limitUnsent);
   const live = new Set<Socket>();
   const serve = (socket: Socket) => {
     live.add(socket);

@@ -1,7 +1,8 @@
 // The agent's one C addon (src/native/addon.c): sendfile(2) for downloads, the systemd
 // notification socket (datagrams, descriptor passing), a plain pipe for a capture's
-// output and the kernel clock's sync flag, which Node cannot do. Loaded once, on first
-// use: the first download, the start under systemd (NOTIFY_SOCKET), or the first status.
+// output, the kernel clock's sync flag and a connection's unsent bound (TCP_NOTSENT_LOWAT),
+// which Node cannot do. Loaded once, on first use: the first connection (its unsent
+// bound), or before it the start under systemd (NOTIFY_SOCKET).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { lazy } from '../util/lazy.ts';
@@ -24,6 +25,8 @@ export interface NativeAddon {
   trim(): number;
   /** adjtimex(2) read only: the kernel clock's status flags (STA_*), or -errno. */
   adjtimex(): number;
+  /** setsockopt(TCP_NOTSENT_LOWAT): at most `bytes` unsent in the socket; 0 or -errno. */
+  limitUnsent(fd: number, bytes: number): number;
 }
 
 /** open(2)'s O_TMPFILE (Node has no constant for it): a file without a name. */
@@ -47,7 +50,7 @@ function load(): NativeAddon {
   }
   const addon = module.exports;
   if (typeof addon.tuneAllocator === 'function') addon.tuneAllocator(); // before the first large block
-  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'pipe', 'tuneAllocator', 'trim', 'adjtimex'] as const) {
+  for (const name of ['sendfile', 'dup', 'notify', 'listening', 'pipe', 'tuneAllocator', 'trim', 'adjtimex', 'limitUnsent'] as const) {
     if (typeof addon[name] !== 'function') throw new Error(`the addon does not export ${name}()`);
   }
   return addon;
