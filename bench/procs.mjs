@@ -26,6 +26,22 @@ export function procStats(pid) {
   return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM'), anonKb: kb('RssAnon'), cpuS: cpuSeconds(pid) };
 }
 
+/**
+ * Resident kB of the process's executable code (its r-x mappings of `file`, from smaps):
+ * pages of the binary's text faulted in, such as V8's optimizing compiler (~5.5 MB) the
+ * first time any function gets hot. Clean, shared, dropped by the kernel under pressure.
+ */
+export function codeRssKb(pid, file) {
+  let total = 0;
+  let inCode = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) inCode = head[1].includes('x') && head[2] === file;
+    else if (inCode) total += Number(/^Rss:\s+(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return total;
+}
+
 /** Resets VmHWM so the next read is the peak from now on (proc(5), clear_refs 5). */
 export function resetPeak(pid) {
   writeFileSync(`/proc/${pid}/clear_refs`, '5');
