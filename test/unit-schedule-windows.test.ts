@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseSchedule } from '../src/schedule/document.ts';
-import { compile, momentAt, preview, windowsStarting } from '../src/schedule/windows.ts';
+import { compile, momentAt, preview, previewJson, previewShown, windowsStarting } from '../src/schedule/windows.ts';
 import { dayOfDate, zoneNamed } from '../src/schedule/zone.ts';
 
 const LONDON = { latitude: 51.5074, longitude: -0.1278 };
@@ -193,6 +193,36 @@ rules('times carry the schedule zone’s offset', () => {
   assert.is(zone.iso(at('2024-01-10T04:30:00Z')), '2024-01-10T10:00:00+05:30');
   assert.is(zoneNamed('America/St_Johns')!.iso(at('2024-01-10T13:30:00Z')), '2024-01-10T10:00:00-03:30');
   assert.is(zoneNamed('UTC')!.iso(at('2024-01-10T13:30:00.900Z')), '2024-01-10T13:30:00Z');
+});
+
+rules('the preview written as bytes is JSON.stringify of the preview, byte for byte, in every kind of zone', () => {
+  const windows = [
+    { start: 'sunrise-30m', end: 'sunrise+2h', duty: { onSeconds: 60, offSeconds: 240 } },
+    { start: 'sunset-1h', end: 'sunset+30m' },
+    { start: 'night', end: 'nightEnd' },
+    { start: '01:30', end: '02:45', duty: { onSeconds: 600, offSeconds: 300 } }, // across the DST gap and repeat
+    { start: '23:00', end: '00:30', days: ['mon', 'fri'] },
+  ];
+  const cases: Array<[string, { latitude: number; longitude: number }]> = [
+    ['Europe/London', LONDON],
+    ['UTC', { latitude: 0, longitude: 0 }],
+    ['Asia/Kolkata', { latitude: 28.6, longitude: 77.2 }],
+    ['America/St_Johns', { latitude: 47.6, longitude: -52.7 }],
+    ['Pacific/Chatham', { latitude: -43.9, longitude: -176.5 }],
+    ['Europe/Oslo', { latitude: 78.2, longitude: 15.6 }], // Svalbard: polar day and night, skipped windows
+  ];
+  for (const [timeZone, location] of cases) {
+    const c = compile(parseSchedule({ timeZone, location, windows }));
+    for (const [from, days] of [
+      ['2024-01-01', 366],
+      ['2024-03-30', 3],
+      ['2024-10-26', 2],
+    ] as const) {
+      const text = previewJson(c, day(from), days);
+      assert.is(text, JSON.stringify(previewShown(c, day(from), days)), `${timeZone} ${from} ${days}`);
+    }
+  }
+  assert.ok(JSON.parse(previewJson(build({ windows: [] }), day('2024-01-01'), 1)).windows.length === 0);
 });
 
 const moment = suite('the schedule at an instant (the recorder)');

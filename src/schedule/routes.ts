@@ -100,8 +100,11 @@ async function answer(service: ScheduleService) {
   return { schedule: service.schedule, state: service.state() };
 }
 
-/** `from` (YYYY-MM-DD, default today in the zone) and `days` (1–366, default 7) of a preview. */
-async function previewOf(schedule: unknown, from: unknown, days: unknown) {
+/**
+ * `from` (YYYY-MM-DD, default today in the zone) and `days` (1–366, default 7) of a preview:
+ * its JSON, written straight to text (windows.previewJson).
+ */
+async function previewOf(schedule: unknown, from: unknown, days: unknown): Promise<{ text: string; length: number }> {
   const { document, windows, zone } = await modules();
   let s: ReturnType<typeof document.parseSchedule>;
   try {
@@ -120,7 +123,8 @@ async function previewOf(schedule: unknown, from: unknown, days: unknown) {
   }
   const n = days === undefined || days === null ? 7 : days;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 366) throw Errors.badField('days', 'must be an integer from 1 to 366');
-  return windows.previewShown(c, fromDay, n);
+  const text = windows.previewJson(c, fromDay, n);
+  return { text, length: text.length }; // ASCII: as many bytes as characters
 }
 
 export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
@@ -200,7 +204,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
         const service = await deps.service();
         const stored = service.schedule;
         if (!stored) throw noSchedule();
-        return { status: 200, body: await previewOf(stored, query.from, query.days) };
+        return { status: 200, json: await previewOf(stored, query.from, query.days) };
       },
     }),
     operation({
@@ -229,7 +233,7 @@ export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
       run: async ({ document }) => {
         const body = document as Record<string, unknown>;
         try {
-          return { status: 200, body: await previewOf(body.schedule, body.from, body.days) };
+          return { status: 200, json: await previewOf(body.schedule, body.from, body.days) };
         } catch (err) {
           // The document is under `schedule`: its paths say so.
           if (err instanceof HttpError && err.status === 400 && !/^(from|days) /.test(err.message))

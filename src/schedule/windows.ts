@@ -3,7 +3,7 @@
 // preview both call it, so the preview shows exactly what will be recorded.
 import { DAYS, parseMonthDay, parsePoint, type Point, type Schedule } from './document.ts';
 import { sunEventAt } from './sun.ts';
-import { dateOfDay, monthDay, weekday, type Zone, zoneNamed } from './zone.ts';
+import { dateOfDay, ISO_BYTES, monthDay, weekday, type Zone, zoneNamed } from './zone.ts';
 
 /** [start, end) in epoch milliseconds. */
 export type Span = [number, number];
@@ -99,16 +99,19 @@ function instance(c: Compiled, w: CompiledWindow, day: number): { start: number;
   return { start, end, on };
 }
 
-/** Sorted spans, overlapping or touching ones merged. */
+/** Sorted spans, overlapping or touching ones merged, in place: the spans are the caller's own. */
 function union(spans: Span[]): Span[] {
+  if (spans.length < 2) return spans;
   spans.sort((a, b) => a[0] - b[0]);
-  const out: Span[] = [];
-  for (const s of spans) {
-    const last = out[out.length - 1];
-    if (last && s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
-    else out.push([s[0], s[1]]);
+  let n = 0;
+  for (let i = 1; i < spans.length; i++) {
+    const s = spans[i]!;
+    const last = spans[n]!;
+    if (s[0] <= last[1]) last[1] = Math.max(last[1], s[1]);
+    else spans[++n] = s;
   }
-  return out;
+  spans.length = n + 1;
+  return spans;
 }
 
 /** Every instance of every window starting on local days [fromDay, toDay), merged, and the skips. */
@@ -116,22 +119,25 @@ export function windowsStarting(c: Compiled, fromDay: number, toDay: number): { 
   const instances: { start: number; end: number; on: Span[] }[] = [];
   const skipped: Skip[] = [];
   for (let day = fromDay; day < toDay; day++) {
-    for (const [index, w] of c.windows.entries()) {
-      const got = instance(c, w, day);
+    for (let index = 0; index < c.windows.length; index++) {
+      const got = instance(c, c.windows[index]!, day);
       if (typeof got === 'string') skipped.push({ day, window: index, reason: got });
       else if (got) instances.push(got);
     }
   }
+  // Merged in place: each instance and its spans are new, made above for this call only (a
+  // year of 16 windows is ~30,000 spans, and copies of them were most of the collector's work).
   instances.sort((a, b) => a.start - b.start);
-  const groups: { start: number; end: number; spans: Span[] }[] = [];
+  const windows: MergedWindow[] = [];
   for (const i of instances) {
-    const last = groups[groups.length - 1];
+    const last = windows[windows.length - 1];
     if (last && i.start <= last.end) {
       last.end = Math.max(last.end, i.end);
-      last.spans.push(...i.on);
-    } else groups.push({ start: i.start, end: i.end, spans: [...i.on] });
+      for (const span of i.on) last.on.push(span);
+    } else windows.push(i);
   }
-  return { windows: groups.map((g) => ({ start: g.start, end: g.end, on: union(g.spans) })), skipped };
+  for (const w of windows) w.on = union(w.on);
+  return { windows, skipped };
 }
 
 // A window's start may lie a day from its date (an offset of up to 24 h), its end two days
@@ -163,6 +169,51 @@ export function previewShown(c: Compiled, fromDay: number, days: number) {
     })),
     skipped: p.skipped.map((k) => ({ date: dateOfDay(k.day), window: k.window, reason: k.reason })),
   };
+}
+
+/**
+ * previewShown's answer as JSON text, byte for byte what JSON.stringify makes of it, but
+ * written straight into one buffer: a year of 16 windows is ~17,000 periods, and their
+ * ~40,000 strings, arrays and objects, their serialisation and their collection were most of
+ * the request's CPU (docs/schedule.md, "Preview"). Every byte is ASCII (the skipped
+ * windows' text is JSON.stringify's).
+ */
+export function previewJson(c: Compiled, fromDay: number, days: number): string {
+  const p = preview(c, fromDay, days);
+  let periods = 0;
+  for (const w of p.windows) periods += w.on.length;
+  const skipped = JSON.stringify(p.skipped.map((k) => ({ date: dateOfDay(k.day), window: k.window, reason: k.reason })));
+  const buf = Buffer.allocUnsafe(32 + p.windows.length * (2 * ISO_BYTES + 40) + periods * (2 * ISO_BYTES + 10) + skipped.length);
+  const zone = c.zone;
+  let at = 0;
+  const put = (text: string) => {
+    for (let i = 0; i < text.length; i++) buf[at++] = text.charCodeAt(i);
+  };
+  put('{"windows":[');
+  for (let i = 0; i < p.windows.length; i++) {
+    const w = p.windows[i]!;
+    put(i === 0 ? '{"start":"' : ',{"start":"');
+    at = zone.isoInto(w.start, buf, at);
+    put('","end":"');
+    at = zone.isoInto(w.end, buf, at);
+    put('","on":[');
+    for (let j = 0; j < w.on.length; j++) {
+      const [a, b] = w.on[j]!;
+      if (j > 0) buf[at++] = 44; // ,
+      buf[at++] = 91; // [
+      buf[at++] = 34; // "
+      at = zone.isoInto(a, buf, at);
+      put('","');
+      at = zone.isoInto(b, buf, at);
+      buf[at++] = 34;
+      buf[at++] = 93; // ]
+    }
+    put(']}');
+  }
+  put('],"skipped":');
+  at += buf.write(skipped, at, 'latin1');
+  buf[at++] = 125; // }
+  return buf.toString('latin1', 0, at);
 }
 
 /** What the schedule says at instant `now`: the merged window under way, the period recording now, the next window. */

@@ -127,16 +127,78 @@ export class Zone {
     return Math.floor((ms + this.offsetAt(ms)) / DAY_MS);
   }
 
-  /** ISO 8601 with this zone's offset, whole seconds: `2026-03-29T02:00:00+01:00`. */
+  /** The last local day iso() or isoInto() wrote, with its offset: its date and zone text, made once. */
+  #isoDay = { day: Number.NaN, offset: Number.NaN, date: '', zone: '', dateBytes: [] as number[], zoneBytes: [] as number[] };
+
+  #isoDayOf(day: number, off: number) {
+    const cached = this.#isoDay;
+    if (cached.day !== day || cached.offset !== off) {
+      cached.day = day;
+      cached.offset = off;
+      cached.date = `${isoTime(day * DAY_MS).slice(0, 10)}T`;
+      cached.zone = zoneText(off);
+      cached.dateBytes = Array.from(cached.date, (ch) => ch.charCodeAt(0));
+      cached.zoneBytes = Array.from(cached.zone, (ch) => ch.charCodeAt(0));
+    }
+    return cached;
+  }
+
+  /**
+   * iso(ms) written into `buf` at `at` (ASCII, at most ISO_BYTES); returns the offset after
+   * it. The preview's JSON is written this way (src/schedule/windows.ts, previewJson).
+   */
+  isoInto(ms: number, buf: Uint8Array, at: number): number {
+    const off = this.offsetAt(ms);
+    const local = Math.floor(ms / 1000) * 1000 + off;
+    const day = Math.floor(local / DAY_MS);
+    const { dateBytes, zoneBytes } = this.#isoDayOf(day, off);
+    for (let i = 0; i < dateBytes.length; i++) buf[at++] = dateBytes[i]!;
+    let sec = (local - day * DAY_MS) / 1000;
+    const hh = Math.floor(sec / 3600);
+    sec -= hh * 3600;
+    const mm = Math.floor(sec / 60);
+    sec -= mm * 60;
+    buf[at++] = 48 + Math.floor(hh / 10);
+    buf[at++] = 48 + (hh % 10);
+    buf[at++] = 58; // :
+    buf[at++] = 48 + Math.floor(mm / 10);
+    buf[at++] = 48 + (mm % 10);
+    buf[at++] = 58;
+    buf[at++] = 48 + Math.floor(sec / 10);
+    buf[at++] = 48 + (sec % 10);
+    for (let i = 0; i < zoneBytes.length; i++) buf[at++] = zoneBytes[i]!;
+    return at;
+  }
+
+  /**
+   * ISO 8601 with this zone's offset, whole seconds: `2026-03-29T02:00:00+01:00`. A preview
+   * writes tens of thousands of times in order, most on the day of the one before: the date
+   * and the offset's text are made once a day, the time from a table.
+   */
   iso(ms: number): string {
     const off = this.offsetAt(ms);
-    const local = isoTime(Math.floor(ms / 1000) * 1000 + off).slice(0, 19);
-    if (off === 0) return `${local}Z`;
-    const abs = Math.abs(off) / 60_000;
-    const hh = String(Math.floor(abs / 60)).padStart(2, '0');
-    const mm = String(Math.floor(abs % 60)).padStart(2, '0');
-    return `${local}${off < 0 ? '-' : '+'}${hh}:${mm}`;
+    const local = Math.floor(ms / 1000) * 1000 + off;
+    const day = Math.floor(local / DAY_MS);
+    const cached = this.#isoDayOf(day, off);
+    let sec = (local - day * DAY_MS) / 1000;
+    const hh = Math.floor(sec / 3600);
+    sec -= hh * 3600;
+    const mm = Math.floor(sec / 60);
+    return `${cached.date}${TWO[hh]}:${TWO[mm]}:${TWO[sec - mm * 60]}${cached.zone}`;
   }
+}
+
+/** Bytes of the longest iso(): `2026-03-29T02:00:00+01:00`. */
+export const ISO_BYTES = 25;
+
+/** `00`..`59`. */
+const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+
+/** An offset as ISO 8601 writes it: `Z`, `+01:00`, `-03:30`. */
+function zoneText(off: number): string {
+  if (off === 0) return 'Z';
+  const abs = Math.abs(off) / 60_000;
+  return `${off < 0 ? '-' : '+'}${TWO[Math.floor(abs / 60)]}:${TWO[Math.floor(abs % 60)]}`;
 }
 
 /** Day number of `YYYY-MM-DD` (null when not a real date). */
