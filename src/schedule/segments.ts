@@ -212,7 +212,7 @@ export class SegmentRun {
     this.finishing.add(done);
   }
 
-  private keep(cur: Open, ok: boolean, why: string): void {
+  private async keep(cur: Open, ok: boolean, why: string): Promise<void> {
     const { opts } = this;
     const discard = () => {
       try {
@@ -227,7 +227,7 @@ export class SegmentRun {
       return;
     }
     try {
-      const sizeBytes = keepEncoded(cur.temp, cur.final);
+      const sizeBytes = await keepEncoded(cur.temp, cur.final);
       opts.onSegment({
         file: relative(opts.baseDir, cur.final).split(sep).join('/'),
         startedAt: cur.startedAt,
