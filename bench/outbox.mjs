@@ -232,7 +232,9 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   const n = smoke ? 1000 : 10_000;
   try {
     peak = await shippingPeak(bin, join(dir, 'peak'), users, s.url, bigSize);
-    log(`outbox: shipping a ${bigName} file peaks ${peak.mb.toFixed(1)} MB over idle, ${peak.code.toFixed(1)} MB of it the executable's code`);
+    log(
+      `outbox: shipping a ${bigName} file peaks ${peak.mb.toFixed(1)} MB over idle, ${peak.code.toFixed(1)} MB of it the executable's code`,
+    );
   } finally {
     await s.close();
     rmSync(join(dir, 'store-memory'), { recursive: true, force: true });
