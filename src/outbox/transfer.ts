@@ -26,16 +26,34 @@ export interface Digests {
   md5: string;
 }
 
+/**
+ * Full-size chunk buffers kept between transfers. Each 8 MiB part took three fresh 256 KiB
+ * buffers (its digests, then its two for sending): ~96 MB of garbage per 1 GiB file, found
+ * by the collector only later, which the peak RSS showed (docs/outbox.md, "Figures").
+ */
+const spare: Buffer[] = [];
+const SPARE_MAX = 8;
+
+function chunkBuffer(size: number): Buffer {
+  return (size === CHUNK && spare.pop()) || Buffer.allocUnsafe(size);
+}
+
+/** Buffers no read or write holds any more. */
+function giveBack(bufs: Buffer[]): void {
+  for (const b of bufs) if (b.length === CHUNK && spare.length < SPARE_MAX) spare.push(b);
+}
+
 /** SHA-256 (hex) and MD5 (base64, as Content-MD5) of a file range, read once. */
 export async function digestRange(r: Range): Promise<Digests> {
   const sha = createHash('sha256');
   const md5 = createHash('md5');
   if (r.end > r.start) {
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK, r.end - r.start));
+    const buf = chunkBuffer(Math.min(CHUNK, r.end - r.start));
     await eachChunk(r, [buf], async (chunk) => {
       sha.update(chunk);
       md5.update(chunk);
     });
+    giveBack([buf]); // the hashes copied what they read; a failed read leaves it to the collector
   }
   return { sha256: sha.digest('hex'), md5: md5.digest('base64') };
 }
@@ -158,7 +176,7 @@ export function send(s: Sending): Promise<Answer> {
     // Under a limit, slices small beside a second's allowance: a 256 KiB read at 64 KiB/s
     // would otherwise leave at once and only the next one wait.
     const range = s.body as Range;
-    const bufs = [0, 1].map(() => Buffer.allocUnsafe(Math.min(CHUNK, bodyLength)));
+    const bufs = [0, 1].map(() => chunkBuffer(Math.min(CHUNK, bodyLength)));
     eachChunk(range, bufs, async (chunk) => {
       const step = s.limit.bytesPerSecond === null ? chunk.length : Math.max(1024, Math.floor(s.limit.bytesPerSecond / 8));
       let last: Promise<void> = Promise.resolve();
@@ -171,7 +189,10 @@ export function send(s: Sending): Promise<Answer> {
       }
       await last; // writes complete in order: the last one's callback means the chunk is taken
     }).then(
-      () => req.end(),
+      () => {
+        giveBack(bufs); // every write's callback came: the socket took (or encrypted) them all
+        req.end();
+      },
       (err: unknown) => {
         req.destroy(err as Error);
         reject(err);
