@@ -14,9 +14,12 @@ import { socketFd, tcpOf } from './node-internals.ts';
 export const UNSENT_BYTES = 128 * 1024;
 
 /**
- * Bounds a new connection's unsent bytes. Without the addon (a noexec temp directory) or
- * on a kernel without TCP_NOTSENT_LOWAT (before 3.12) the connection keeps the kernel's
- * own bound, as before: nothing to report per connection.
+ * Bounds a new connection's unsent bytes, once the addon is loaded: a start loads nothing
+ * lazy before its first answer (test/unit-bundle.test.ts), and the addon comes 0.3 s after
+ * it (settleAfterStart, src/native/memory.ts), so only the connections of a process's first
+ * 0.3 s keep the kernel's bound. Without the addon (a noexec temp directory) or on a kernel
+ * without TCP_NOTSENT_LOWAT (before 3.12) every connection keeps it, as before: nothing to
+ * report per connection.
  */
 export function limitUnsent(socket: Socket): void {
   setUnsent(socket, UNSENT_BYTES);
@@ -33,8 +36,8 @@ export function unboundUnsent(socket: Socket): void {
 }
 
 function setUnsent(socket: Socket, bytes: number): void {
-  const addon = nativeAddon();
-  if (addon instanceof Error) return;
+  const addon = nativeAddon.now();
+  if (addon === undefined || addon instanceof Error) return;
   const fd = socketFd(socket);
   if (fd !== undefined) addon.limitUnsent(fd, bytes);
 }

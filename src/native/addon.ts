@@ -1,8 +1,9 @@
 // The agent's one C addon (src/native/addon.c): sendfile(2) for downloads, the systemd
 // notification socket (datagrams, descriptor passing), a plain pipe for a capture's
 // output, the kernel clock's sync flag and a connection's unsent bound (TCP_NOTSENT_LOWAT),
-// which Node cannot do. Loaded once, on first use: the first connection (its unsent
-// bound), or before it the start under systemd (NOTIFY_SOCKET).
+// which Node cannot do. Loaded once, on first use: the first download or status, the start
+// under systemd (NOTIFY_SOCKET), or the settling 0.3 s after a start (src/native/memory.ts);
+// connections get their unsent bound from then on (src/http/unsent.ts).
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { lazy } from '../util/lazy.ts';
