@@ -11,13 +11,13 @@
 //   node bench/mqtt.mjs [--rounds N] [--smoke]     prints the rows as a Markdown table
 // bench/run.mjs adds mqttRows()'s rows to BENCHMARKS.md.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, realpathSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mqtt from 'mqtt';
 import { AGENT_LISTENING, baseConfig, codeRssKb, portIn, procStats } from './procs.mjs';
-import { pairRatio, table } from './report.mjs';
+import { lessCodeRows, pairRatio, table } from './report.mjs';
 import { BIN, flag, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,8 +103,6 @@ async function startAgent(bin, dir, deviceId, mqttConfig) {
   await portIn(logFile, AGENT_LISTENING, child);
   return {
     child,
-    /** The executable's path as /proc/PID/smaps names its mappings. */
-    bin: realpathSync(bin),
     rssMb: () => procStats(child.pid).rssKb / 1024,
     stop: async () => {
       child.kill('SIGTERM');
@@ -256,13 +254,12 @@ export async function mqttRows({ bin, dir, rounds = 3, smoke = false, log = () =
     log(`mqtt: idle RSS with the link connected ${onMb.toFixed(1)} MB, off ${offMb.toFixed(1)} MB`);
     const reply = await gen.ready(agentTopic);
     const before = procStats(agent.child.pid);
-    const codeBefore = codeRssKb(agent.child.pid, agent.bin);
+    const codeBefore = codeRssKb(agent.child.pid, bin);
     await gen.burst(agentTopic, commands);
     await sleep(afterMs);
     const after = procStats(agent.child.pid);
-    const codeKb = codeRssKb(agent.child.pid, agent.bin) - codeBefore;
+    const codeKb = codeRssKb(agent.child.pid, bin) - codeBefore;
     const afterMb = (after.rssKb - before.rssKb) / 1024;
-    const heldMb = (after.rssKb - before.rssKb - codeKb) / 1024;
     const signed = (kb) => `${kb >= 0 ? '+' : ''}${(kb / 1024).toFixed(1)} MB`;
     log(
       `mqtt: ${commands} commands, ${afterMs / 1000} s later RSS ${signed(after.rssKb - before.rssKb)} ` +
@@ -330,20 +327,14 @@ export async function mqttRows({ bin, dir, rounds = 3, smoke = false, log = () =
         target: '≤ +6 MB',
         ok: idleMb <= 6,
       },
-      {
+      ...lessCodeRows({
         figure: `RSS ${afterMs / 1000} s after ${commands.toLocaleString('en')} MQTT status commands, over before`,
-        unit: 'MB',
-        agent: [afterMb],
-        target: 'report (≤ +2 MB less code, next row)',
-        ok: true,
-      },
-      {
-        figure: "the same, less the executable's code pages the burst faulted in (V8's optimizing compiler, once per process)",
-        unit: 'MB',
-        agent: [heldMb],
+        mb: afterMb,
+        codeMb: codeKb / 1024,
+        pages: "the burst faulted in (V8's optimizing compiler, once per process)",
+        limit: 2,
         target: smoke ? 'report (≤ +2 MB 5 s after)' : '≤ +2 MB',
-        ok: heldMb <= 2,
-      },
+      }),
     ];
   } finally {
     for (const stop of stops) await stop();

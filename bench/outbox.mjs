@@ -8,12 +8,12 @@
 // bench/run.mjs adds outboxRows()'s row to BENCHMARKS.md.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, openSync, realpathSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { AGENT_LISTENING, baseConfig, codeRssKb, portIn, procStats } from './procs.mjs';
 import { rcloneEnv } from './rclone.mjs';
-import { pairRatio, table } from './report.mjs';
+import { lessCodeRows, pairRatio, table } from './report.mjs';
 import { BIN, flag, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
 const MiB = 1024 * 1024;
@@ -135,17 +135,16 @@ async function agentShip(bin, dir, users, url, files, total) {
  * resident at the end (pages faulted in once per process: docs/outbox.md, "Figures").
  */
 async function shippingPeak(bin, dir, users, url, size) {
-  const exe = realpathSync(bin);
   const idle = await startShipper(bin, join(dir, 'idle'), users, url);
   await new Promise((r) => setTimeout(r, 1000));
   const idleMb = procStats(idle.child.pid).hwmKb / 1024;
-  const idleCode = codeRssKb(idle.child.pid, exe);
+  const idleCode = codeRssKb(idle.child.pid, bin);
   await idle.stop();
   recordings(join(dir, 'big'), [['big.bin', size]]);
   const agent = await startShipper(bin, join(dir, 'big'), users, url);
   try {
     await until('the big file shipped', async () => (await agent.shipped()) >= size);
-    return { mb: procStats(agent.child.pid).hwmKb / 1024 - idleMb, code: (codeRssKb(agent.child.pid, exe) - idleCode) / 1024 };
+    return { mb: procStats(agent.child.pid).hwmKb / 1024 - idleMb, code: (codeRssKb(agent.child.pid, bin) - idleCode) / 1024 };
   } finally {
     await agent.stop();
   }
@@ -153,12 +152,11 @@ async function shippingPeak(bin, dir, users, url, size) {
 
 /** RSS (MB) with `n` files pending (the store unreachable) over the same agent with none; `code` as shippingPeak's. */
 async function pendingRss(bin, dir, users, n) {
-  const exe = realpathSync(bin);
   const closed = 'http://127.0.0.1:9'; // discard: nothing listens, every attempt fails at once
   const none = await startShipper(bin, join(dir, 'none'), users, closed);
   await new Promise((r) => setTimeout(r, 1000));
   const noneMb = procStats(none.child.pid).rssKb / 1024;
-  const noneCode = codeRssKb(none.child.pid, exe);
+  const noneCode = codeRssKb(none.child.pid, bin);
   await none.stop();
   const many = join(dir, 'many');
   const filesDir = join(many, 'files/recordings');
@@ -173,7 +171,7 @@ async function pendingRss(bin, dir, users, n) {
   try {
     await until(`${n} files pending`, async () => (await agent.pending()) >= n);
     await new Promise((r) => setTimeout(r, 1000));
-    return { mb: procStats(agent.child.pid).rssKb / 1024 - noneMb, code: (codeRssKb(agent.child.pid, exe) - noneCode) / 1024 };
+    return { mb: procStats(agent.child.pid).rssKb / 1024 - noneMb, code: (codeRssKb(agent.child.pid, bin) - noneCode) / 1024 };
   } finally {
     await agent.stop();
   }
@@ -244,34 +242,21 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   log(`outbox: ${n} files pending add ${pending.mb.toFixed(1)} MB, ${pending.code.toFixed(1)} MB of it the executable's code`);
   rmSync(join(dir, 'pending'), { recursive: true, force: true });
   return [
-    {
+    ...lessCodeRows({
       figure: `peak RSS shipping a ${bigName} file (multipart), over the idle agent with the outbox on`,
-      unit: 'MB',
-      agent: [peak.mb],
-      target: 'report (≤ +16 MB less code, next row)',
-      ok: true,
-    },
-    {
-      figure: "the same, less the executable's code pages it faulted in (HTTP client, hashing, signing; once per process)",
-      unit: 'MB',
-      agent: [peak.mb - peak.code],
-      target: '≤ +16 MB',
-      ok: peak.mb - peak.code <= 16,
-    },
-    {
+      mb: peak.mb,
+      codeMb: peak.code,
+      pages: 'it faulted in (HTTP client, hashing, signing; once per process)',
+      limit: 16,
+    }),
+    ...lessCodeRows({
       figure: `RSS with ${n.toLocaleString('en')} files pending, over none pending`,
-      unit: 'MB',
-      agent: [pending.mb],
-      target: 'report (≤ +8 MB less code, next row)',
-      ok: true,
-    },
-    {
-      figure: "the same, less the executable's code pages it faulted in",
-      unit: 'MB',
-      agent: [pending.mb - pending.code],
+      mb: pending.mb,
+      codeMb: pending.code,
+      pages: 'it faulted in',
+      limit: 8,
       target: smoke ? 'report (≤ +8 MB at 10,000)' : '≤ +8 MB',
-      ok: pending.mb - pending.code <= 8,
-    },
+    }),
     {
       figure: `outbox shipping ${count} to a local s3rver (spawn to all verified)`,
       unit: 'MiB/s',

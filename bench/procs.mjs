@@ -1,6 +1,6 @@
 // Starting and reading the contenders: the agent executable, nginx, the baseline server.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -27,11 +27,12 @@ export function procStats(pid) {
 }
 
 /**
- * Resident kB of the process's executable code (its r-x mappings of `file`, from smaps):
+ * Resident kB of the process's executable code (its r-x mappings of `bin`, from smaps):
  * pages of the binary's text faulted in, such as V8's optimizing compiler (~5.5 MB) the
  * first time any function gets hot. Clean, shared, dropped by the kernel under pressure.
  */
-export function codeRssKb(pid, file) {
+export function codeRssKb(pid, bin) {
+  const file = realpathSync(bin); // as smaps names the mapping
   let total = 0;
   let inCode = false;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {

@@ -127,32 +127,27 @@ export class Zone {
     return Math.floor((ms + this.offsetAt(ms)) / DAY_MS);
   }
 
-  /** The last local day iso() or isoInto() wrote, with its offset: its date and zone text, made once. */
-  #isoDay = { day: Number.NaN, offset: Number.NaN, date: '', zone: '', dateBytes: [] as number[], zoneBytes: [] as number[] };
-
-  #isoDayOf(day: number, off: number) {
-    const cached = this.#isoDay;
-    if (cached.day !== day || cached.offset !== off) {
-      cached.day = day;
-      cached.offset = off;
-      cached.date = `${isoTime(day * DAY_MS).slice(0, 10)}T`;
-      cached.zone = zoneText(off);
-      cached.dateBytes = Array.from(cached.date, (ch) => ch.charCodeAt(0));
-      cached.zoneBytes = Array.from(cached.zone, (ch) => ch.charCodeAt(0));
-    }
-    return cached;
-  }
+  /** The last local day isoInto() wrote, with its offset: its date (`YYYY-MM-DDT`) and zone bytes, made once. */
+  #isoDay = { day: Number.NaN, offset: Number.NaN, date: [] as number[], zone: [] as number[] };
 
   /**
-   * iso(ms) written into `buf` at `at` (ASCII, at most ISO_BYTES); returns the offset after
-   * it. The preview's JSON is written this way (src/schedule/windows.ts, previewJson).
+   * ISO 8601 with this zone's offset, whole seconds (`2026-03-29T02:00:00+01:00`), written
+   * into `buf` at `at` (ASCII, at most ISO_BYTES); returns the offset after it. A preview
+   * writes tens of thousands in order, most on the day of the one before: a day's date and
+   * offset are made once, the time from its digits (src/schedule/windows.ts, previewJson).
    */
   isoInto(ms: number, buf: Uint8Array, at: number): number {
     const off = this.offsetAt(ms);
     const local = Math.floor(ms / 1000) * 1000 + off;
     const day = Math.floor(local / DAY_MS);
-    const { dateBytes, zoneBytes } = this.#isoDayOf(day, off);
-    for (let i = 0; i < dateBytes.length; i++) buf[at++] = dateBytes[i]!;
+    const cached = this.#isoDay;
+    if (cached.day !== day || cached.offset !== off) {
+      cached.day = day;
+      cached.offset = off;
+      cached.date = ascii(`${isoTime(day * DAY_MS).slice(0, 10)}T`);
+      cached.zone = ascii(zoneText(off));
+    }
+    for (const b of cached.date) buf[at++] = b;
     let sec = (local - day * DAY_MS) / 1000;
     const hh = Math.floor(sec / 3600);
     sec -= hh * 3600;
@@ -166,39 +161,28 @@ export class Zone {
     buf[at++] = 58;
     buf[at++] = 48 + Math.floor(sec / 10);
     buf[at++] = 48 + (sec % 10);
-    for (let i = 0; i < zoneBytes.length; i++) buf[at++] = zoneBytes[i]!;
+    for (const b of cached.zone) buf[at++] = b;
     return at;
   }
 
-  /**
-   * ISO 8601 with this zone's offset, whole seconds: `2026-03-29T02:00:00+01:00`. A preview
-   * writes tens of thousands of times in order, most on the day of the one before: the date
-   * and the offset's text are made once a day, the time from a table.
-   */
+  /** isoInto's text as a string. */
   iso(ms: number): string {
-    const off = this.offsetAt(ms);
-    const local = Math.floor(ms / 1000) * 1000 + off;
-    const day = Math.floor(local / DAY_MS);
-    const cached = this.#isoDayOf(day, off);
-    let sec = (local - day * DAY_MS) / 1000;
-    const hh = Math.floor(sec / 3600);
-    sec -= hh * 3600;
-    const mm = Math.floor(sec / 60);
-    return `${cached.date}${TWO[hh]}:${TWO[mm]}:${TWO[sec - mm * 60]}${cached.zone}`;
+    return ISO_SCRATCH.toString('latin1', 0, this.isoInto(ms, ISO_SCRATCH, 0));
   }
 }
 
 /** Bytes of the longest iso(): `2026-03-29T02:00:00+01:00`. */
 export const ISO_BYTES = 25;
+const ISO_SCRATCH = Buffer.alloc(ISO_BYTES);
 
-/** `00`..`59`. */
-const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+const ascii = (text: string): number[] => Array.from(text, (ch) => ch.charCodeAt(0));
 
 /** An offset as ISO 8601 writes it: `Z`, `+01:00`, `-03:30`. */
 function zoneText(off: number): string {
   if (off === 0) return 'Z';
   const abs = Math.abs(off) / 60_000;
-  return `${off < 0 ? '-' : '+'}${TWO[Math.floor(abs / 60)]}:${TWO[Math.floor(abs % 60)]}`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${off < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}:${two(Math.floor(abs % 60))}`;
 }
 
 /** Day number of `YYYY-MM-DD` (null when not a real date). */
