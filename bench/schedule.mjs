@@ -17,8 +17,8 @@
 // bench's agents have no schedule file.
 //   node bench/schedule.mjs [--rounds N] [--segment S] [--previews N]   (needs dist/device-agent)
 // bench/run.mjs adds scheduleRows()'s rows to BENCHMARKS.md.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMic } from './audio.mjs';
@@ -147,6 +147,91 @@ async function previews(agent, n) {
   return { cpu: out, windows };
 }
 
+/** `YYYY-MM-DD/YYYYMMDD_HHMMSS.flac`: the segment named from an instant (docs/schedule.md). */
+function segmentPath(ms) {
+  const iso = new Date(ms).toISOString();
+  return join(iso.slice(0, 10), `${iso.slice(0, 10).replace(/-/g, '')}_${iso.slice(11, 19).replace(/:/g, '')}.flac`);
+}
+
+/** A live wav stream of the device, kept whole: the capture as the agent reads it. */
+async function listen(agent) {
+  const res = await fetch(`${agent.url}/api/v1/audio/live?format=wav`, { headers: { Authorization: `Bearer ${agent.token}` } });
+  if (res.status !== 200) throw new Error(`live answered ${res.status}`);
+  const chunks = [];
+  const reader = res.body.getReader();
+  const done = (async () => {
+    for (;;) {
+      const { value, done: end } = await reader.read().catch(() => ({ done: true }));
+      if (end) return;
+      chunks.push(value);
+    }
+  })();
+  return {
+    async close() {
+      await reader.cancel().catch(() => {});
+      await done;
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/**
+ * Duty-cycle periods of ON_S seconds (off OFF_S) recorded in 10 s segments, two of them:
+ * the first while a live stream holds the capture (the period's samples, joined across its
+ * segments, are then checked against the stream byte for byte: none lost or repeated), the
+ * second with no other consumer (the capture starts for the period). Each one's sample
+ * count over ON_S × rate.
+ */
+const ON_S = 20;
+const OFF_S = 5;
+async function periodSamples(agent, log) {
+  const t = Date.now();
+  const windowStart = Math.floor((t - 60_000) / 60_000) * 60_000;
+  await api(agent, 'PUT', '/api/v1/schedule', {
+    timeZone: 'UTC',
+    recording: { fileExtension: 'flac', segmentSeconds: 10, directory: 'periods' },
+    windows: [{ start: hhmm(t - 60_000), end: hhmm(t - 120_000), duty: { onSeconds: ON_S, offSeconds: OFF_S } }],
+  });
+  const every = (ON_S + OFF_S) * 1000;
+  const first = windowStart + Math.ceil((Date.now() + 4000 - windowStart) / every) * every;
+  const root = join(agent.filesDir, 'recordings/periods');
+  // A period's first segment is named from its start exactly; the next ones from their first
+  // sample's arrival (within a second of 10 s later).
+  const expected = Math.ceil(ON_S / 10);
+  const segmentsOf = (start) => {
+    const day = join(root, segmentPath(start).slice(0, 10));
+    const names = existsSync(day) ? readdirSync(day).filter((n) => !n.startsWith('.')) : [];
+    return names
+      .map((n) => ({ n, at: Date.parse(n.replace(/^(\d{4})(\d\d)(\d\d)_(\d\d)(\d\d)(\d\d)\.flac$/, '$1-$2-$3T$4:$5:$6Z')) }))
+      .filter(({ at }) => at >= start && at < start + (ON_S - 2) * 1000)
+      .sort((x, y) => x.at - y.at)
+      .map(({ n }) => join(day, n));
+  };
+  const samplesOf = async (start) => {
+    for (const until = start + ON_S * 1000 + 10_000; Date.now() < until; await sleep(250)) {
+      if (segmentsOf(start).length === expected && Date.now() > start + ON_S * 1000 + 1500) break;
+    }
+    const names = segmentsOf(start);
+    if (names[0] !== join(root, segmentPath(start)) || names.length !== expected)
+      throw new Error(`the period from ${new Date(start).toISOString()}: segments ${names.join(', ') || 'none'}`);
+    const pcm = Buffer.concat(names.map((n) => execFileSync('sox', [n, '-t', 'raw', '-'], { maxBuffer: 1 << 27 })));
+    const info = execFileSync('soxi', [names[0]]).toString();
+    const rate = Number(/Sample Rate\s*:\s*(\d+)/.exec(info)[1]);
+    const channels = Number(/Channels\s*:\s*(\d+)/.exec(info)[1]);
+    return { pcm, samples: pcm.length / (2 * channels), rate };
+  };
+  log(`schedule: a ${ON_S} s period from ${new Date(first).toISOString()} with a live stream, then the next one without`);
+  const live = await listen(agent);
+  await sleep(Math.max(0, first + ON_S * 1000 + 1500 - Date.now()));
+  const stream = (await live.close()).subarray(44);
+  const a = await samplesOf(first);
+  const at = stream.indexOf(a.pcm.subarray(0, 4096));
+  const whole = at >= 0 && stream.length - at >= a.pcm.length && stream.subarray(at, at + a.pcm.length).equals(a.pcm);
+  const b = await samplesOf(first + every);
+  await api(agent, 'DELETE', '/api/v1/schedule');
+  return { shared: a.samples / (ON_S * a.rate), whole, alone: b.samples / (ON_S * b.rate) };
+}
+
 export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previewCount = 10, log = () => {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'da-bench-schedule-'));
   const mic = startMic(join(dir, 'pulse'));
@@ -215,6 +300,8 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
       alone2.push(((procStats(sox.pid).cpuS - s0) / wall) * 1000);
     }
     await api(agent, 'POST', '/api/v1/audiofiles/audiorecordstop');
+    const periods = await periodSamples(agent, log);
+    const within = (ratio) => Math.abs(ratio - 1) <= 0.005;
     return [
       {
         figure: `CPU per second of audio, scheduled flac in ${segmentSeconds} s segments (agent threads + capture and encoders)`,
@@ -235,6 +322,22 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
         target: 'report',
         ok: true,
         digits: 1,
+      },
+      {
+        figure: `samples of a ${ON_S} s duty-cycle period in two consecutive 10 s segments, over ${ON_S} s × rate, a live stream holding the capture (${periods.whole ? 'joined, byte for byte the stream: none lost or repeated' : 'NOT the stream byte for byte'})`,
+        unit: '%',
+        agent: [periods.shared * 100],
+        target: 'within 0.5 %, none repeated',
+        ok: within(periods.shared) && periods.whole,
+        digits: 2,
+      },
+      {
+        figure: 'the same, the next period, the capture started for it alone',
+        unit: '%',
+        agent: [periods.alone * 100],
+        target: 'within 0.5 %',
+        ok: within(periods.alone),
+        digits: 2,
       },
       {
         figure: `preview of 366 days of 16 windows (${pv.windows} merged), main-thread CPU of the request, first of the process`,

@@ -195,6 +195,34 @@ rec('a window under way records gapless segments named from their first sample; 
   });
 });
 
+rec('each period of a duty cycle records from its start: named from it, holding its "on" time in samples', async ({ mic }) => {
+  await withAgent(mic, {}, async (agent, token) => {
+    // 6 s on, 4 s off from the window's start (a whole minute): every period starts on a whole second.
+    const t = Date.now();
+    const start = Math.floor((t - 60_000) / 60_000) * 60_000;
+    const window = { start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000), duty: { onSeconds: 6, offSeconds: 4 } };
+    assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([window]))).status, 200);
+    // The periods that begin at least 3 s after the schedule is set: the agent starts each one's capture ahead of it.
+    const first = start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
+    const nameOf = (ms: number) => {
+      const iso = new Date(ms).toISOString();
+      return `${iso.slice(0, 10)}/${iso.slice(0, 10).replace(/-/g, '')}_${iso.slice(11, 19).replace(/:/g, '')}.flac`;
+    };
+    const periods = [first, first + 10_000].map(nameOf);
+    assert.ok(
+      await eventually(() => segments(agent).files.some((f) => f.endsWith(periods[1]!)), 45_000),
+      `segments named ${periods.join(', ')}: ${segments(agent).files.join(', ')}`,
+    );
+    for (const name of periods) {
+      const file = segments(agent).files.find((f) => f.endsWith(name));
+      assert.ok(file, `a segment named from its period's start, ${name}: ${segments(agent).files.join(', ')}`);
+      // 6 s × 48,000: the first sample is the period's, the last its end's (timed by the chunks' arrival).
+      const samples = Number(execFileSync('soxi', ['-s', file]).toString().trim());
+      assert.ok(Math.abs(samples - 288_000) <= 2_880, `${name}: ${samples} samples, 288,000 ± 1 % expected`);
+    }
+  });
+});
+
 rec('the clock gate: no recording while the clock is not synchronized, then within 5 s of it', async ({ mic }) => {
   const synced = join('/tmp', `da-synced-gate-${process.pid}`);
   rmSync(synced, { force: true });

@@ -7,9 +7,9 @@ import { Socket } from 'node:net';
 import { nativeAddon } from '../native/addon.ts';
 import { errnoName } from '../util/errno.ts';
 import { pollersAwake } from '../util/file-stamp.ts';
-import { captureStage, type PcmFormat, type RecorderName } from './argv.ts';
+import { captureStage, frameBytes, type PcmFormat, type RecorderName } from './argv.ts';
 import { explainCaptureEnd, notInstalled, refusal } from './messages.ts';
-import { LevelMeter, type ChunkLevel } from './pcm.ts';
+import { LevelMeter, StreamClock, type ChunkLevel } from './pcm.ts';
 import { monotonicMs } from '../util/clock.ts';
 
 export interface Consumer {
@@ -18,9 +18,10 @@ export interface Consumer {
    * it once for everyone). Both are valid during the call only: the chunk is the capture's
    * own read buffer, unless the consumer `keeps` chunks (to queue them), which then get one
    * copy of each chunk, shared by all such consumers. Must not block: a slow consumer
-   * buffers or leaves.
+   * buffers or leaves. `at`: the wall-clock time (epoch ms) of the chunk's first sample,
+   * from its place in the stream (StreamClock, src/audio/pcm.ts).
    */
-  data(chunk: Buffer, level: ChunkLevel): void;
+  data(chunk: Buffer, level: ChunkLevel, at: number): void;
   /** Gets chunks it may keep after the call (one copy per chunk for all that keep). */
   readonly keeps?: boolean;
   /** The capture ended: `failure` null when the agent ended it, else a sentence naming the device. */
@@ -96,6 +97,8 @@ export class Capture {
   private flowing = false;
   /** Bytes handed on since the capture started. */
   bytes = 0;
+  /** Each chunk's time (src/schedule/segments.ts cuts periods on it). */
+  private readonly clock: StreamClock;
 
   constructor(
     recorder: RecorderName,
@@ -106,6 +109,7 @@ export class Capture {
   ) {
     const stage = captureStage(recorder, device, format);
     this.program = stage.program;
+    this.clock = new StreamClock(format.rate * frameBytes(format));
     const pipe = pcmPipe();
     try {
       this.child = spawn(stage.program, stage.args, { stdio: ['ignore', pipe ? pipe.writeFd : 'pipe', 'pipe'] });
@@ -136,6 +140,7 @@ export class Capture {
         opened();
       }
       this.bytes += chunk.length;
+      const at = this.clock.chunk(chunk.length, Date.now());
       this.meter.add(chunk);
       const now = monotonicMs();
       if (now - this.levelAt >= LEVEL_EVERY_MS) {
@@ -144,7 +149,7 @@ export class Capture {
       }
       const level = this.meter.last;
       let kept: Buffer | undefined;
-      for (const c of this.consumers) c.data(c.keeps ? (kept ??= Buffer.from(chunk)) : chunk, level);
+      for (const c of this.consumers) c.data(c.keeps ? (kept ??= Buffer.from(chunk)) : chunk, level, at);
       // The agent is awake: the users and tokens file pollers look now rather than wake it later.
       pollersAwake();
     };

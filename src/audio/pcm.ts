@@ -1,4 +1,5 @@
-// 16-bit PCM arithmetic: peak and RMS levels in dBFS, and the header of an endless WAV stream. Pure.
+// 16-bit PCM arithmetic: peak and RMS levels in dBFS, the header of an endless WAV stream, and
+// the wall-clock time of a stream's chunks. Pure.
 import type { PcmFormat } from './argv.ts';
 
 /** The floor reported for digital silence (16 bits reach about -90.3 dBFS; silence has no logarithm). */
@@ -130,4 +131,33 @@ export function streamingWavHeader(f: PcmFormat): Buffer {
   h.write('data', 36, 'latin1');
   h.writeUInt32LE(0xffffffff, 40);
   return h;
+}
+
+/** A chunk that tells a stream start this much later than the one held is a clock that jumped, not a late chunk. */
+const RESYNC_MS = 1000;
+/** The share of a later stream start taken per chunk: follows a sound card slower than its rate, not one chunk's delay. */
+const CREEP = 0.01;
+
+/**
+ * The wall-clock time of a captured stream's chunks, from their place in the stream. Each
+ * chunk's last sample is taken as captured when the chunk arrived, which tells when the
+ * stream's first sample was; a chunk read late (the event loop busy, the program's buffer:
+ * arrivals vary by ±0.15 s) tells a later start, and only the earliest is kept. A later
+ * start is followed slowly (a sound card slower than its rate), and at once past RESYNC_MS
+ * or when earlier (a step of the clock, either way).
+ */
+export class StreamClock {
+  private origin = 0;
+  private bytes = 0;
+  constructor(private readonly bytesPerSecond: number) {}
+
+  /** The time (epoch ms) of the first sample of a chunk of `length` bytes that arrived at `now`. */
+  chunk(length: number, now: number): number {
+    const before = this.bytes;
+    this.bytes += length;
+    const start = now - (this.bytes / this.bytesPerSecond) * 1000;
+    const later = start - this.origin;
+    this.origin = before === 0 || later < 0 || later > RESYNC_MS ? start : this.origin + later * CREEP;
+    return this.origin + (before / this.bytesPerSecond) * 1000;
+  }
 }

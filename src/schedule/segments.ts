@@ -42,7 +42,7 @@ export interface SegmentOptions {
   baseDir: string;
   log: Log;
   onSegment: (segment: Segment) => void;
-  /** The capture ended under the run (unplugged, killed): the text naming the device, or null when the agent ended it. */
+  /** The run ended by itself: the capture ended under it (unplugged, killed: the text naming the device), or its period's last sample was taken (null). */
   onEnded: (failure: string | null) => void;
 }
 
@@ -106,6 +106,8 @@ export class SegmentRun {
   /** PCM bytes still to take before the run ends by itself (the end of the "on" period), or Infinity. */
   private budget = Number.POSITIVE_INFINITY;
   private untilMs: number | null = null;
+  /** The period's first instant (epoch ms): samples captured before it are dropped, once. */
+  private fromMs: number | null = null;
   private readonly bytesPerSecond: number;
   private readonly segmentBytes: number;
   private readonly consumer: Consumer;
@@ -114,7 +116,7 @@ export class SegmentRun {
     this.bytesPerSecond = opts.pcm.rate * frameBytes(opts.pcm);
     this.segmentBytes = opts.segmentSeconds * this.bytesPerSecond;
     this.consumer = {
-      data: (chunk) => this.data(chunk),
+      data: (chunk, _level, at) => this.data(chunk, at),
       end: (failure) => {
         this.endInput();
         void this.stopped().then(() => opts.onEnded(failure));
@@ -122,12 +124,18 @@ export class SegmentRun {
     };
   }
 
-  /** Attaches to the device's capture (started at the schedule's format when none runs). Throws FormatBusy or CaptureFailed. */
-  static async start(opts: SegmentOptions, untilMs: number | null): Promise<SegmentRun> {
+  /**
+   * Attaches to the device's capture (started at the schedule's format when none runs).
+   * The run keeps the samples from `fromMs` (a period's start: the service starts a run a
+   * moment early, so its first sample is the period's, not the capture's) to `untilMs`.
+   * Throws FormatBusy or CaptureFailed.
+   */
+  static async start(opts: SegmentOptions, fromMs: number | null, untilMs: number | null): Promise<SegmentRun> {
     const running = opts.captures.get(opts.device);
     const differs = (f: PcmFormat) => f.rate !== opts.pcm.rate || f.channels !== opts.pcm.channels;
     if (running && !running.ended && !running.stopping && differs(running.format)) throw new FormatBusy(opts.device, running.format);
     const run = new SegmentRun(opts);
+    run.fromMs = fromMs;
     run.untilMs = untilMs;
     const capture = await opts.captures.attach(opts.device, opts.pcm, run.consumer);
     if (differs(capture.format)) {
@@ -142,6 +150,11 @@ export class SegmentRun {
     return this.feeding;
   }
 
+  /** The end of the run's period (epoch ms), or null. */
+  get endsAt(): number | null {
+    return this.untilMs;
+  }
+
   /** Moves the run's end (a changed schedule, a clock that jumped): sample-exact from the next chunk. */
   until(ms: number | null): void {
     if (ms === this.untilMs) return;
@@ -149,22 +162,27 @@ export class SegmentRun {
     this.budget = Number.POSITIVE_INFINITY; // counted again from the next chunk
   }
 
-  private data(chunk: Buffer): void {
+  /** `startOfChunk`: the wall-clock time of the chunk's first sample (the capture's timing). */
+  private data(chunk: Buffer, startOfChunk: number): void {
     if (!this.feeding) return;
-    const now = Date.now();
     let off = 0;
-    // The run's end in samples, counted from the sample this chunk starts with.
+    if (this.fromMs !== null) {
+      const fb = frameBytes(this.opts.pcm);
+      const early = Math.max(0, Math.round(((this.fromMs - startOfChunk) / 1000) * this.opts.pcm.rate));
+      if (early * fb >= chunk.length) return; // all of it before the period's start
+      off = early * fb;
+      this.fromMs = null;
+    }
+    // The run's end in samples, counted from the first sample it takes of this chunk.
     if (this.untilMs !== null && this.budget === Number.POSITIVE_INFINITY) {
-      const startOfChunk = now - (chunk.length / this.bytesPerSecond) * 1000;
-      const frames = Math.max(0, Math.round(((this.untilMs - startOfChunk) / 1000) * this.opts.pcm.rate));
+      const first = startOfChunk + (off / this.bytesPerSecond) * 1000;
+      const frames = Math.max(0, Math.round(((this.untilMs - first) / 1000) * this.opts.pcm.rate));
       this.budget = frames * frameBytes(this.opts.pcm);
     }
     while (off < chunk.length && this.feeding) {
-      if (this.budget <= 0) {
-        this.endInput();
-        break;
-      }
-      if (!this.current) this.current = this.open(now - ((chunk.length - off) / this.bytesPerSecond) * 1000);
+      if (this.budget <= 0) break;
+      // Its first sample's time, to the millisecond: a period's start when the run began on it (the trim above is sample-exact).
+      if (!this.current) this.current = this.open(Math.round(startOfChunk + (off / this.bytesPerSecond) * 1000));
       const cur = this.current;
       const take = Math.min(chunk.length - off, cur.target - cur.fed, this.budget);
       cur.batch.add(chunk.subarray(off, off + take));
@@ -173,7 +191,7 @@ export class SegmentRun {
       this.budget -= take;
       if (cur.fed >= cur.target) this.close(cur);
     }
-    if (this.budget <= 0) this.endInput();
+    if (this.budget <= 0) this.ended();
   }
 
   private open(startedAt: number): Open {
@@ -238,6 +256,13 @@ export class SegmentRun {
       opts.log.error(`schedule: could not keep the segment ${cur.final}: ${String(err)}`);
       discard();
     }
+  }
+
+  /** The period's last sample taken: the run ends on its own, and says so once its segment is stored. */
+  private ended(): void {
+    if (!this.feeding) return;
+    this.endInput();
+    void this.stopped().then(() => this.opts.onEnded(null));
   }
 
   private endInput(): void {

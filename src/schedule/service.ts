@@ -10,7 +10,7 @@ import type { Log } from '../util/logger.ts';
 import type { Schedule } from './document.ts';
 import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
 import { readScheduleFile, type Stored } from './store.ts';
-import { type Compiled, compile, type MergedWindow, momentAt } from './windows.ts';
+import { type Compiled, compile, type MergedWindow, type Moment, momentAt, type Span } from './windows.ts';
 import { SCHEDULE_OFF, type ScheduleState, type StateName } from './state.ts';
 import type { Zone } from './zone.ts';
 import { isoTime } from '../util/time.ts';
@@ -39,6 +39,21 @@ const LOOK_MS = 1000;
 const RETRY_MS = 5000;
 /** A period with less than this left does not start a run. */
 const MIN_RUN_MS = 1000;
+/**
+ * A run starts this long before its period (the capture program takes a moment to give its
+ * first sound; more on a small board) and drops what comes before the period's start, so a
+ * period's first sample is its start's, within a chunk's timing (docs/schedule.md, "Segments").
+ */
+export const PREROLL_MS = 2000;
+/** How long a run whose period ended may go on taking the sound captured before that end (it arrives a chunk, ~0.2 s, late). */
+const TAIL_MS = 1500;
+
+/** The period under way at `now`, or the next one when it begins within PREROLL_MS. */
+function periodAt(m: Moment, now: number): Span | null {
+  if (m.on) return m.on;
+  const next = m.window?.on.find(([s]) => s > now) ?? m.next?.on[0];
+  return next && next[0] - now <= PREROLL_MS ? next : null;
+}
 
 export class ScheduleService {
   private stored: Stored = { kind: 'none' };
@@ -46,6 +61,8 @@ export class ScheduleService {
   private run: SegmentRun | null = null;
   private runKey = '';
   private runDevice = '';
+  /** The start of the period the run records. */
+  private runFrom = 0;
   private starting = false;
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
@@ -135,14 +152,25 @@ export class ScheduleService {
       this.set('waiting', 'clock not synchronized', m.window, m.next);
       return;
     }
-    if (!m.window) {
-      this.halt();
-      this.set('waiting', 'outside windows', null, m.next);
-      return;
+    const period = periodAt(m, now);
+    // Before a period: waiting, with a run already capturing when the period is near.
+    const waiting = !m.window ? 'outside windows' : !m.on ? 'duty cycle pause' : null;
+    const shown = (state: StateName, reason: string | null) => this.set(waiting ? 'waiting' : state, waiting ?? reason, m.window, m.next);
+    const run = this.run;
+    if (run) {
+      const end = run.endsAt ?? Number.POSITIVE_INFINITY;
+      if (end <= now) {
+        // Its period is over, but the sound captured before the end arrives a chunk later: it ends on its sample count.
+        if (run.active && now - end < TAIL_MS) {
+          shown('recording', null);
+          return;
+        }
+        this.halt();
+      } else if (!m.on && this.runFrom !== period?.[0]) this.halt(); // neither in its period nor ahead of it any more (a changed schedule)
     }
-    if (!m.on) {
+    if (!period) {
       this.halt();
-      this.set('waiting', 'duty cycle pause', m.window, m.next);
+      shown('waiting', null);
       return;
     }
     const min = this.deps.minFreeBytes();
@@ -167,14 +195,14 @@ export class ScheduleService {
     const key = JSON.stringify([device, r.fileExtension, r.sampleRate, r.channels, r.segmentSeconds, r.directory]);
     if (this.run && (!this.run.active || this.runKey !== key)) this.halt();
     if (this.run) {
-      this.run.until(m.on[1]);
-      this.set('recording', null, m.window, m.next);
+      this.run.until(period[1]);
+      shown('recording', null);
       return;
     }
     // A run that ended on its own at the period's end (by sample count) a moment before the clock says so: no sliver of a segment.
-    const ending = m.on[1] - now < MIN_RUN_MS;
+    const ending = period[1] - now < MIN_RUN_MS;
     if (this.starting || this.stopping || now < this.retryAt || ending) {
-      this.set(this.failure ? 'waiting' : this.current.state, this.failure ?? this.current.reason, m.window, m.next);
+      this.set(this.failure || waiting ? 'waiting' : this.current.state, this.failure ?? waiting ?? this.current.reason, m.window, m.next);
       return;
     }
     this.starting = true;
@@ -198,13 +226,15 @@ export class ScheduleService {
           this.look();
         },
       },
-      m.on[1],
+      period[0],
+      period[1],
     ).then(
       (run) => {
         this.starting = false;
         if (this.closed) return void run.stop();
         this.run = run;
         this.runKey = key;
+        this.runFrom = period[0];
         this.runDevice = device;
         this.failure = null;
         this.look();
@@ -220,9 +250,11 @@ export class ScheduleService {
     );
   }
 
-  /** A timer at the next boundary (a period's start or end, a window's end), so periods begin on time, not at the next look. */
+  /** A timer at the next boundary (a period's start or end, a window's end, a run's early start), so periods begin on time, not at the next look. */
   private arm(m: ReturnType<typeof momentAt>, now: number): void {
-    const candidates = [m.on?.[1], m.window?.end, m.window?.on.find(([s]) => s > now)?.[0], m.next?.start].filter(
+    // Each period's start, and the moment its run starts ahead of it.
+    const starts = [m.window?.on.find(([s]) => s > now)?.[0], m.next?.start].filter((t): t is number => t !== undefined);
+    const candidates = [m.on?.[1], m.window?.end, ...starts, ...starts.map((t) => t - PREROLL_MS)].filter(
       (t): t is number => t !== undefined && t > now,
     );
     clearTimeout(this.boundary);
@@ -251,7 +283,9 @@ export class ScheduleService {
     if (!run) return;
     this.run = null;
     const stopping = run.stop().finally(() => {
-      if (this.stopping === stopping) this.stopping = null;
+      if (this.stopping !== stopping) return;
+      this.stopping = null;
+      this.look(); // the next period's run may start now, not at the next second's look
     });
     this.stopping = stopping;
   }
