@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { freeBytes } from '../audio/disk-guard.ts';
 import type { Captures } from '../audio/captures.ts';
 import type { Log } from '../util/logger.ts';
+import { settleSoon } from '../native/memory.ts';
 import type { Schedule } from './document.ts';
 import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
 import { readScheduleFile, type Stored } from './store.ts';
@@ -47,6 +48,12 @@ const MIN_RUN_MS = 1000;
 export const PREROLL_MS = 2000;
 /** How long a run whose period ended may go on taking the sound captured before that end (it arrives a chunk, ~0.2 s, late). */
 const TAIL_MS = 1500;
+/**
+ * Seconds of sound stored between two settles of memory (src/native/memory.ts): a full
+ * collection costs ~30-90 ms of CPU here, 0.1-0.3 ms a second of sound at this pace, and
+ * between two of them RSS rises ~1 MB (docs/schedule.md, "Figures").
+ */
+const SETTLE_EVERY_S = 300;
 
 /** The period under way at `now`, or the next one when it begins within PREROLL_MS. */
 function periodAt(m: Moment, now: number): Span | null {
@@ -63,6 +70,8 @@ export class ScheduleService {
   private runDevice = '';
   /** The start of the period the run records. */
   private runFrom = 0;
+  /** Seconds of sound stored since the last settle. */
+  private sinceSettle = 0;
   private starting = false;
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
@@ -266,6 +275,14 @@ export class ScheduleService {
   }
 
   private segment(seg: Segment): void {
+    // Each segment leaves its encoder's process, pipes and streams behind, old enough to be
+    // promoted: garbage V8 collects only when its old generation reaches its limit, while RSS
+    // rose ~40 KB a segment. Every SETTLE_EVERY_S of sound, the settle an upload burst gets.
+    this.sinceSettle += seg.durationSeconds;
+    if (this.sinceSettle >= SETTLE_EVERY_S) {
+      this.sinceSettle = 0;
+      settleSoon();
+    }
     const zone = this.compiled?.zone;
     const shown = {
       file: seg.file,
