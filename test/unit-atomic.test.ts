@@ -2,10 +2,10 @@
 // recording record: whole files only, never through a planted link, nothing left behind.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { replaceFile } from '../src/util/atomic.ts';
+import { replaceFile, replaceStateFileAsync } from '../src/util/atomic.ts';
 import { saveRecord, type RecordingRecord } from '../src/audio/record.ts';
 
 const test = suite<{ dir: string }>('atomic replace');
@@ -28,6 +28,27 @@ test('replaces the content and sets the mode whatever the umask; no temp file st
   assert.is(readFileSync(file, 'utf8'), 'new');
   assert.is(statSync(file).mode & 0o777, 0o644);
   assert.equal(readdirSync(dir), ['f.json']);
+});
+
+test('on the thread pool: a state file keeps its mode, a new one is 0600; a failed rename leaves no temp file', async ({ dir }) => {
+  const file = join(dir, 'order.json');
+  await replaceStateFileAsync(file, 'first');
+  assert.is(readFileSync(file, 'utf8'), 'first');
+  assert.is(statSync(file).mode & 0o777, 0o600);
+  chmodSync(file, 0o640);
+  await replaceStateFileAsync(file, 'second');
+  assert.is(readFileSync(file, 'utf8'), 'second');
+  assert.is(statSync(file).mode & 0o777, 0o640);
+  assert.equal(readdirSync(dir), ['order.json']);
+  const target = join(dir, 'taken');
+  mkdirSync(target);
+  writeFileSync(join(target, 'x'), '');
+  let failed = false;
+  await replaceStateFileAsync(target, 'third').catch(() => {
+    failed = true;
+  });
+  assert.ok(failed, 'a directory is not replaced');
+  assert.equal(readdirSync(dir).sort(), ['order.json', 'taken']);
 });
 
 test('create: refuses an existing target with EEXIST and leaves it as it was', ({ dir }) => {

@@ -5,7 +5,7 @@
 // `{"recordings": [["<path under recordingsDir>", order, madeAt | null], ...]}`.
 // (No node:fs or node:path of its own: each module's require of a built-in at start counts
 // toward V8 optimizing Node's diagnostics-channel getter, test/unit-bundle.test.ts.)
-import { readStateList, replaceStateFile } from '../util/atomic.ts';
+import { readStateList, replaceStateFileAsync } from '../util/atomic.ts';
 import { clockPlausible } from '../util/clock.ts';
 import type { Log } from '../util/logger.ts';
 
@@ -35,6 +35,8 @@ type Entry = [seq: number, madeAt: number | null];
 export class RecordingOrder {
   private entries: Map<string, Entry> | undefined;
   private next = 0;
+  private dirty = false;
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly file: string,
@@ -61,13 +63,36 @@ export class RecordingOrder {
     return this.entries;
   }
 
+  /**
+   * Writes the record on the thread pool (after every segment, on an SD card: never an
+   * fsync on the event loop), one write at a time, the last state winning; `flushed()`
+   * resolves once the file holds it. A power cut before then costs nothing: the next pass
+   * places the recordings the file does not name by their files' times.
+   */
   private save(): void {
-    const recordings = [...(this.entries ?? [])].map(([name, [seq, madeAt]]) => [name, seq, madeAt]);
+    this.dirty = true;
+    this.writing ??= this.write();
+  }
+
+  private async write(): Promise<void> {
     try {
-      replaceStateFile(this.file, `${JSON.stringify({ recordings })}\n`);
-    } catch (err) {
-      this.log.error(`retention: cannot write ${this.file}: ${String(err)}`);
+      while (this.dirty) {
+        this.dirty = false;
+        const recordings = [...(this.entries ?? [])].map(([name, [seq, madeAt]]) => [name, seq, madeAt]);
+        try {
+          await replaceStateFileAsync(this.file, `${JSON.stringify({ recordings })}\n`);
+        } catch (err) {
+          this.log.error(`retention: cannot write ${this.file}: ${String(err)}`);
+        }
+      }
+    } finally {
+      this.writing = null;
     }
+  }
+
+  /** Resolves once the file holds the record as it is in memory now. */
+  async flushed(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   /**

@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errnoName } from './errno.ts';
+import { close as closeFd, fchmod, fchown, fsync, open as openFd, rename, stat, unlink, write } from './fsp.ts';
 
 export interface ReplaceOptions {
   /** File mode, set with fchmod whatever the umask. */
@@ -127,4 +128,53 @@ export function readStateList(file: string, key: string, what: string, fail: (te
 /** A small text file's content, trimmed (a secret named by a `…File` key); errors as thrown by readFileSync. */
 export function readTrimmed(file: string): string {
   return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * replaceStateFile on the thread pool: the same steps (a fresh temp file, written whole and
+ * fsynced, renamed over the file, the directory fsynced), none of them on the event loop,
+ * where an fsync of an SD card can hold every request and a capture's reading for a
+ * good part of a second.
+ */
+export async function replaceStateFileAsync(file: string, data: string): Promise<void> {
+  const dir = dirname(file);
+  const st = await stat(file).catch(() => null);
+  const owner = st ? { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 } : { ...(await ownerOf(dir)), mode: 0o600 };
+  let fd: number | undefined;
+  let tmp = '';
+  for (let attempt = 0; fd === undefined; attempt++) {
+    tmp = join(dir, `.${basename(file)}.${process.pid}.${++counter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+    try {
+      fd = await openFd(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, owner.mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw err;
+    }
+  }
+  let placed = false;
+  try {
+    try {
+      await fchmod(fd, owner.mode);
+      if (process.getuid?.() === 0) await fchown(fd, owner.uid, owner.gid);
+      const bytes = Buffer.from(data);
+      for (let off = 0; off < bytes.length; ) off += (await write(fd, bytes, off, bytes.length - off)).bytesWritten;
+      await fsync(fd);
+    } finally {
+      await closeFd(fd);
+    }
+    await rename(tmp, file);
+    placed = true;
+  } finally {
+    if (!placed) await unlink(tmp).catch(() => {});
+  }
+  const dirFd = await openFd(dir, C.O_RDONLY | C.O_DIRECTORY);
+  try {
+    await fsync(dirFd);
+  } finally {
+    await closeFd(dirFd);
+  }
+}
+
+async function ownerOf(dir: string): Promise<{ uid: number; gid: number }> {
+  const st = await stat(dir);
+  return { uid: st.uid, gid: st.gid };
 }

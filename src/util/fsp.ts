@@ -8,6 +8,7 @@ import {
   close as closeCb,
   copyFile as copyFileCb,
   fchmod as fchmodCb,
+  fchown as fchownCb,
   fstat as fstatCb,
   fsync as fsyncCb,
   futimes as futimesCb,
@@ -25,12 +26,14 @@ import {
   statfs as statfsCb,
   symlink as symlinkCb,
   unlink as unlinkCb,
+  write as writeCb,
 } from 'node:fs';
 import { promisify } from 'node:util';
 
 export const close = promisify(closeCb);
 export const copyFile = promisify(copyFileCb);
 export const fchmod = promisify(fchmodCb);
+export const fchown = promisify(fchownCb);
 export const fstat = promisify(fstatCb);
 export const fsync = promisify(fsyncCb);
 export const futimes = promisify(futimesCb);
@@ -50,3 +53,5 @@ export const stat = promisify(statCb);
 export const statfs = promisify(statfsCb);
 export const symlink = promisify(symlinkCb);
 export const unlink = promisify(unlinkCb);
+/** Resolves with `{ bytesWritten, buffer }` (write's own promisified form). */
+export const write = promisify(writeCb);
