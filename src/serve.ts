@@ -421,6 +421,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       // then the captures end (nobody is left on them).
       await Promise.all([Promise.all([recorder.shutdown(), schedule.close()]).then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
+      await recordings.flush(); // the last recording's pass, and the order record it changed
       await link;
       await audit.close();
     },

@@ -135,8 +135,10 @@ disk('the order survives a restart: a recording named 1970, made last, is the ne
   const file = join(state, 'order.json');
   put(dir, 'recording-2026-11-28T10-00-00Z.flac', NOW - DAY);
   put(dir, 'recording-2026-11-28T11-00-00Z.flac', NOW - DAY);
-  // Their ends enter the record even without limits.
-  await applyRetention(dir, NONE, new RecordingOrder(file, log), { now: NOW, keep: 'recording-2026-11-28T11-00-00Z.flac' });
+  // Their ends enter the record even without limits (written on the thread pool; a clean stop flushes it).
+  const first = new RecordingOrder(file, log);
+  await applyRetention(dir, NONE, first, { now: NOW, keep: 'recording-2026-11-28T11-00-00Z.flac' });
+  await first.flush();
   assert.is(JSON.parse(readFileSync(file, 'utf8')).recordings.length, 2);
   // Made under a clock at 1970 (its file time too), after the two above.
   put(dir, 'recording-1970-01-01T00-05-00Z.flac', 300_000);
@@ -146,13 +148,41 @@ disk('the order survives a restart: a recording named 1970, made last, is the ne
     [],
     'nothing by count or age while implausible',
   );
+  await early.flush();
   assert.equal(entry(file, 'recording-1970-01-01T00-05-00Z.flac'), ['recording-1970-01-01T00-05-00Z.flac', 2, null]);
   // Restart with the clock set: it is the newest, and ages from now.
   const later = new RecordingOrder(file, log);
   const deleted = await applyRetention(dir, { maxCount: 2, maxBytes: null, maxAgeDays: 1 }, later, { now: NOW });
   assert.equal(names(deleted), ['recording-2026-11-28T10-00-00Z.flac']);
+  await later.flush();
   assert.equal(entry(file, 'recording-1970-01-01T00-05-00Z.flac'), ['recording-1970-01-01T00-05-00Z.flac', 2, NOW]);
   assert.equal(readdirSync(dir).sort(), ['recording-1970-01-01T00-05-00Z.flac', 'recording-2026-11-28T11-00-00Z.flac']);
+});
+
+disk('the record is written at most once a minute, off the event loop; flush() writes what waits', async ({ dir, state }) => {
+  const file = join(state, 'order.json');
+  const order = new RecordingOrder(file, log);
+  put(dir, 'recording-2026-11-28T10-00-00Z.flac', NOW - DAY);
+  await applyRetention(dir, NONE, order, { now: NOW, keep: 'recording-2026-11-28T10-00-00Z.flac' });
+  await order.flush();
+  assert.is(JSON.parse(readFileSync(file, 'utf8')).recordings.length, 1);
+  // Three more recordings' passes within the minute: the file is not rewritten for them.
+  for (const h of [11, 12, 13]) {
+    put(dir, `recording-2026-11-28T${h}-00-00Z.flac`, NOW - DAY);
+    await applyRetention(dir, NONE, order, { now: NOW, keep: `recording-2026-11-28T${h}-00-00Z.flac` });
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  assert.is(JSON.parse(readFileSync(file, 'utf8')).recordings.length, 1, 'not rewritten within the minute');
+  // A clean stop writes them, once.
+  await order.flush();
+  assert.is(JSON.parse(readFileSync(file, 'utf8')).recordings.length, 4);
+  assert.equal(readdirSync(state), ['order.json'], 'no temp file left');
+  // Lost before the write (a power cut): the next pass places the files the record does not name by their times.
+  put(dir, 'recording-2026-11-28T14-00-00Z.flac', NOW - DAY + 1000);
+  const again = new RecordingOrder(file, log);
+  await applyRetention(dir, NONE, again, { now: NOW, keep: 'recording-2026-11-28T14-00-00Z.flac' });
+  await again.flush();
+  assert.equal(entry(file, 'recording-2026-11-28T14-00-00Z.flac')?.[1], 4);
 });
 
 disk('recordings in subdirectories count, in one order with the rest; links to directories are not followed', async ({ dir, state }) => {

@@ -87,6 +87,8 @@ export interface RecordingsGuard {
    */
   reclaim(now?: boolean): void;
   close(): void;
+  /** Resolves once the passes begun have ended and the order record is on disk (a clean stop). */
+  flush(): Promise<void>;
 }
 
 export function guardRecordings(opts: GuardOptions): RecordingsGuard {
@@ -213,6 +215,10 @@ export function guardRecordings(opts: GuardOptions): RecordingsGuard {
       watching = false;
       clearInterval(daily);
       clearInterval(clockWatch);
+    },
+    async flush() {
+      await retaining;
+      await opts.order.flush();
     },
   };
 }

@@ -145,7 +145,6 @@ export async function applyRetention(
     if (deleted.length > 0) order.forget(deleted.map((r) => r.name));
   } finally {
     await Promise.all(dirs.map((d) => closeFd(d.fd)));
-    await order.flushed();
   }
   return deleted;
 }
