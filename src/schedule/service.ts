@@ -49,11 +49,13 @@ export const PREROLL_MS = 2000;
 /** How long a run whose period ended may go on taking the sound captured before that end (it arrives a chunk, ~0.2 s, late). */
 const TAIL_MS = 1500;
 /**
- * Seconds of sound stored between two settles of memory (src/native/memory.ts): a full
- * collection costs ~30-90 ms of CPU here, 0.1-0.3 ms a second of sound at this pace, and
- * between two of them RSS rises ~1 MB (docs/schedule.md, "Figures").
+ * Seconds of sound stored between two settles of memory (src/native/memory.ts). Measured
+ * with 10 s segments: without them RSS rose ~0.3 MB a minute; settled every 300 s it
+ * climbed ~2 MB between settles, every 60 s it stayed within ~1 MB, for ~20 ms of CPU
+ * each (+0.34 ms a second of sound at 60 s; the capture and encoders take ~10): every
+ * 120 s, +0.17 ms a second (docs/schedule.md, "Figures").
  */
-const SETTLE_EVERY_S = 300;
+const SETTLE_EVERY_S = 120;
 
 /** The period under way at `now`, or the next one when it begins within PREROLL_MS. */
 function periodAt(m: Moment, now: number): Span | null {
