@@ -44,6 +44,9 @@ import { readMqttSecrets, type MqttSecrets } from './mqtt/config.ts';
 import type { MqttLink } from './mqtt/link.ts';
 import type { Run } from './mqtt/commands.ts';
 
+/** How long a stop waits for the last retention pass and the order record (src/audio/recording-order.ts). */
+const FLUSH_LIMIT_MS = 5000;
+
 export interface ServeOptions {
   /** Development mode: create user admin with a random password on first start. */
   firstRunAdmin: boolean;
@@ -421,7 +424,8 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
       // then the captures end (nobody is left on them).
       await Promise.all([Promise.all([recorder.shutdown(), schedule.close()]).then(() => captures.close()), running.close(drainMs)]);
       discardLiveTempFiles(); // uploads cut at the drain limit leave no temp file behind
-      await recordings.flush(); // the last recording's pass, and the order record it changed
+      // The last recording's pass and the order record it changed; a stuck disk does not hold the stop.
+      await Promise.race([recordings.flush(), new Promise((resolve) => setTimeout(resolve, FLUSH_LIMIT_MS).unref())]);
       await link;
       await audit.close();
     },
