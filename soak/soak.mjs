@@ -126,17 +126,23 @@ async function main() {
   const problems = [];
   try {
     const url = `http://127.0.0.1:${agent.port}`;
-    const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(agent.user),
-    });
-    const { token } = await login.json();
+    // A login token lasts an hour: a soak of an hour or more logs in again for its last call.
+    const freshToken = async () =>
+      (
+        await (
+          await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(agent.user),
+          })
+        ).json()
+      ).token;
+    const token = await freshToken();
     const segmentSeconds = Number(opt.segment);
     const scheduleApi = async (method, body) => {
       const res = await fetch(`${url}/api/v1/schedule`, {
         method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        headers: { Authorization: `Bearer ${method === 'PUT' ? token : await freshToken()}`, 'Content-Type': 'application/json' },
         body: body ? JSON.stringify(body) : undefined,
       });
       if (res.status >= 300) throw new Error(`${method} /api/v1/schedule answered ${res.status}: ${await res.text()}`);
