@@ -13,6 +13,7 @@ import { listenLive, scheduledSegments, soxi, startRecording, waitForEnd } from 
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
+import { segmentName } from '../src/schedule/segments.ts';
 
 const SCHEDULE = '/api/v1/schedule';
 
@@ -205,8 +206,8 @@ rec('each period of a duty cycle records from its start: named from it, holding 
     // The periods that begin at least 3 s after the schedule is set: the agent starts each one's capture ahead of it.
     const first = start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
     const nameOf = (ms: number) => {
-      const iso = new Date(ms).toISOString();
-      return `${iso.slice(0, 10)}/${iso.slice(0, 10).replace(/-/g, '')}_${iso.slice(11, 19).replace(/:/g, '')}.flac`;
+      const { day, base } = segmentName(ms);
+      return `${day}/${base}.flac`;
     };
     const periods = [first, first + 10_000].map(nameOf);
     assert.ok(

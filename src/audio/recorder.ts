@@ -5,7 +5,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { fileCompleted } from '../util/completed.ts';
-import { close as closeFd, fsync, open as openFd, rename, stat } from '../util/fsp.ts';
+import { rename, stat, syncPath } from '../util/fsp.ts';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Writable } from 'node:stream';
 import { joinName } from '../util/paths.ts';
@@ -273,15 +273,6 @@ export function encoderFailed(r: EncoderExit): boolean {
   return r.spawnError !== null || r.code !== 0 || /\bsox FAIL\b/.test(r.stderr);
 }
 
-async function syncFile(path: string): Promise<void> {
-  const fd = await openFd(path, 'r');
-  try {
-    await fsync(fd);
-  } finally {
-    await closeFd(fd);
-  }
-}
-
 /**
  * Puts a file its encoder finalized under its final name, durably (the file, then the
  * rename), and tells the outbox (src/util/completed.ts); resolves with its size. On the
@@ -290,9 +281,9 @@ async function syncFile(path: string): Promise<void> {
  * 48 kHz stereo) once per segment.
  */
 export async function keepEncoded(temp: string, final: string): Promise<number> {
-  await syncFile(temp);
+  await syncPath(temp);
   await rename(temp, final);
-  await syncFile(dirname(final));
+  await syncPath(dirname(final));
   const size = (await stat(final)).size;
   fileCompleted(final);
   return size;

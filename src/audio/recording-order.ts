@@ -33,7 +33,7 @@ export interface Found {
 type Entry = [seq: number, madeAt: number | null];
 
 /** The record is written at most this often (see save()). */
-export const SAVE_EVERY_MS = 60_000;
+const SAVE_EVERY_MS = 60_000;
 
 export class RecordingOrder {
   private entries: Map<string, Entry> | undefined;

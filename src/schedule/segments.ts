@@ -106,8 +106,9 @@ export class SegmentRun {
   /** PCM bytes still to take before the run ends by itself (the end of the "on" period), or Infinity. */
   private budget = Number.POSITIVE_INFINITY;
   private untilMs: number | null = null;
-  /** The period's first instant (epoch ms): samples captured before it are dropped, once. */
+  /** The period's first instant (epoch ms): samples captured before it are dropped, until the run has taken one. */
   private fromMs: number | null = null;
+  private taking = false;
   private readonly bytesPerSecond: number;
   private readonly segmentBytes: number;
   private readonly consumer: Consumer;
@@ -150,6 +151,11 @@ export class SegmentRun {
     return this.feeding;
   }
 
+  /** The start of the run's period (epoch ms), or null. */
+  get startsAt(): number | null {
+    return this.fromMs;
+  }
+
   /** The end of the run's period (epoch ms), or null. */
   get endsAt(): number | null {
     return this.untilMs;
@@ -166,13 +172,13 @@ export class SegmentRun {
   private data(chunk: Buffer, startOfChunk: number): void {
     if (!this.feeding) return;
     let off = 0;
-    if (this.fromMs !== null) {
+    if (!this.taking && this.fromMs !== null) {
       const fb = frameBytes(this.opts.pcm);
       const early = Math.max(0, Math.round(((this.fromMs - startOfChunk) / 1000) * this.opts.pcm.rate));
       if (early * fb >= chunk.length) return; // all of it before the period's start
       off = early * fb;
-      this.fromMs = null;
     }
+    this.taking = true;
     // The run's end in samples, counted from the first sample it takes of this chunk.
     if (this.untilMs !== null && this.budget === Number.POSITIVE_INFINITY) {
       const first = startOfChunk + (off / this.bytesPerSecond) * 1000;

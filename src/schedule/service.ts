@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { freeBytes } from '../audio/disk-guard.ts';
 import type { Captures } from '../audio/captures.ts';
 import type { Log } from '../util/logger.ts';
-import { settleSoon } from '../native/memory.ts';
+import { soundStored } from '../native/memory.ts';
 import type { Schedule } from './document.ts';
 import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
 import { readScheduleFile, type Stored } from './store.ts';
@@ -48,14 +48,6 @@ const MIN_RUN_MS = 1000;
 export const PREROLL_MS = 2000;
 /** How long a run whose period ended may go on taking the sound captured before that end (it arrives a chunk, ~0.2 s, late). */
 const TAIL_MS = 1500;
-/**
- * Seconds of sound stored between two settles of memory (src/native/memory.ts). Measured
- * with 10 s segments: without them RSS rose ~0.3 MB a minute; settled every 300 s it
- * climbed ~2 MB between settles, every 60 s it stayed within ~1 MB, for ~20 ms of CPU
- * each (+0.34 ms a second of sound at 60 s; the capture and encoders take ~10): every
- * 120 s, +0.17 ms a second (docs/schedule.md, "Figures").
- */
-const SETTLE_EVERY_S = 120;
 
 /** The period under way at `now`, or the next one when it begins within PREROLL_MS. */
 function periodAt(m: Moment, now: number): Span | null {
@@ -70,10 +62,6 @@ export class ScheduleService {
   private run: SegmentRun | null = null;
   private runKey = '';
   private runDevice = '';
-  /** The start of the period the run records. */
-  private runFrom = 0;
-  /** Seconds of sound stored since the last settle. */
-  private sinceSettle = 0;
   private starting = false;
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
@@ -177,7 +165,7 @@ export class ScheduleService {
           return;
         }
         this.halt();
-      } else if (!m.on && this.runFrom !== period?.[0]) this.halt(); // neither in its period nor ahead of it any more (a changed schedule)
+      } else if (!m.on && run.startsAt !== period?.[0]) this.halt(); // neither in its period nor ahead of it any more (a changed schedule)
     }
     if (!period) {
       this.halt();
@@ -245,7 +233,6 @@ export class ScheduleService {
         if (this.closed) return void run.stop();
         this.run = run;
         this.runKey = key;
-        this.runFrom = period[0];
         this.runDevice = device;
         this.failure = null;
         this.look();
@@ -262,7 +249,7 @@ export class ScheduleService {
   }
 
   /** A timer at the next boundary (a period's start or end, a window's end, a run's early start), so periods begin on time, not at the next look. */
-  private arm(m: ReturnType<typeof momentAt>, now: number): void {
+  private arm(m: Moment, now: number): void {
     // Each period's start, and the moment its run starts ahead of it.
     const starts = [m.window?.on.find(([s]) => s > now)?.[0], m.next?.start].filter((t): t is number => t !== undefined);
     const candidates = [m.on?.[1], m.window?.end, ...starts, ...starts.map((t) => t - PREROLL_MS)].filter(
@@ -277,14 +264,7 @@ export class ScheduleService {
   }
 
   private segment(seg: Segment): void {
-    // Each segment leaves its encoder's process, pipes and streams behind, old enough to be
-    // promoted: garbage V8 collects only when its old generation reaches its limit, while RSS
-    // rose ~40 KB a segment. Every SETTLE_EVERY_S of sound, the settle an upload burst gets.
-    this.sinceSettle += seg.durationSeconds;
-    if (this.sinceSettle >= SETTLE_EVERY_S) {
-      this.sinceSettle = 0;
-      settleSoon();
-    }
+    soundStored(seg.durationSeconds);
     const zone = this.compiled?.zone;
     const shown = {
       file: seg.file,

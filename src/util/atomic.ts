@@ -16,10 +16,11 @@ import {
   unlinkSync,
   writeSync,
   constants as C,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { errnoName } from './errno.ts';
-import { close as closeFd, fchmod, fchown, fsync, open as openFd, rename, stat, unlink, write } from './fsp.ts';
+import { close as closeFd, fchmod, fchown, fsync, open as openFd, rename, stat, syncPath, unlink, write } from './fsp.ts';
 
 export interface ReplaceOptions {
   /** File mode, set with fchmod whatever the umask. */
@@ -32,14 +33,20 @@ export interface ReplaceOptions {
 
 let counter = 0;
 
+/** A fresh temp name beside `file` (opened O_EXCL|O_NOFOLLOW: a name taken or planted is skipped, tried 9 times). */
+const tempName = (file: string): string =>
+  join(dirname(file), `.${basename(file)}.${process.pid}.${++counter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+const TEMP_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
+const tryAgain = (err: unknown, attempt: number): boolean => (err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 8;
+
 /** Opens a fresh temp file beside `file`; a name taken (or planted) is skipped, never opened. */
 function openTemp(file: string, mode: number): { fd: number; tmp: string } {
   for (let attempt = 0; ; attempt++) {
-    const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${++counter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+    const tmp = tempName(file);
     try {
-      return { fd: openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode), tmp };
+      return { fd: openSync(tmp, TEMP_FLAGS, mode), tmp };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw err;
+      if (!tryAgain(err, attempt)) throw err;
     }
   }
 }
@@ -90,15 +97,23 @@ export function replaceFile(file: string, data: string | Uint8Array, opts: Repla
  * (the service user's state directory), so the CLI run by root never takes it from the agent.
  */
 export function replaceStateFile(file: string, data: string): void {
-  let owner: { uid: number; gid: number; mode: number };
+  let st: Stats | null = null;
   try {
-    const st = statSync(file);
-    owner = { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
+    st = statSync(file);
   } catch {
-    const st = statSync(dirname(file));
-    owner = { uid: st.uid, gid: st.gid, mode: 0o600 };
+    /* a new file */
   }
+  const owner = stateOwner(st, () => statSync(dirname(file)));
   replaceFile(file, data, { mode: owner.mode, owner });
+}
+
+type Owned = { uid: number; gid: number; mode: number };
+
+/** A state file's owner and mode: those of the file it replaces, or its directory's owner and 0600. */
+function stateOwner(st: Owned | null, dir: () => Owned): { uid: number; gid: number; mode: number } {
+  if (st) return { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 };
+  const d = dir();
+  return { uid: d.uid, gid: d.gid, mode: 0o600 };
 }
 
 /**
@@ -139,15 +154,16 @@ export function readTrimmed(file: string): string {
 export async function replaceStateFileAsync(file: string, data: string): Promise<void> {
   const dir = dirname(file);
   const st = await stat(file).catch(() => null);
-  const owner = st ? { uid: st.uid, gid: st.gid, mode: st.mode & 0o777 } : { ...(await ownerOf(dir)), mode: 0o600 };
+  const dirStat = st ? null : await stat(dir);
+  const owner = stateOwner(st, () => dirStat!);
   let fd: number | undefined;
   let tmp = '';
   for (let attempt = 0; fd === undefined; attempt++) {
-    tmp = join(dir, `.${basename(file)}.${process.pid}.${++counter}.${Math.random().toString(36).slice(2, 8)}.tmp`);
+    tmp = tempName(file);
     try {
-      fd = await openFd(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, owner.mode);
+      fd = await openFd(tmp, TEMP_FLAGS, owner.mode);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw err;
+      if (!tryAgain(err, attempt)) throw err;
     }
   }
   let placed = false;
@@ -166,15 +182,5 @@ export async function replaceStateFileAsync(file: string, data: string): Promise
   } finally {
     if (!placed) await unlink(tmp).catch(() => {});
   }
-  const dirFd = await openFd(dir, C.O_RDONLY | C.O_DIRECTORY);
-  try {
-    await fsync(dirFd);
-  } finally {
-    await closeFd(dirFd);
-  }
-}
-
-async function ownerOf(dir: string): Promise<{ uid: number; gid: number }> {
-  const st = await stat(dir);
-  return { uid: st.uid, gid: st.gid };
+  await syncPath(dir);
 }

@@ -55,3 +55,13 @@ export const symlink = promisify(symlinkCb);
 export const unlink = promisify(unlinkCb);
 /** Resolves with `{ bytesWritten, buffer }` (write's own promisified form). */
 export const write = promisify(writeCb);
+
+/** fsync of a file or directory by its path (a file's data, or a new name in a directory). */
+export async function syncPath(path: string): Promise<void> {
+  const fd = await open(path, 'r');
+  try {
+    await fsync(fd);
+  } finally {
+    await close(fd);
+  }
+}
