@@ -20,10 +20,17 @@ import { type Digests, digestRange, RateLimit } from './transfer.ts';
 import { walk } from './walk.ts';
 import { isoTime } from '../util/time.ts';
 import { monotonicMs } from '../util/clock.ts';
+import { settleSoon } from '../native/memory.ts';
 
 /** A file other programs write counts as complete once unchanged this long. */
 export const SETTLE_MS = 10_000;
 const SCAN_MS = 60_000;
+/**
+ * A scan that looked at this many files is followed by the settle an upload burst gets
+ * (src/native/memory.ts): each file's directory entry and Stats are garbage once queued,
+ * and V8 grew its young generation for them and keeps it grown.
+ */
+const SETTLE_AFTER_FILES = 1000;
 const YOUNG_CHECK_MS = 2_000;
 const DAY_MS = 86_400_000;
 const FIRST_BACKOFF_MS = 2_000;
@@ -194,16 +201,19 @@ export class Outbox {
   scan(): Promise<void> {
     this.scanning ??= (async () => {
       const seen = new Set<string>();
+      let files = 0;
       for (const dir of this.config.paths) {
         await walk(
           dir,
           (a) => this.relOf(a) ?? '.',
           (abs, rel, st) => {
+            files++;
             if (this.journal.has(rel)) seen.add(rel); // only the journal's entries are looked up in it
             this.found(abs, rel, st, false);
           },
         );
       }
+      if (files >= SETTLE_AFTER_FILES) settleSoon();
       // Verified entries of files that are gone are dropped (written with the next change).
       for (const rel of this.journal.uploadedPaths()) if (!seen.has(rel)) this.journal.forget(rel);
     })().finally(() => {
