@@ -138,6 +138,13 @@ export function settleSoon(): void {
   timer.unref();
 }
 
+/** The settle now, not a second from now: after a burst known to be over (an outbox scan). */
+export function settleNow(): void {
+  if (active > 0) return; // the last upload's end settles
+  if (timer) clearTimeout(timer);
+  trimNow();
+}
+
 /** Marks the start of a burst of memory (an upload); call the returned function at its end. */
 export function burstStarted(): () => void {
   tuneAllocator();

@@ -20,7 +20,7 @@ import { type Digests, digestRange, RateLimit } from './transfer.ts';
 import { walk } from './walk.ts';
 import { isoTime } from '../util/time.ts';
 import { monotonicMs } from '../util/clock.ts';
-import { settleSoon } from '../native/memory.ts';
+import { settleNow } from '../native/memory.ts';
 
 /** A file other programs write counts as complete once unchanged this long. */
 export const SETTLE_MS = 10_000;
@@ -28,7 +28,8 @@ const SCAN_MS = 60_000;
 /**
  * A scan that looked at this many files is followed by the settle an upload burst gets
  * (src/native/memory.ts): each file's directory entry and Stats are garbage once queued,
- * and V8 grew its young generation for them and keeps it grown.
+ * and V8 grew its young generation for them and keeps it grown. At once, not a second later:
+ * the scan is over, and its memory should be back by the time anyone looks.
  */
 const SETTLE_AFTER_FILES = 1000;
 const YOUNG_CHECK_MS = 2_000;
@@ -213,7 +214,7 @@ export class Outbox {
           },
         );
       }
-      if (files >= SETTLE_AFTER_FILES) settleSoon();
+      if (files >= SETTLE_AFTER_FILES) settleNow();
       // Verified entries of files that are gone are dropped (written with the next change).
       for (const rel of this.journal.uploadedPaths()) if (!seen.has(rel)) this.journal.forget(rel);
     })().finally(() => {
