@@ -4,7 +4,7 @@
 import type { S3Target } from './config.ts';
 import { encodeKeyPath, sha256Hex, sign } from './sigv4.ts';
 import { type Job, type MultipartState, type Target, TargetError, storeText } from './target.ts';
-import { type Answer, caOf, digestRange, type Sending, send } from './transfer.ts';
+import { type Answer, caOf, type Digests, digestRange, type Sending, send } from './transfer.ts';
 import { createHash } from 'node:crypto';
 
 export const MULTIPART_FROM = 16 * 1024 * 1024;
@@ -104,9 +104,15 @@ export class S3 implements Target {
     const count = Math.ceil(job.size / PART_BYTES);
     for (let retried = false; ; ) {
       try {
+        const rangeOf = (n: number) => ({ file: job.abs, start: (n - 1) * PART_BYTES, end: Math.min(job.size, n * PART_BYTES) });
+        let next: Promise<Digests> | undefined;
         for (let n = state.parts.length + 1; n <= count; n++) {
-          const range = { file: job.abs, start: (n - 1) * PART_BYTES, end: Math.min(job.size, n * PART_BYTES) };
-          const d = await digestRange(range);
+          const range = rangeOf(n);
+          const d = await (next ?? digestRange(range));
+          // The next part's digests are taken while this one travels and the store stores it
+          // (a read of the file and the hashing, beside the socket's and the store's work).
+          next = n < count ? digestRange(rangeOf(n + 1)) : undefined;
+          next?.catch(() => {}); // a part that fails ends the loop; the next one's digests are dropped
           const a = await this.request(job, 'PUT', key, { partNumber: String(n), uploadId: state.uploadId }, range, d);
           if (a.status !== 200) throw storeText(a.status, a.body);
           const etag = a.headers.etag;
