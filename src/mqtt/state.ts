@@ -13,7 +13,7 @@ export interface StateSources {
 }
 
 export async function deviceState(s: StateSources): Promise<Record<string, unknown>> {
-  const status = JSON.parse((await s.statusJson()).text) as Record<string, unknown>;
+  const status = JSON.parse(String((await s.statusJson()).text)) as Record<string, unknown>;
   return {
     ...status,
     recording: s.recording(),

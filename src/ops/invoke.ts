@@ -71,7 +71,7 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
       const params: Record<string, string> = {};
       for (const name of pathParams(op.path)) params[name] = typeof input[name] === 'string' ? (input[name] as string) : '';
       const a = await op.run({ body, query, params, document }, ctx);
-      return { status: a.status, body: a.json ? JSON.parse(a.json.text) : (a.body ?? null) };
+      return { status: a.status, body: a.json ? JSON.parse(String(a.json.text)) : (a.body ?? null) };
     } catch (err) {
       if (!(err instanceof HttpError)) {
         deps.log.error(`operation ${op.id}: ${String((err as Error)?.stack ?? err)}`);

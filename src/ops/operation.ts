@@ -17,9 +17,12 @@ export interface Context {
   client: string;
 }
 
-/** Serialised JSON kept between answers (the status sampler's): sent as is over HTTP. */
+/**
+ * Serialised JSON, sent as is over HTTP: kept between answers (the status sampler's), or
+ * written as bytes (the schedule's preview). `length` counts bytes.
+ */
 export interface JsonText {
-  text: string;
+  text: string | Buffer;
   length: number;
 }
 

@@ -6,7 +6,7 @@ import { Errors, HttpError } from '../http/errors.ts';
 import type { Route } from '../http/types.ts';
 import { number, string } from '../ops/fields.ts';
 import { toRoute } from '../ops/http.ts';
-import { type Context, operation } from '../ops/operation.ts';
+import { type Context, type JsonText, operation } from '../ops/operation.ts';
 import { lazy } from '../util/lazy.ts';
 import type { ScheduleService } from './service.ts';
 
@@ -104,7 +104,7 @@ async function answer(service: ScheduleService) {
  * `from` (YYYY-MM-DD, default today in the zone) and `days` (1–366, default 7) of a preview:
  * its JSON, written straight to text (windows.previewJson).
  */
-async function previewOf(schedule: unknown, from: unknown, days: unknown): Promise<{ text: string; length: number }> {
+async function previewOf(schedule: unknown, from: unknown, days: unknown): Promise<JsonText> {
   const { document, windows, zone } = await modules();
   let s: ReturnType<typeof document.parseSchedule>;
   try {
@@ -124,7 +124,7 @@ async function previewOf(schedule: unknown, from: unknown, days: unknown): Promi
   const n = days === undefined || days === null ? 7 : days;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 366) throw Errors.badField('days', 'must be an integer from 1 to 366');
   const text = windows.previewJson(c, fromDay, n);
-  return { text, length: text.length }; // ASCII: as many bytes as characters
+  return { text, length: text.length };
 }
 
 export function scheduleRoutes(deps: ScheduleRouteDeps): Route[] {
