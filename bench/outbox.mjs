@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { AGENT_LISTENING, baseConfig, codeRssKb, portIn, procStats } from './procs.mjs';
 import { rcloneEnv } from './rclone.mjs';
+import { wrk } from './clients.mjs';
 import { lessCodeRows, pairRatio, table } from './report.mjs';
 import { BIN, flag, inTempDir, numberArg, ranAlone } from './alone.mjs';
 
@@ -40,13 +41,22 @@ async function store(dir) {
 /** rclone's multipart as the agent's (docs/outbox.md, "S3"): from 16 MiB, 8 MiB parts. */
 const AS_THE_AGENT = { RCLONE_S3_UPLOAD_CUTOFF: '16M', RCLONE_S3_CHUNK_SIZE: '8M' };
 
-function rcloneCopy(url, from, prefix, extraEnv = {}) {
+/**
+ * Seconds `rclone copy` took, spawn to exit; `cpu` gets its CPU seconds (user + system, all
+ * threads): run by a shell that prints its own /proc stat once rclone is reaped, whose
+ * cutime and cstime are then rclone's.
+ */
+function rcloneCopy(url, from, prefix, extraEnv = {}, cpu = () => {}) {
   const env = { ...rcloneEnv(url, KEY, KEY), ...extraEnv };
   const t = performance.now();
+  const script = 'rclone copy "$1" "$2" && cat /proc/$$/stat';
   return new Promise((resolve, reject) =>
-    execFile('rclone', ['copy', from, `store:${BUCKET}/${prefix}`], { env }, (err, _out, stderr) =>
-      err ? reject(new Error(`rclone copy: ${stderr}`)) : resolve((performance.now() - t) / 1000),
-    ),
+    execFile('sh', ['-c', script, 'sh', from, `store:${BUCKET}/${prefix}`], { env }, (err, out, stderr) => {
+      if (err) return reject(new Error(`rclone copy: ${stderr}`));
+      const fields = out.slice(out.lastIndexOf(')') + 2).split(' ');
+      cpu((Number(fields[13]) + Number(fields[14])) / 100); // cutime, cstime: clock ticks (USER_HZ 100)
+      resolve((performance.now() - t) / 1000);
+    }),
   );
 }
 
@@ -93,6 +103,7 @@ async function startShipper(bin, dir, users, url) {
   };
   return {
     child,
+    url: `http://127.0.0.1:${port}`,
     shipped: () => metric('device_agent_outbox_uploaded_bytes_total'),
     pending: () => metric('device_agent_outbox_pending_files'),
     stop: async () => {
@@ -122,14 +133,20 @@ function recordings(dir, files) {
   }
 }
 
-/** Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded. */
-async function agentShip(bin, dir, users, url, files, total) {
+/**
+ * Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded; `cpu`
+ * gets the agent's CPU seconds over the same time (all threads, its start included, as
+ * rclone's are).
+ */
+async function agentShip(bin, dir, users, url, files, total, cpu = () => {}) {
   recordings(dir, files);
   const t = performance.now();
   const agent = await startShipper(bin, dir, users, url);
   try {
     await until('the files shipped', async () => (await agent.shipped()) >= total);
-    return (performance.now() - t) / 1000;
+    const secs = (performance.now() - t) / 1000;
+    cpu(procStats(agent.child.pid).cpuS);
+    return secs;
   } finally {
     await agent.stop();
   }
@@ -183,6 +200,36 @@ async function pendingRss(bin, dir, users, n) {
   }
 }
 
+/**
+ * Authenticated status req/s (wrk, as bench/run.mjs's row) of an agent while its outbox ships
+ * one file of `size` bytes at full speed, and of the same agent once it has shipped it.
+ * `whileShipping` is null when the file was shipped before the run ended (too small a file
+ * for this host).
+ */
+async function statusWhileShipping(bin, dir, users, url, size, seconds) {
+  recordings(dir, [['big.bin', size]]);
+  const agent = await startShipper(bin, dir, users, url);
+  try {
+    const res = await fetch(`${agent.url}/api/v1/agentusers/loginusertoagent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
+    });
+    const auth = { Authorization: `Bearer ${(await res.json()).token}` };
+    const status = `${agent.url}/api/v1/devicestatus/get`;
+    // Queued at the start's scan (the file is old enough) and shipped from then on; the
+    // uploaded-bytes counter moves only once a file is verified.
+    await until('the file queued', async () => (await agent.pending()) >= 1);
+    const during = await wrk(status, auth, seconds);
+    const unfinished = (await agent.shipped()) < size;
+    await until('the file shipped', async () => (await agent.shipped()) >= size);
+    const after = await wrk(status, auth, seconds);
+    return { whileShipping: unfinished ? during.rps : null, idle: after.rps };
+  } finally {
+    await agent.stop();
+  }
+}
+
 /** A users file with one user, made once (`device-agent user add` hashes its password). */
 function usersFile(bin, dir) {
   mkdirSync(join(dir, 'files'), { recursive: true });
@@ -205,15 +252,17 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   const agentMBs = [];
   const rcloneMBs = [];
   const sameMBs = [];
+  const agentCpu = [];
+  const rcloneCpu = [];
   for (let i = 0; i < rounds; i++) {
     const s = await store(join(dir, `store-${i}`));
     try {
       const runAgent = async () => {
-        const secs = await agentShip(bin, join(dir, `agent-${i}`), users, s.url, files, total);
+        const secs = await agentShip(bin, join(dir, `agent-${i}`), users, s.url, files, total, (c) => agentCpu.push(c / (total / 1e9)));
         agentMBs.push(total / MiB / secs);
       };
       const runRclone = async () => {
-        rcloneMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-${i}`)));
+        rcloneMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-${i}`, {}, (c) => rcloneCpu.push(c / (total / 1e9)))));
         sameMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-as-agent-${i}`, AS_THE_AGENT)));
       };
       // Alternating order: neither always runs on a warmer store.
@@ -247,6 +296,18 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
     await s.close();
     rmSync(join(dir, 'store-memory'), { recursive: true, force: true });
     rmSync(join(dir, 'peak'), { recursive: true, force: true });
+  }
+  const s2 = await store(join(dir, 'store-status'));
+  let status;
+  try {
+    status = await statusWhileShipping(bin, join(dir, 'status'), users, s2.url, bigSize, smoke ? 1 : 3);
+    log(
+      `outbox: status ${status.whileShipping?.toFixed(0) ?? '(shipped before the run ended)'} req/s while shipping, ${status.idle.toFixed(0)} after`,
+    );
+  } finally {
+    await s2.close();
+    rmSync(join(dir, 'store-status'), { recursive: true, force: true });
+    rmSync(join(dir, 'status'), { recursive: true, force: true });
   }
   const pending = await pendingRss(bin, join(dir, 'pending'), users, n);
   log(`outbox: ${n} files pending add ${pending.mb.toFixed(1)} MB, ${pending.code.toFixed(1)} MB of it the executable's code`);
@@ -284,6 +345,25 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
       baselineName: 'rclone copy --s3-upload-cutoff 16M --s3-chunk-size 8M',
       target: '≥ 0.9 ×',
       ok: pairRatio(agentMBs, sameMBs) >= 0.9,
+    },
+    {
+      figure: 'the same, CPU seconds per GB (the agent, spawn to all verified; rclone, spawn to exit; all threads)',
+      unit: 's/GB',
+      agent: agentCpu,
+      baseline: rcloneCpu,
+      baselineName: 'rclone copy',
+      target: '≤ 1.2 ×',
+      ok: pairRatio(agentCpu, rcloneCpu) <= 1.2,
+      digits: 2,
+    },
+    {
+      figure: `authenticated status req/s while the outbox ships a ${bigName} file at full speed, over the same agent after`,
+      unit: 'req/s',
+      agent: status.whileShipping === null ? [] : [status.whileShipping],
+      baseline: [status.idle],
+      baselineName: 'same agent, shipped',
+      target: status.whileShipping === null ? '≥ 0.9 × (not measured: shipped before the run ended)' : '≥ 0.9 ×',
+      ok: status.whileShipping !== null && status.whileShipping / status.idle >= 0.9,
     },
   ];
 }
