@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, mkdirSync, openSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { AGENT_LISTENING, baseConfig, codeRssKb, portIn, procStats } from './procs.mjs';
+import { AGENT_LISTENING, baseConfig, codeRssKb, loginToken, portIn, procStats } from './procs.mjs';
 import { rcloneEnv } from './rclone.mjs';
 import { wrk } from './clients.mjs';
 import { lessCodeRows, pairRatio, table } from './report.mjs';
@@ -41,12 +41,24 @@ async function store(dir) {
 /** rclone's multipart as the agent's (docs/outbox.md, "S3"): from 16 MiB, 8 MiB parts. */
 const AS_THE_AGENT = { RCLONE_S3_UPLOAD_CUTOFF: '16M', RCLONE_S3_CHUNK_SIZE: '8M' };
 
+/** `body(url)` with a fresh s3rver; then the store and `dir` (the agent's, beside it) are removed. */
+async function withStore(dir, body) {
+  const s = await store(`${dir}-store`);
+  try {
+    return await body(s.url);
+  } finally {
+    await s.close();
+    rmSync(`${dir}-store`, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
- * Seconds `rclone copy` took, spawn to exit; `cpu` gets its CPU seconds (user + system, all
- * threads): run by a shell that prints its own /proc stat once rclone is reaped, whose
- * cutime and cstime are then rclone's.
+ * `rclone copy`'s seconds, spawn to exit, and its CPU seconds (user + system, all threads):
+ * run by a shell that prints its own /proc stat once rclone is reaped, whose cutime and
+ * cstime are then rclone's.
  */
-function rcloneCopy(url, from, prefix, extraEnv = {}, cpu = () => {}) {
+function rcloneCopy(url, from, prefix, extraEnv = {}) {
   const env = { ...rcloneEnv(url, KEY, KEY), ...extraEnv };
   const t = performance.now();
   const script = 'rclone copy "$1" "$2" && cat /proc/$$/stat';
@@ -54,8 +66,8 @@ function rcloneCopy(url, from, prefix, extraEnv = {}, cpu = () => {}) {
     execFile('sh', ['-c', script, 'sh', from, `store:${BUCKET}/${prefix}`], { env }, (err, out, stderr) => {
       if (err) return reject(new Error(`rclone copy: ${stderr}`));
       const fields = out.slice(out.lastIndexOf(')') + 2).split(' ');
-      cpu((Number(fields[13]) + Number(fields[14])) / 100); // cutime, cstime: clock ticks (USER_HZ 100)
-      resolve((performance.now() - t) / 1000);
+      // cutime, cstime: clock ticks (USER_HZ 100)
+      resolve({ secs: (performance.now() - t) / 1000, cpuS: (Number(fields[13]) + Number(fields[14])) / 100 });
     }),
   );
 }
@@ -134,19 +146,16 @@ function recordings(dir, files) {
 }
 
 /**
- * Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded; `cpu`
- * gets the agent's CPU seconds over the same time (all threads, its start included, as
- * rclone's are).
+ * Seconds from the agent's spawn until its /metrics counts `total` bytes uploaded, and the
+ * agent's CPU seconds over the same time (all threads, its start included, as rclone's are).
  */
-async function agentShip(bin, dir, users, url, files, total, cpu = () => {}) {
+async function agentShip(bin, dir, users, url, files, total) {
   recordings(dir, files);
   const t = performance.now();
   const agent = await startShipper(bin, dir, users, url);
   try {
     await until('the files shipped', async () => (await agent.shipped()) >= total);
-    const secs = (performance.now() - t) / 1000;
-    cpu(procStats(agent.child.pid).cpuS);
-    return secs;
+    return { secs: (performance.now() - t) / 1000, cpuS: procStats(agent.child.pid).cpuS };
   } finally {
     await agent.stop();
   }
@@ -210,12 +219,7 @@ async function statusWhileShipping(bin, dir, users, url, size, seconds) {
   recordings(dir, [['big.bin', size]]);
   const agent = await startShipper(bin, dir, users, url);
   try {
-    const res = await fetch(`${agent.url}/api/v1/agentusers/loginusertoagent`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'bench', password: 'bench-password' }),
-    });
-    const auth = { Authorization: `Bearer ${(await res.json()).token}` };
+    const auth = { Authorization: `Bearer ${await loginToken(agent.url)}` };
     const status = `${agent.url}/api/v1/devicestatus/get`;
     // Queued at the start's scan (the file is old enough) and shipped from then on; the
     // uploaded-bytes counter moves only once a file is verified.
@@ -258,12 +262,15 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
     const s = await store(join(dir, `store-${i}`));
     try {
       const runAgent = async () => {
-        const secs = await agentShip(bin, join(dir, `agent-${i}`), users, s.url, files, total, (c) => agentCpu.push(c / (total / 1e9)));
-        agentMBs.push(total / MiB / secs);
+        const a = await agentShip(bin, join(dir, `agent-${i}`), users, s.url, files, total);
+        agentMBs.push(total / MiB / a.secs);
+        agentCpu.push(a.cpuS / (total / 1e9));
       };
       const runRclone = async () => {
-        rcloneMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-${i}`, {}, (c) => rcloneCpu.push(c / (total / 1e9)))));
-        sameMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-as-agent-${i}`, AS_THE_AGENT)));
+        const r = await rcloneCopy(s.url, src, `rclone-${i}`);
+        rcloneMBs.push(total / MiB / r.secs);
+        rcloneCpu.push(r.cpuS / (total / 1e9));
+        sameMBs.push(total / MiB / (await rcloneCopy(s.url, src, `rclone-as-agent-${i}`, AS_THE_AGENT)).secs);
       };
       // Alternating order: neither always runs on a warmer store.
       if (i % 2 === 0) {
@@ -284,31 +291,17 @@ export async function outboxRows({ bin, dir, rounds = 3, smoke = false, log = ()
   }
   const count = smoke ? '4 × 8 MiB + 1 × 20 MiB' : '20 × 8 MiB + 2 × 64 MiB';
   const [bigSize, bigName] = smoke ? [64 * MiB, '64 MiB'] : [1024 * MiB, '1 GiB'];
-  const s = await store(join(dir, 'store-memory'));
-  let peak;
   const n = smoke ? 1000 : 10_000;
-  try {
-    peak = await shippingPeak(bin, join(dir, 'peak'), users, s.url, bigSize);
-    log(
-      `outbox: shipping a ${bigName} file peaks ${peak.mb.toFixed(1)} MB over idle, ${peak.code.toFixed(1)} MB of it the executable's code`,
-    );
-  } finally {
-    await s.close();
-    rmSync(join(dir, 'store-memory'), { recursive: true, force: true });
-    rmSync(join(dir, 'peak'), { recursive: true, force: true });
-  }
-  const s2 = await store(join(dir, 'store-status'));
-  let status;
-  try {
-    status = await statusWhileShipping(bin, join(dir, 'status'), users, s2.url, bigSize, smoke ? 1 : 3);
-    log(
-      `outbox: status ${status.whileShipping?.toFixed(0) ?? '(shipped before the run ended)'} req/s while shipping, ${status.idle.toFixed(0)} after`,
-    );
-  } finally {
-    await s2.close();
-    rmSync(join(dir, 'store-status'), { recursive: true, force: true });
-    rmSync(join(dir, 'status'), { recursive: true, force: true });
-  }
+  const peak = await withStore(join(dir, 'peak'), (url) => shippingPeak(bin, join(dir, 'peak'), users, url, bigSize));
+  log(
+    `outbox: shipping a ${bigName} file peaks ${peak.mb.toFixed(1)} MB over idle, ${peak.code.toFixed(1)} MB of it the executable's code`,
+  );
+  const status = await withStore(join(dir, 'status'), (url) =>
+    statusWhileShipping(bin, join(dir, 'status'), users, url, bigSize, smoke ? 1 : 3),
+  );
+  log(
+    `outbox: status ${status.whileShipping?.toFixed(0) ?? '(shipped before the run ended)'} req/s while shipping, ${status.idle.toFixed(0)} after`,
+  );
   const pending = await pendingRss(bin, join(dir, 'pending'), users, n);
   log(`outbox: ${n} files pending add ${pending.mb.toFixed(1)} MB, ${pending.code.toFixed(1)} MB of it the executable's code`);
   rmSync(join(dir, 'pending'), { recursive: true, force: true });

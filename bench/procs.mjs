@@ -106,6 +106,16 @@ export function baseConfig(extra = {}) {
 }
 
 /** `extra`: config keys on top of the bench's (e.g. `{ tls: {...} }`, `{ metrics: { enabled: false } }`). */
+/** A login token of a bench user (each is made with the password `bench-password`). */
+export async function loginToken(url, username = 'bench') {
+  const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password: 'bench-password' }),
+  });
+  return (await res.json()).token;
+}
+
 export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   mkdirSync(join(dir, 'files'), { recursive: true });
   const config = join(dir, 'config.json');
@@ -123,14 +133,7 @@ export async function startAgentBin(bin, dir, extra = {}, env = {}) {
   closeSync(fd);
   const port = await portIn(logFile, AGENT_LISTENING, child);
   const url = `http://127.0.0.1:${port}`;
-  const login = async (username) => {
-    const res = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username, password: 'bench-password' }),
-    });
-    return (await res.json()).token;
-  };
+  const login = (username) => loginToken(url, username);
   const token = await login('bench');
   /** A login token of the second user, for more streams than one user may hold. */
   const secondToken = () => login('bench2');

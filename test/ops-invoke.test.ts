@@ -7,6 +7,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Principal } from '../src/auth/scopes.ts';
 import { loadConfig } from '../src/config/files.ts';
+import { parseSchedule } from '../src/schedule/document.ts';
+import { compile, previewShown } from '../src/schedule/windows.ts';
+import { dayOfDate } from '../src/schedule/zone.ts';
 import { type Agent, startAgent } from '../src/serve.ts';
 
 type Ctx = { agent: Agent; dir: string };
@@ -92,6 +95,16 @@ ops('inputs are checked as over HTTP: the same texts', async ({ agent }) => {
     body: { error: 'seconds must be a number from 0.2 to 10' },
   });
   assert.equal(await o.command('nope/never', who, {}, 'b'), { status: 404, body: { error: 'unknown command: nope/never' } });
+});
+
+ops('an operation that answers bytes (the preview) answers the same value without HTTP', async ({ agent }) => {
+  const schedule = {
+    location: { latitude: 51.5, longitude: -0.13 },
+    timeZone: 'Europe/London',
+    windows: [{ start: 'sunrise-30m', end: 'sunrise+1h', duty: { onSeconds: 600, offSeconds: 300 } }],
+  };
+  const got = await agent.operations.invoke('schedulePreviewProposed', mqtt('audio'), { schedule, from: '2026-03-28', days: 3 }, 'b');
+  assert.equal(got, { status: 200, body: previewShown(compile(parseSchedule(schedule)), dayOfDate('2026-03-28')!, 3) });
 });
 
 /** The first `denied` event of the audit file from this client, waited for. */

@@ -1,6 +1,7 @@
 // `P/state` (docs/mqtt.md): the device status record (with deviceId and clock) with the manual recording's whole
 // status record, the schedule's state and the outbox's answer, always objects.
 import type { RecordingRecord } from '../audio/record.ts';
+import { parsedJson } from '../ops/operation.ts';
 import type { JsonText } from '../status/sampler.ts';
 
 export interface StateSources {
@@ -13,7 +14,7 @@ export interface StateSources {
 }
 
 export async function deviceState(s: StateSources): Promise<Record<string, unknown>> {
-  const status = JSON.parse(String((await s.statusJson()).text)) as Record<string, unknown>;
+  const status = parsedJson(await s.statusJson()) as Record<string, unknown>;
   return {
     ...status,
     recording: s.recording(),

@@ -8,7 +8,7 @@ import { Errors, HttpError } from '../http/errors.ts';
 import type { AskedPaths } from '../http/request.ts';
 import type { Log } from '../util/logger.ts';
 import { NONE, queryFrom, readPayload } from './http.ts';
-import { type AnyOperation, type Context, pathParams } from './operation.ts';
+import { type AnyOperation, type Context, parsedJson, pathParams } from './operation.ts';
 
 export interface Invoked {
   status: number;
@@ -71,7 +71,7 @@ export function createOperations(list: readonly AnyOperation[], deps: { audit: A
       const params: Record<string, string> = {};
       for (const name of pathParams(op.path)) params[name] = typeof input[name] === 'string' ? (input[name] as string) : '';
       const a = await op.run({ body, query, params, document }, ctx);
-      return { status: a.status, body: a.json ? JSON.parse(String(a.json.text)) : (a.body ?? null) };
+      return { status: a.status, body: a.json ? parsedJson(a.json) : (a.body ?? null) };
     } catch (err) {
       if (!(err instanceof HttpError)) {
         deps.log.error(`operation ${op.id}: ${String((err as Error)?.stack ?? err)}`);

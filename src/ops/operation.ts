@@ -26,6 +26,9 @@ export interface JsonText {
   length: number;
 }
 
+/** A JsonText's value, for a front end that answers objects (an MQTT command, the link's state). */
+export const parsedJson = (t: JsonText): unknown => JSON.parse(String(t.text));
+
 /**
  * What an operation answers: a status and a JSON body (none: an empty answer, e.g. 204),
  * or `json`, a body already serialised. Errors are thrown as HttpError (src/http/errors.ts).
