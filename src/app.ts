@@ -7,10 +7,13 @@ import { audioRoutes } from './audio/routes.ts';
 import type { ApiTokenStore } from './auth/api-tokens.ts';
 import { tokenRoutes } from './auth/token-routes.ts';
 import type { Audit } from './audit/trail.ts';
-import { loginRoutes, type LoginDeps } from './auth/login.ts';
+import { loginRoutes } from './auth/login.ts';
+import type { LoginLimiter } from './auth/limiter.ts';
+import type { Gate } from './auth/passwords.ts';
+import type { UserStore } from './auth/users.ts';
 import { docsRoutes } from './apidocs/routes.ts';
 import type { EventHub } from './events/hub.ts';
-import { eventRoutes, validity } from './events/routes.ts';
+import { eventRoutes } from './events/routes.ts';
 import type { Tokens } from './auth/tokens.ts';
 import type { Config } from './config/config.ts';
 import { fileRoutes } from './files/routes.ts';
@@ -21,11 +24,11 @@ import { metricsRoutes } from './metrics/route.ts';
 import { mqttRoutes } from './mqtt/routes.ts';
 import type { MqttStatus } from './mqtt/status.ts';
 import type { Request, Route } from './http/types.ts';
-import { statusOperations } from './status/routes.ts';
-import { operationOf, toRoute } from './ops/http.ts';
+import { statusRoutes } from './status/routes.ts';
+import { operationOf } from './ops/http.ts';
 import { createOperations, type Operations } from './ops/invoke.ts';
 import { uiRoutes } from './webui/routes.ts';
-import { outboxOperations } from './outbox/routes.ts';
+import { outboxRoutes } from './outbox/routes.ts';
 import type { OutboxSlot } from './outbox/slot.ts';
 import type { CertInfo } from './tls/cert.ts';
 import { tlsRoutes } from './tls/routes.ts';
@@ -33,9 +36,13 @@ import { scheduleRoutes, type ScheduleRouteDeps } from './schedule/routes.ts';
 import type { StatusSampler } from './status/sampler.ts';
 import type { Log } from './util/logger.ts';
 
-export interface AppDeps extends Omit<LoginDeps, 'loginCounts'> {
+export interface AppDeps {
+  users: UserStore;
   tokens: Tokens;
   apiTokens: ApiTokenStore;
+  limiter: LoginLimiter;
+  /** One password hash at a time (src/auth/passwords.ts). */
+  gate: Gate;
   audit: Audit;
   sampler: StatusSampler;
   recorder: Recorder;
@@ -68,29 +75,31 @@ export interface App {
   operations: Operations;
 }
 
-function allRoutes(config: Config, deps: AppDeps, table: () => readonly Route[]): Route[] {
-  return [
-    ...loginRoutes({ ...deps, loginCounts: { failures: deps.metrics.loginFailures, throttled: deps.metrics.loginThrottled } }),
-    ...statusOperations(deps.sampler).map(toRoute),
-    ...fileRoutes(config, deps.log, deps.metrics, deps.audit, (abs) => deps.outbox?.uploadedOf(abs)),
-    ...docsRoutes(table, deps.tlsInfo),
-    ...audioRoutes(
-      { ...deps, owner: (req) => validity(req, deps) },
-      { maxDurationSeconds: config.audio.maxDurationSeconds, maxFileBytes: config.maxFileBytes },
-    ),
-    ...eventRoutes(deps.events, deps),
-    ...tokenRoutes(config, deps),
-    ...outboxOperations(deps.outbox).map(toRoute),
-    ...tlsRoutes(deps.tlsInfo, config.tls?.clientCaFile ? 'required' : 'none'),
-    ...(deps.schedule ? scheduleRoutes(deps.schedule) : []),
-    ...mqttRoutes(deps.mqttStatus ?? (() => undefined)),
-    ...uiRoutes(),
-    ...(deps.metricsToken ? metricsRoutes(deps.metrics, deps.metricsToken) : []),
-  ];
-}
+/**
+ * The route modules, in the table's order. Each takes one argument, the app's dependencies with
+ * the config and the table itself, and reads the part its own type names; one whose feature is
+ * off (metrics, a schedule service) gives no routes.
+ */
+const ROUTE_MODULES = [
+  loginRoutes,
+  statusRoutes,
+  fileRoutes,
+  docsRoutes,
+  audioRoutes,
+  eventRoutes,
+  tokenRoutes,
+  outboxRoutes,
+  tlsRoutes,
+  scheduleRoutes,
+  mqttRoutes,
+  uiRoutes,
+  metricsRoutes,
+];
 
 export function createApp(config: Config, deps: AppDeps): App {
-  const routes: Route[] = allRoutes(config, deps, () => routes);
+  const routes: Route[] = [];
+  const all = { ...deps, config, table: () => routes };
+  for (const module of ROUTE_MODULES) routes.push(...module(all));
   // Their duration series exist from the start, but only where counting is on.
   if (deps.metricsToken) deps.metrics.http.declare(routes.map((r) => r.path));
 

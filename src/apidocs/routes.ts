@@ -25,11 +25,14 @@ function send(res: ServerResponse, type: string, body: string | Buffer, headers:
   res.end(body);
 }
 
-/**
- * `table`: the app's routes, which the document describes; `tls`: the certificate in
- * service (its fingerprint heads the document), with TLS on.
- */
-export function docsRoutes(table: () => readonly Route[], tls?: () => TlsSummary): Route[] {
+export interface DocsRouteDeps {
+  /** The app's routes, which the document describes. */
+  table: () => readonly Route[];
+  /** The certificate in service (its fingerprint heads the document), with TLS on. */
+  tlsInfo?: () => TlsSummary;
+}
+
+export function docsRoutes({ table, tlsInfo: tls }: DocsRouteDeps): Route[] {
   let documentText: string | undefined;
   let documentFor: string | undefined;
   return [

@@ -6,7 +6,10 @@ import { type Input, number, oneOf, readFields, string } from '../ops/fields.ts'
 import { toRoute } from '../ops/http.ts';
 import { operation, undeclared } from '../ops/operation.ts';
 import { parseQuery } from '../files/query.ts';
-import type { Request, Route } from '../http/types.ts';
+import type { Route } from '../http/types.ts';
+import type { ApiTokenStore } from '../auth/api-tokens.ts';
+import type { Tokens } from '../auth/tokens.ts';
+import { validity } from '../events/routes.ts';
 import { CHANNEL_COUNTS, DEFAULT_CHANNELS, DEFAULT_RATE, FORMATS, RATE_RANGE, wavFileBytes, type AudioFormat } from './argv.ts';
 import { CaptureFailed } from './capture.ts';
 import { NotEnoughSpace } from './disk-guard.ts';
@@ -121,8 +124,11 @@ export interface AudioDeps {
   recorder: Recorder;
   captures: Captures;
   live: LiveStreams;
-  /** How long the request's credential holds (src/events/routes.ts). */
-  owner: (req: Request) => LiveOwner;
+  /** Limits: `audio.maxDurationSeconds` and `maxFileBytes`. */
+  config: { audio: { maxDurationSeconds: number }; maxFileBytes: number };
+  /** What tells how long a live stream's credential holds (src/events/routes.ts). */
+  tokens: Tokens;
+  apiTokens: ApiTokenStore;
   /**
    * The disk guard (src/audio/disk-guard.ts), asked before a start; it throws
    * NotEnoughSpace when the recordings' file system has less free than audio.minFreeBytes.
@@ -132,8 +138,9 @@ export interface AudioDeps {
   captureConflict?: (device: string, rate: number, channels: number) => string | null;
 }
 
-export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
+export function audioRoutes(deps: AudioDeps): Route[] {
   const { recorder, captures, live } = deps;
+  const limits: AudioLimits = { maxDurationSeconds: deps.config.audio.maxDurationSeconds, maxFileBytes: deps.config.maxFileBytes };
   const recording = ref('RecordingStatus');
   return [
     toRoute(
@@ -336,7 +343,7 @@ export function audioRoutes(deps: AudioDeps, limits: AudioLimits): Route[] {
           res.end();
           return;
         }
-        const owner = deps.owner(req);
+        const owner: LiveOwner = validity(req, deps);
         const refusal = live.refusal(owner.user);
         if (refusal === 'full') throw Errors.tooManyLiveStreams(LIVE_LIMITS.maxStreams);
         if (refusal === 'user') throw Errors.tooManyLiveStreamsForUser(LIVE_LIMITS.maxStreamsPerUser);

@@ -24,7 +24,7 @@ export interface LoginDeps {
   /** One password hash at a time (~20 MB each); a few dozen may wait, the rest get 503. */
   gate: Gate;
   /** Refusals counted for /metrics: wrong credentials, and 429s of the limiter. */
-  loginCounts: { failures: Cell; throttled: Cell };
+  metrics: { loginFailures: Cell; loginThrottled: Cell };
   audit: Audit;
   /** Where a failed re-hash of an older password hash is reported. */
   log: Log;
@@ -68,7 +68,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
         });
       const wait = await deps.limiter.retryAfter(address, username);
       if (wait > 0) {
-        deps.loginCounts.throttled.value++;
+        deps.metrics.loginThrottled.value++;
         audit('denied', 'throttled');
         throw Errors.tooManyLogins(wait);
       }
@@ -78,7 +78,7 @@ export function loginRoutes(deps: LoginDeps): Route[] {
       const result = await deps.gate.run(() => verifyPassword(password, user?.hash ?? DUMMY_HASH));
       if (!result) throw Errors.loginBusy();
       if (!result.value || !user) {
-        deps.loginCounts.failures.value++;
+        deps.metrics.loginFailures.value++;
         await deps.limiter.fail(address, username);
         audit('failed', 'invalid username or password');
         throw Errors.badCredentials();

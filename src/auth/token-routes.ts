@@ -19,6 +19,7 @@ const BODY_LIMIT = 16 * 1024;
 const DEFAULT_DAYS = 365;
 
 export interface TokenRouteDeps {
+  config: Config;
   users: UserStore;
   apiTokens: ApiTokenStore;
   audit: Audit;
@@ -49,7 +50,8 @@ export const TOKEN_FIELDS = {
   username: string({ rule: 'must be a string' }).about('admin only: make the token for this user'),
 };
 
-export function tokenRoutes(config: Config, deps: TokenRouteDeps): Route[] {
+export function tokenRoutes(deps: TokenRouteDeps): Route[] {
+  const { config } = deps;
   const userOf = ({ principal }: Context): User => {
     const user = deps.users.findById(principal!.id);
     if (!user) throw Errors.unauthorized('revoked');

@@ -35,14 +35,15 @@ export function validity(
   };
 }
 
-export function eventRoutes(hub: EventHub, creds: { tokens: Tokens; apiTokens: ApiTokenStore }): Route[] {
+export function eventRoutes(deps: { events: EventHub; tokens: Tokens; apiTokens: ApiTokenStore }): Route[] {
+  const { events: hub } = deps;
   return [
     {
       method: 'GET',
       path: '/api/v1/events',
       scope: 'status',
       handler: (req, res) => {
-        hub.open(req, res, validity(req, creds));
+        hub.open(req, res, validity(req, deps));
       },
       doc: () => ({
         operation: {

@@ -106,14 +106,17 @@ const CONFINED =
   "leads outside the base or the credential's directory, also through links, is 403. The base directory (and the " +
   "credential's directory) itself can be neither deleted nor moved. FIFOs, sockets and devices are refused (403).";
 
-export function fileRoutes(
-  config: Config,
-  log: Log,
-  metrics: AgentMetrics,
-  audit: Audit,
+export interface FileRouteDeps {
+  config: Config;
+  log: Log;
+  metrics: AgentMetrics;
+  audit: Audit;
   /** The outbox's answer for a file (docs/outbox.md): undefined while the outbox is off, and no field then. */
-  uploadedOf: (abs: string) => boolean | null | undefined = () => undefined,
-): Route[] {
+  outbox?: { uploadedOf(abs: string): boolean | null | undefined };
+}
+
+export function fileRoutes({ config, log, metrics, audit, outbox }: FileRouteDeps): Route[] {
+  const uploadedOf = (abs: string) => outbox?.uploadedOf(abs);
   return [
     {
       method: 'GET',

@@ -26,7 +26,9 @@ export function metricsToken(token: Buffer): (req: Request) => Principal | undef
   };
 }
 
-export function metricsRoutes(metrics: AgentMetrics, token: Buffer): Route[] {
+/** `metricsToken`: the scrape token; undefined when metrics are off, and then no route. */
+export function metricsRoutes({ metrics, metricsToken: token }: { metrics: AgentMetrics; metricsToken: Buffer | undefined }): Route[] {
+  if (!token) return [];
   return [
     {
       method: 'GET',

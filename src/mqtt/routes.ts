@@ -4,7 +4,8 @@ import { sendJson } from '../http/respond.ts';
 import type { Route } from '../http/types.ts';
 import type { MqttStatus } from './status.ts';
 
-export function mqttRoutes(status: () => MqttStatus | undefined): Route[] {
+/** `mqttStatus`: the link's state; undefined (or absent) with the link off. */
+export function mqttRoutes({ mqttStatus: status }: { mqttStatus?: () => MqttStatus | undefined }): Route[] {
   return [
     {
       method: 'GET',
@@ -39,7 +40,7 @@ export function mqttRoutes(status: () => MqttStatus | undefined): Route[] {
           },
         },
       }),
-      handler: (_req, res) => sendJson(res, 200, status() ?? { enabled: false }),
+      handler: (_req, res) => sendJson(res, 200, status?.() ?? { enabled: false }),
     },
   ];
 }

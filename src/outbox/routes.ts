@@ -1,7 +1,9 @@
 // GET /api/v1/outbox and POST /api/v1/outbox/retry (docs/outbox.md, "API"), declared as
 // operations. Static and small: with the outbox off they answer without loading the outbox.
 import { Errors } from '../http/errors.ts';
+import { toRoute } from '../ops/http.ts';
 import { operation } from '../ops/operation.ts';
+import type { Route } from '../http/types.ts';
 import type { OutboxSlot } from './slot.ts';
 
 const time = { type: ['string', 'null'], format: 'date-time' };
@@ -55,7 +57,7 @@ export const OUTBOX_SCHEMA = {
 const OFF = { enabled: false, state: 'off' };
 
 /** The outbox's operations (src/ops/operation.ts); no inputs, so nothing to parse. */
-export function outboxOperations(slot: OutboxSlot | undefined) {
+export function outboxRoutes({ outbox: slot }: { outbox?: OutboxSlot }): Route[] {
   return [
     operation({
       id: 'outboxState',
@@ -86,5 +88,5 @@ export function outboxOperations(slot: OutboxSlot | undefined) {
         return { status: 202, body: outbox.status() };
       },
     }),
-  ];
+  ].map(toRoute);
 }

@@ -1,10 +1,12 @@
 // GET /api/v1/devicestatus/get and GET /api/v1/health
 import { ref } from '../apidocs/responses.ts';
+import { toRoute } from '../ops/http.ts';
 import { operation } from '../ops/operation.ts';
+import type { Route } from '../http/types.ts';
 import { VERSION } from '../util/version.ts';
 import type { StatusSampler } from './sampler.ts';
 
-export function statusOperations(sampler: StatusSampler) {
+export function statusRoutes({ sampler }: { sampler: StatusSampler }): Route[] {
   return [
     operation({
       id: 'deviceStatus',
@@ -31,5 +33,5 @@ export function statusOperations(sampler: StatusSampler) {
       answers: { 200: { description: 'the agent runs', schema: ref('Health') } },
       run: () => ({ status: 200, body: { status: 'ok', version: VERSION } }),
     }),
-  ];
+  ].map(toRoute);
 }

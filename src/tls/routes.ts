@@ -4,9 +4,11 @@ import { ref } from '../apidocs/responses.ts';
 import { toRoute } from '../ops/http.ts';
 import { operation } from '../ops/operation.ts';
 import type { Route } from '../http/types.ts';
+import type { Config } from '../config/config.ts';
 import type { CertInfo } from './cert.ts';
 
-export function tlsRoutes(info: (() => CertInfo) | undefined, clientCertificates: 'required' | 'none'): Route[] {
+export function tlsRoutes({ config, tlsInfo: info }: { config: Config; tlsInfo?: () => CertInfo }): Route[] {
+  const clientCertificates = config.tls?.clientCaFile ? 'required' : 'none';
   const tls = operation({
     id: 'tls',
     method: 'GET',
