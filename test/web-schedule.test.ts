@@ -1,8 +1,9 @@
 // The web interface's "Schedule" panel (docs/schedule.md, docs/api.md#web-interface), in
-// Debian's Chromium against a real agent: an admin sees the stored state, previews a
-// proposed document (the windows shown are exactly those POST /api/v1/schedule/preview
-// answers for it, and nothing is stored), saves it (the agent stores it; a reload shows
-// it), and a wrong document shows the agent's own 400 text while the stored one stays;
+// Debian's Chromium against a real agent: an admin sees the stored state, fills the form
+// field by field or pastes the document as JSON, previews a proposed document (the windows
+// shown are exactly those POST /api/v1/schedule/preview answers for it, and nothing is
+// stored), saves it (the agent stores it; a reload shows it), and a wrong document shows
+// the agent's own 400 text, its field marked, while the stored one stays;
 // the state follows the `schedule` event; a viewer, whose scopes do not include `audio`
 // (every schedule route's), sees no panel and no save control. No request to another host,
 // no console error, the CSP holds.
@@ -75,7 +76,8 @@ const api = async (ctx: Ctx, method: string, path: string, body?: unknown) => {
     headers: { ...bearer(ctx.admin), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
 };
 
 const panelOf = (page: Page) => page.locator('section', { has: page.getByRole('heading', { name: 'Schedule', level: 2 }) });
@@ -92,9 +94,19 @@ const shownWindows = (panel: Locator) =>
       }),
     );
 
-/** The editor's text replaced (fill, as a person pasting a document would). */
-const edit = (panel: Locator, doc: unknown) =>
-  panel.getByRole('textbox', { name: 'Schedule document (JSON)' }).fill(typeof doc === 'string' ? doc : JSON.stringify(doc, null, 2));
+/** The JSON box, its <details> opened first (closed, the box is out of the accessibility tree). */
+async function jsonBox(panel: Locator): Promise<Locator> {
+  const box = panel.getByRole('textbox', { name: 'Schedule document (JSON)' });
+  if (!(await box.isVisible())) await panel.getByText('The document as JSON', { exact: true }).click();
+  return box;
+}
+
+/** The JSON box's text replaced (fill, as a person pasting a document would). */
+const edit = async (panel: Locator, doc: unknown) =>
+  (await jsonBox(panel)).fill(typeof doc === 'string' ? doc : JSON.stringify(doc, null, 2));
+
+/** A labelled control of the panel or of one of its groups, by its exact label. */
+const control = (scope: Locator, label: string) => scope.getByLabel(label, { exact: true });
 
 web('an admin previews a proposed schedule (the windows the API computes for it), saves it, and a reload shows it stored', async (ctx) => {
   const page = await openAs(ctx, ADMIN);
@@ -102,6 +114,11 @@ web('an admin previews a proposed schedule (the windows the API computes for it)
   await panel.getByText('No schedule is stored', { exact: false }).waitFor();
   await panel.getByText('off (no schedule)').waitFor();
   await edit(panel, DOC);
+  // The form shows the document pasted as JSON.
+  assert.is(await control(panel, 'Latitude').inputValue(), '51.5');
+  assert.is(await control(panel, 'Length (s)').inputValue(), '60');
+  assert.is(await control(panel.getByRole('group', { name: 'Window 2' }), 'On (s)').inputValue(), '600');
+  assert.is(await control(panel.getByRole('group', { name: 'Window 2' }), 'Mon').isChecked(), false);
   await panel.getByLabel('Preview from').fill(FROM);
   await panel.getByRole('spinbutton', { name: 'Days' }).fill(String(DAYS));
   await panel.getByRole('button', { name: 'Preview', exact: true }).click();
@@ -140,7 +157,7 @@ web('an admin previews a proposed schedule (the windows the API computes for it)
   await page.reload();
   const again = panelOf(page);
   await again.getByText('The stored schedule', { exact: false }).waitFor();
-  const text = await again.getByRole('textbox', { name: 'Schedule document (JSON)' }).inputValue();
+  const text = await (await jsonBox(again)).inputValue();
   assert.equal(JSON.parse(text), stored.schedule);
   await page.screenshot({ path: join(ctx.shots, 'schedule.png'), fullPage: true });
   await page.context().close();
@@ -177,6 +194,90 @@ web("a wrong document: the agent's 400 text, word for word, and the stored sched
   assert.is((await api(ctx, 'PUT', '/api/v1/schedule', { ...DOC, enabled: false })).status, 200);
   await panel.getByText('off (disabled)').waitFor();
   assert.is(await panel.getByRole('textbox', { name: 'Schedule document (JSON)' }).inputValue(), '{"windows": [');
+  await page.context().close();
+});
+
+web('field by field: the form makes the document a person means, previews and stores it, and a refusal marks its field', async (ctx) => {
+  assert.is((await api(ctx, 'DELETE', '/api/v1/schedule')).status, 204);
+  const page = await openAs(ctx, ADMIN);
+  const panel = panelOf(page);
+  await panel.getByText('No schedule is stored', { exact: false }).waitFor();
+  const windows = panel.getByRole('group', { name: /^Window \d+$/ });
+  assert.is(await windows.count(), 2, "the example's two windows");
+  // DOC, field by field, starting from the example (sunrise-30m to sunrise+2h; 22:00 to 02:00, 60 s on, 240 s off).
+  await control(panel, 'Latitude').fill('51.5');
+  await control(panel, 'Longitude').fill('-0.13');
+  await control(panel, 'Time zone').fill('Europe/London');
+  await control(panel, 'Length (s)').fill('60');
+  await control(panel.getByRole('group', { name: 'Window 1' }), 'End').fill('sunrise+1h');
+  const night = panel.getByRole('group', { name: 'Window 2' });
+  for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']) await control(night, day).uncheck();
+  await control(night, 'On (s)').fill('600');
+  await control(night, 'Off (s)').fill('1200');
+  // A window added, then removed again.
+  await panel.getByRole('button', { name: 'Add window' }).click();
+  assert.is(await windows.count(), 3);
+  await panel.getByRole('group', { name: 'Window 3' }).getByRole('button', { name: 'Remove window' }).click();
+  assert.is(await windows.count(), 2);
+  const expected = { ...DOC, recording: { segmentSeconds: 60 } };
+  assert.equal(JSON.parse(await (await jsonBox(panel)).inputValue()), expected, 'the JSON box shows what the form holds');
+
+  await panel.getByLabel('Preview from').fill(FROM);
+  await panel.getByRole('spinbutton', { name: 'Days' }).fill(String(DAYS));
+  await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+  await panel.getByRole('region', { name: 'Preview' }).locator('tbody tr').first().waitFor();
+  const theirs = await api(ctx, 'POST', '/api/v1/schedule/preview', { schedule: expected, from: FROM, days: DAYS });
+  assert.is(theirs.body.windows.length, 6);
+  assert.equal(
+    await shownWindows(panel),
+    theirs.body.windows.map((w: any) => ({ start: w.start, end: w.end, periods: w.on.length })),
+  );
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  await panel.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+  const stored = (await api(ctx, 'GET', '/api/v1/schedule')).body.schedule;
+  assert.equal(stored.location, DOC.location);
+  assert.is(stored.timeZone, 'Europe/London');
+  assert.is(stored.recording.segmentSeconds, 60);
+  assert.equal(
+    stored.windows.map((w: any) => [w.start, w.end, w.days ?? null, w.duty ?? null]),
+    [
+      ['sunrise-30m', 'sunrise+1h', ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], null], // every day: the default, filled in
+      ['22:00', '02:00', ['sat', 'sun'], { onSeconds: 600, offSeconds: 1200 }],
+    ],
+  );
+
+  // A wrong start: the agent's text, the field it names marked, nothing stored; mended, saved.
+  const start = control(panel.getByRole('group', { name: 'Window 2' }), 'Start');
+  await start.fill('25:00');
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  const refusal = 'windows[1].start: must be HH:MM or a sun event with an offset';
+  await panel.getByRole('alert').filter({ hasText: refusal }).waitFor();
+  assert.is(await start.getAttribute('aria-invalid'), 'true');
+  assert.is(await start.getAttribute('aria-describedby'), await panel.getByRole('alert').getAttribute('id'));
+  assert.is(await control(panel.getByRole('group', { name: 'Window 1' }), 'Start').getAttribute('aria-invalid'), null);
+  assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, stored);
+  await start.fill('21:30');
+  await panel.getByRole('button', { name: 'Save schedule' }).click();
+  await panel.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+  assert.is(await start.getAttribute('aria-invalid'), null);
+  assert.is((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule.windows[1].start, '21:30');
+
+  await page.screenshot({ path: join(ctx.shots, 'schedule-form.png'), fullPage: true });
+  assert.equal(await axeViolations(page), []);
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
+  await page.screenshot({ path: join(ctx.shots, 'schedule-form-360.png'), fullPage: true });
+  // A reload shows the stored document in the form.
+  await page.setViewportSize({ width: 1280, height: 1200 });
+  await page.reload();
+  const again = panelOf(page);
+  await again.getByText('The stored schedule', { exact: false }).waitFor();
+  assert.is(await control(again, 'Longitude').inputValue(), '-0.13');
+  const stored2 = again.getByRole('group', { name: 'Window 2' });
+  assert.is(await control(stored2, 'Start').inputValue(), '21:30');
+  assert.is(await control(stored2, 'Sat').isChecked(), true);
+  assert.is(await control(stored2, 'Wed').isChecked(), false);
+  assert.is(await control(stored2, 'Off (s)').inputValue(), '1200');
   await page.context().close();
 });
 

@@ -1,11 +1,13 @@
 // "Schedule": the schedule stored on the device and what it does now, its document edited
-// as JSON, the preview of the document as edited (POST /api/v1/schedule/preview: nothing is
-// stored), then saved (PUT) or removed (DELETE) (docs/schedule.md, "API"). Every schedule
-// route needs scope `audio`, reading as writing: main.ts shows the panel, its save control
-// included, to a user with that scope and to nobody else. A refusal shows the agent's text.
+// field by field (schedule-form.ts) or as JSON, the preview of the document as edited
+// (POST /api/v1/schedule/preview: nothing is stored), then saved (PUT) or removed (DELETE)
+// (docs/schedule.md, "API"). Every schedule route needs scope `audio`, reading as writing:
+// main.ts shows the panel, its save control included, to a user with that scope and to
+// nobody else. A refusal shows the agent's text, and the form marks the field it names.
 import { getJson, request, send } from './api.ts';
 import { figure, fill, h, uid } from './dom.ts';
 import { bytes, duration } from './format.ts';
+import { refusedPath, scheduleForm } from './schedule-form.ts';
 
 /** A period of the API: start and end, ISO 8601 in the schedule's zone. */
 interface Period {
@@ -87,7 +89,26 @@ export function scheduleView() {
   const save = h('button', { type: 'button' }, 'Save schedule');
   const remove = h('button', { type: 'button', class: 'secondary' }, 'Remove schedule');
   const done = h('p', { role: 'status', class: 'note' });
-  const error = h('p', { role: 'alert', class: 'error' });
+  const error = h('p', { role: 'alert', class: 'error', id: uid('schedule-error') });
+  /** The JSON box holds edits the form has not taken (text that does not parse yet). */
+  let jsonEdited = false;
+  const form = scheduleForm(() => {
+    editor.value = pretty(form.doc());
+    jsonEdited = false;
+  });
+  editor.addEventListener('input', () => {
+    jsonEdited = true;
+    let doc: unknown;
+    try {
+      doc = JSON.parse(editor.value);
+    } catch {
+      return; // said when the document is sent
+    }
+    if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
+      form.set(doc as Record<string, unknown>);
+      jsonEdited = false;
+    }
+  });
   const rows = h('tbody', {});
   const skipped = h('ul', { class: 'skipped' });
   const caption = h('caption', {});
@@ -109,13 +130,15 @@ export function scheduleView() {
     h('h2', { id: 'h-schedule' }, 'Schedule'),
     figures,
     stored,
-    field('Schedule document (JSON)', editor),
+    form.el,
     h(
-      'p',
-      { class: 'hint' },
-      'Windows from wall times (22:00) or sun events with an offset (sunrise-30m), with days, dates and duty cycles; ',
-      'the fields are those of the API. Preview shows what the device would record, before anything is saved.',
+      'details',
+      { class: 'schedule-json' },
+      h('summary', {}, 'The document as JSON'),
+      h('p', { class: 'hint' }, 'The same document as the form, as the API takes it; an edit here shows in the form.'),
+      field('Schedule document (JSON)', editor),
     ),
+    h('p', { class: 'hint' }, 'Preview shows what the device would record, before anything is saved.'),
     h('div', { class: 'schedule-tools' }, field('Preview from', from), field('Days', days), h('div', { class: 'buttons' }, previewButton)),
     result,
     h('div', { class: 'buttons schedule-save' }, save, remove),
@@ -127,6 +150,8 @@ export function scheduleView() {
   const documentOf = (): Record<string, unknown> | undefined => {
     error.textContent = '';
     done.textContent = '';
+    form.mark(null);
+    if (!jsonEdited) return form.doc();
     let doc: unknown;
     try {
       doc = JSON.parse(editor.value);
@@ -163,7 +188,9 @@ export function scheduleView() {
       a.schedule === null
         ? 'No schedule is stored: the device records only when asked. The document below is an example, stored only once saved.'
         : 'The stored schedule, with every default filled in:';
+    form.set(a.schedule ?? EXAMPLE);
     editor.value = pretty(a.schedule ?? EXAMPLE);
+    jsonEdited = false;
     remove.hidden = a.schedule === null;
   };
 
@@ -204,7 +231,10 @@ export function scheduleView() {
     try {
       await fn();
     } catch (err) {
-      if ((err as { status?: number }).status !== 401) error.textContent = (err as Error).message;
+      if ((err as { status?: number }).status !== 401) {
+        error.textContent = (err as Error).message;
+        form.mark(refusedPath(error.textContent), error.id);
+      }
     } finally {
       busy(false);
     }
