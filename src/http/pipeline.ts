@@ -1,5 +1,6 @@
 // A request's path through the agent, in one place (docs/behaviour.md, "A request's path").
-// `request` below meets these stages in this order; each is a named function here:
+// `request` counts the request (the outbox gives way to a busy API, src/util/give-way.ts),
+// then meets these stages in this order; each is a named function here:
 //   1. oneHost     a request naming its Host twice is answered 400 and not served (RFC 9112 §3.2)
 //   2. inTurn      HTTP/1.1 answers in order: a request pipelined behind an answer still going
 //                  out waits for its turn, and brakes the reading of its connection
@@ -16,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, type Credentials } from '../auth/bearer.ts';
 import type { Audit } from '../audit/trail.ts';
 import { settleSoon } from '../native/memory.ts';
+import { requestBegun } from '../util/give-way.ts';
 import { auditDenial, permits } from '../ops/invoke.ts';
 import type { Log } from '../util/logger.ts';
 import { ClientGone, Errors, HttpError } from './errors.ts';
@@ -79,6 +81,7 @@ export function requestPath(deps: PathDeps): (req: IncomingMessage, res: ServerR
   const log = deps.accessLog;
 
   return function request(req: IncomingMessage, res: ServerResponse): void {
+    requestBegun();
     if (!oneHost(req, res)) return;
     if (res.socket === req.socket) {
       log.around(req, res, serve);

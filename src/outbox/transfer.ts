@@ -10,6 +10,7 @@ import { close, open, read } from '../util/fsp.ts';
 import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { monotonicMs } from '../util/clock.ts';
+import { giveWay } from '../util/give-way.ts';
 
 const CHUNK = 256 * 1024;
 const IDLE_TIMEOUT_MS = 60_000;
@@ -61,7 +62,7 @@ export async function digestRange(r: Range): Promise<Digests> {
 /**
  * Reads the range into `bufs` in turn (up to the file's end, if it is shorter) and hands
  * each filled part to `use`; a buffer is read into again only once `use`'s promise for it
- * has settled.
+ * has settled, and a read waits while the API is busy.
  */
 async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promise<void>): Promise<void> {
   let fd: number | undefined;
@@ -70,6 +71,7 @@ async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promi
     fd = await open(r.file, 'r');
     for (let at = r.start, i = 0; at < r.end; i = (i + 1) % bufs.length) {
       await using[i]!;
+      await giveWay(); // a busy API first (src/util/give-way.ts)
       const buf = bufs[i]!;
       const { bytesRead } = await read(fd, buf, 0, Math.min(buf.length, r.end - at), at);
       if (bytesRead === 0) break;
