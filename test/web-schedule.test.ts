@@ -108,6 +108,24 @@ const edit = async (panel: Locator, doc: unknown) =>
 /** A labelled control of the panel or of one of its groups, by its exact label. */
 const control = (scope: Locator, label: string) => scope.getByLabel(label, { exact: true });
 
+/**
+ * Screenshots (`<name>.png`, `<name>-360.png`), no axe violation, and at 360 px the panel, its
+ * form, editor and preview fit (no page-wide horizontal scroll); then the page reloaded at
+ * full width: its panel, once it shows the stored schedule.
+ */
+async function checkedAndReloaded(ctx: Ctx, page: Page, name: string): Promise<Locator> {
+  await page.screenshot({ path: join(ctx.shots, `${name}.png`), fullPage: true });
+  assert.equal(await axeViolations(page), []);
+  await page.setViewportSize({ width: 360, height: 800 });
+  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
+  await page.screenshot({ path: join(ctx.shots, `${name}-360.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 1200 });
+  await page.reload();
+  const panel = panelOf(page);
+  await panel.getByText('The stored schedule', { exact: false }).waitFor();
+  return panel;
+}
+
 web('an admin previews a proposed schedule (the windows the API computes for it), saves it, and a reload shows it stored', async (ctx) => {
   const page = await openAs(ctx, ADMIN);
   const panel = panelOf(page);
@@ -147,16 +165,7 @@ web('an admin previews a proposed schedule (the windows the API computes for it)
   assert.is(stored.schedule.recording.segmentSeconds, 60);
   await panel.getByText('waiting (clock not synchronized)').waitFor();
 
-  await page.screenshot({ path: join(ctx.shots, 'schedule-preview.png'), fullPage: true });
-  assert.equal(await axeViolations(page), []);
-  // At 360 px the panel, its editor and its preview fit: no page-wide horizontal scroll.
-  await page.setViewportSize({ width: 360, height: 800 });
-  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
-  await page.screenshot({ path: join(ctx.shots, 'schedule-360.png'), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 1200 });
-  await page.reload();
-  const again = panelOf(page);
-  await again.getByText('The stored schedule', { exact: false }).waitFor();
+  const again = await checkedAndReloaded(ctx, page, 'schedule-preview');
   const text = await (await jsonBox(again)).inputValue();
   assert.equal(JSON.parse(text), stored.schedule);
   await page.screenshot({ path: join(ctx.shots, 'schedule.png'), fullPage: true });
@@ -262,16 +271,8 @@ web('field by field: the form makes the document a person means, previews and st
   assert.is(await start.getAttribute('aria-invalid'), null);
   assert.is((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule.windows[1].start, '21:30');
 
-  await page.screenshot({ path: join(ctx.shots, 'schedule-form.png'), fullPage: true });
-  assert.equal(await axeViolations(page), []);
-  await page.setViewportSize({ width: 360, height: 800 });
-  assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 360, 'no horizontal scroll at 360 px');
-  await page.screenshot({ path: join(ctx.shots, 'schedule-form-360.png'), fullPage: true });
   // A reload shows the stored document in the form.
-  await page.setViewportSize({ width: 1280, height: 1200 });
-  await page.reload();
-  const again = panelOf(page);
-  await again.getByText('The stored schedule', { exact: false }).waitFor();
+  const again = await checkedAndReloaded(ctx, page, 'schedule-form');
   assert.is(await control(again, 'Longitude').inputValue(), '-0.13');
   const stored2 = again.getByRole('group', { name: 'Window 2' });
   assert.is(await control(stored2, 'Start').inputValue(), '21:30');
