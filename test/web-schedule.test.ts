@@ -265,6 +265,13 @@ web('field by field: the form makes the document a person means, previews and st
   assert.is(await start.getAttribute('aria-describedby'), await panel.getByRole('alert').getAttribute('id'));
   assert.is(await control(panel.getByRole('group', { name: 'Window 1' }), 'Start').getAttribute('aria-invalid'), null);
   assert.equal((await api(ctx, 'GET', '/api/v1/schedule')).body.schedule, stored);
+  // Its preview names the field under `schedule.`: the same control is marked.
+  await panel.getByRole('button', { name: 'Preview', exact: true }).click();
+  await panel
+    .getByRole('alert')
+    .filter({ hasText: `schedule.${refusal}` })
+    .waitFor();
+  assert.is(await start.getAttribute('aria-invalid'), 'true');
   await start.fill('21:30');
   await panel.getByRole('button', { name: 'Save schedule' }).click();
   await panel.getByRole('status').filter({ hasText: 'Saved' }).waitFor();

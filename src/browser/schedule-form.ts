@@ -16,7 +16,7 @@ const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 /** The document's own limit (docs/schedule.md). */
 export const MAX_WINDOWS = 16;
 
-const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The object at `keys` under `doc`, made (or replaced, if it is not an object) on the way. */
 function objectAt(doc: Doc, keys: readonly string[]): Doc {
@@ -88,21 +88,19 @@ export function scheduleForm(changed: () => void): ScheduleForm {
       lat === undefined && lon === undefined ? null : { ...(isObject(doc.location) ? doc.location : {}), latitude: lat, longitude: lon };
   };
   const recording = (key: string, value: unknown) => setOrDelete(objectAt(doc, ['recording']), key, value);
-  const bindAll = () => {
-    bind('enabled', enabled, () => {
-      doc.enabled = enabled.checked;
-    });
-    bind('location.latitude', latitude, location);
-    bind('location.longitude', longitude, location);
-    bind('timeZone', timeZone, () => setOrDelete(doc, 'timeZone', timeZone.value.trim() || undefined));
-    bind('recording.fileExtension', format, () => recording('fileExtension', format.value));
-    bind('recording.segmentSeconds', segment, () => recording('segmentSeconds', numberOf(segment)));
-    bind('recording.sampleRate', rate, () => recording('sampleRate', numberOf(rate)));
-    bind('recording.channels', channels, () => recording('channels', Number(channels.value)));
-    bind('recording.directory', directory, () => recording('directory', directory.value || undefined));
-    bind('recording.device', device, () => recording('device', device.value.trim() || null));
-  };
-  bindAll();
+  bind('enabled', enabled, () => {
+    doc.enabled = enabled.checked;
+  });
+  bind('location.latitude', latitude, location);
+  bind('location.longitude', longitude, location);
+  bind('timeZone', timeZone, () => setOrDelete(doc, 'timeZone', timeZone.value.trim() || undefined));
+  bind('recording.fileExtension', format, () => recording('fileExtension', format.value));
+  bind('recording.segmentSeconds', segment, () => recording('segmentSeconds', numberOf(segment)));
+  bind('recording.sampleRate', rate, () => recording('sampleRate', numberOf(rate)));
+  bind('recording.channels', channels, () => recording('channels', Number(channels.value)));
+  bind('recording.directory', directory, () => recording('directory', directory.value || undefined));
+  bind('recording.device', device, () => recording('device', device.value.trim() || null));
+  /** The document-wide controls; the windows' are added by showWindows. */
   const fixed = new Map(byPath);
 
   const windowsList = h('div', { class: 'schedule-windows' });

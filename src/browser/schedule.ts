@@ -7,7 +7,7 @@
 import { getJson, request, send } from './api.ts';
 import { figure, fill, h, uid } from './dom.ts';
 import { bytes, duration } from './format.ts';
-import { refusedPath, scheduleForm } from './schedule-form.ts';
+import { isObject, refusedPath, scheduleForm } from './schedule-form.ts';
 
 /** A period of the API: start and end, ISO 8601 in the schedule's zone. */
 interface Period {
@@ -97,17 +97,9 @@ export function scheduleView() {
     jsonEdited = false;
   });
   editor.addEventListener('input', () => {
-    jsonEdited = true;
-    let doc: unknown;
-    try {
-      doc = JSON.parse(editor.value);
-    } catch {
-      return; // said when the document is sent
-    }
-    if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
-      form.set(doc as Record<string, unknown>);
-      jsonEdited = false;
-    }
+    const doc = jsonDocument(editor.value);
+    jsonEdited = typeof doc === 'string'; // what is wrong with it is said when the document is sent
+    if (!jsonEdited) form.set(doc as Record<string, unknown>);
   });
   const rows = h('tbody', {});
   const skipped = h('ul', { class: 'skipped' });
@@ -152,18 +144,10 @@ export function scheduleView() {
     done.textContent = '';
     form.mark(null);
     if (!jsonEdited) return form.doc();
-    let doc: unknown;
-    try {
-      doc = JSON.parse(editor.value);
-    } catch (err) {
-      error.textContent = `the document is not JSON: ${(err as Error).message}`;
-      return undefined;
-    }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
-      error.textContent = 'the document must be a JSON object';
-      return undefined;
-    }
-    return doc as Record<string, unknown>;
+    const doc = jsonDocument(editor.value);
+    if (typeof doc !== 'string') return doc;
+    error.textContent = doc;
+    return undefined;
   };
 
   const showState = (s: ScheduleState) => {
@@ -275,6 +259,17 @@ export function scheduleView() {
     /** A `schedule` event: its state alone (the document being edited is left as it is). */
     state: showState,
   };
+}
+
+/** The JSON box's text as a document, or what is wrong with it. */
+function jsonDocument(text: string): Record<string, unknown> | string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return `the document is not JSON: ${(err as Error).message}`;
+  }
+  return isObject(doc) ? doc : 'the document must be a JSON object';
 }
 
 /** A JSON request with a JSON answer (api.ts's request: the bearer header, a 401, the agent's error text). */
