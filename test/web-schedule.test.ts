@@ -14,6 +14,7 @@ import * as assert from 'uvu/assert';
 import { ADMIN, makeDir, startAgent, type TestAgent } from './helpers/agent.ts';
 import { fencedContext, launchChromium, axeViolations } from './helpers/browser.ts';
 import { bearer } from './helpers/http.ts';
+import { SUN_EVENTS } from '../src/schedule/sun.ts';
 
 const VIEWER = { username: 'vera', password: 'a password for the page', role: 'viewer' as const };
 /** Statuses provoked on purpose (Chromium logs each as a console error). */
@@ -218,7 +219,17 @@ web('field by field: the form makes the document a person means, previews and st
   await control(panel, 'Longitude').fill('-0.13');
   await control(panel, 'Time zone').fill('Europe/London');
   await control(panel, 'Length (s)').fill('60');
-  await control(panel.getByRole('group', { name: 'Window 1' }), 'End').fill('sunrise+1h');
+  // Start and end offer the sun events the agent knows, each said in words; an offset is typed after one.
+  const end1 = control(panel.getByRole('group', { name: 'Window 1' }), 'End');
+  const offered = await end1.evaluate((i: HTMLInputElement) => [...(i.list?.options ?? [])].map((o) => [o.value, o.label]));
+  assert.equal(
+    offered.map(([value]) => value),
+    [...SUN_EVENTS],
+  );
+  const labels = offered.map(([, label]) => label);
+  assert.ok(new Set(labels).size === SUN_EVENTS.length && labels.every((l) => /\w.*: \w/.test(l!)), JSON.stringify(labels));
+  assert.is(await panel.getByRole('group', { name: 'Window 2' }).getByRole('combobox', { name: 'Start', exact: true }).count(), 1);
+  await end1.fill('sunrise+1h');
   const night = panel.getByRole('group', { name: 'Window 2' });
   for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri']) await control(night, day).uncheck();
   await control(night, 'On (s)').fill('600');

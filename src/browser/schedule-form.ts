@@ -6,6 +6,7 @@
 // says so, null (no location, the configured device). The agent checks every value; the
 // form only offers them, and marks the control its refusal names. Its labels differ from
 // those of the page's other forms (the recording's Format, the token's Directory).
+import { SUN_EVENTS, type SunEvent } from '../schedule/sun.ts'; // pure: the bundle takes the list alone
 import { h, fill, uid } from './dom.ts';
 
 type Doc = Record<string, unknown>;
@@ -13,6 +14,18 @@ type Control = HTMLInputElement | HTMLSelectElement;
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 const DAY_NAMES = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+/** What each sun event is, beside its name in the start and end pickers (docs/schedule.md, the sun events). */
+const SUN_EVENT_SAID: Record<SunEvent, string> = {
+  sunrise: "sunrise: the sun's upper edge at the horizon",
+  sunset: "sunset: the sun's upper edge at the horizon",
+  dawn: 'civil dawn: the sun 6° below the horizon',
+  dusk: 'civil dusk: the sun 6° below the horizon',
+  nauticalDawn: 'nautical dawn: 12° below',
+  nauticalDusk: 'nautical dusk: 12° below',
+  nightEnd: 'astronomical dawn, the end of night: 18° below',
+  night: 'astronomical dusk, night: 18° below',
+  solarNoon: 'solar noon: the sun at its highest',
+};
 /** The document's own limit (docs/schedule.md). */
 export const MAX_WINDOWS = 16;
 
@@ -103,13 +116,20 @@ export function scheduleForm(changed: () => void): ScheduleForm {
   /** The document-wide controls; the windows' are added by showWindows. */
   const fixed = new Map(byPath);
 
+  // Start and end offer the sun events by name (a list the field's text is typed against, so
+  // an offset is typed after the chosen event); any text stays possible, and the agent judges it.
+  const sunEvents = h(
+    'datalist',
+    { id: uid('schedule-sun-events') },
+    ...SUN_EVENTS.map((e) => h('option', { value: e, label: SUN_EVENT_SAID[e] })),
+  );
   const windowsList = h('div', { class: 'schedule-windows' });
   const add = h('button', { type: 'button', class: 'secondary' }, 'Add window');
   /** One window's group: its start and end, days, dates and duty cycle, and its removal. */
   const windowGroup = (w: Doc, i: number) => {
     const at = `windows[${i}]`;
-    const start = input('start', { type: 'text', placeholder: '22:00 or sunrise-30m' });
-    const end = input('end', { type: 'text', placeholder: '02:00 or sunset+1h' });
+    const start = input('start', { type: 'text', list: sunEvents.id, placeholder: '22:00 or sunrise-30m' });
+    const end = input('end', { type: 'text', list: sunEvents.id, placeholder: '02:00 or sunset+1h' });
     start.value = shown(w.start);
     end.value = shown(w.end);
     bind(`${at}.start`, start, () => setOrDelete(w, 'start', start.value.trim() || undefined));
@@ -241,6 +261,7 @@ export function scheduleForm(changed: () => void): ScheduleForm {
       'Start and end: a wall time (22:00) or a sun event with an optional offset (sunrise-30m, sunset+1h; ',
       'also dawn, dusk, nauticalDawn, nauticalDusk, nightEnd, night, solarNoon). A window may cross midnight.',
     ),
+    sunEvents,
     windowsList,
     h('div', { class: 'buttons' }, add),
   );
