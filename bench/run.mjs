@@ -577,7 +577,16 @@ async function main() {
   log('the MQTT link beside an MQTT.js responder, through a local Mosquitto');
   rows.push(...(await mqttRows({ bin, dir: join(dir, 'mqtt'), rounds: smoke ? 1 : 3, smoke, log })));
   log('the schedule: segmented recording beside sox alone, the preview of a year');
-  rows.push(...(await scheduleRows({ bin, rounds: smoke ? 1 : 3, segmentSeconds: smoke ? 10 : 20, previewCount: smoke ? 3 : 10, log })));
+  rows.push(
+    ...(await scheduleRows({
+      bin,
+      rounds: smoke ? 1 : 3,
+      segmentSeconds: smoke ? 10 : 20,
+      previewCount: smoke ? 3 : 10,
+      settleSeconds: smoke ? 5 : 30,
+      log,
+    })),
+  );
   const bars = [
     { label: 'download, 1 client / nginx', ratio: ratio(r.dl1), target: 0.75, ok: rows[0].ok },
     { label: 'download, 8 clients / nginx', ratio: ratio(r.dl8), target: 0.95, ok: rows[1].ok },

@@ -1,6 +1,6 @@
 // The schedule (docs/schedule.md): what recording on a schedule and its preview cost.
-//   - CPU per second of audio while the schedule records flac in segments of `segmentSeconds`
-//     (the agent's threads, its capture program and its encoders, one per segment), against
+//   - CPU per second of audio while the schedule records flac in segments of `segmentSeconds`,
+//     in its steady state, `settleSeconds` into the recording (the agent's threads, its capture program and its encoders, one per segment), against
 //     sox alone writing one flac from the same device. Both run at the same time from the
 //     same private PulseAudio virtual microphone playing pink noise (as bench/audio.mjs), and
 //     are read over the same windows, so a loaded host weighs on both alike. Each window lasts
@@ -15,7 +15,7 @@
 //     answered): the first of the process, then the median of the next ones.
 // Idle RSS and exec → first answer with no schedule configured are run.mjs's rows: the
 // bench's agents have no schedule file.
-//   node bench/schedule.mjs [--rounds N] [--segment S] [--previews N]   (needs dist/device-agent)
+//   node bench/schedule.mjs [--rounds N] [--segment S] [--previews N] [--settle S]   (needs dist/device-agent)
 // bench/run.mjs adds scheduleRows()'s rows to BENCHMARKS.md.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -232,7 +232,7 @@ async function periodSamples(agent, log) {
   return { shared: a.samples / (ON_S * a.rate), whole, alone: b.samples / (ON_S * b.rate) };
 }
 
-export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previewCount = 10, log = () => {} }) {
+export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previewCount = 10, settleSeconds = 30, log = () => {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'da-bench-schedule-'));
   const mic = startMic(join(dir, 'pulse'));
   const synced = join(dir, 'synced');
@@ -259,7 +259,11 @@ export async function scheduleRows({ bin, rounds = 3, segmentSeconds = 20, previ
     });
     await api(agent, 'PUT', '/api/v1/schedule', nowSchedule(segmentSeconds));
     await untilRecording(agent);
-    await sleep(5000);
+    // The recording's steady state: the first window began 5 s in, and its agent threads
+    // took 4.2 ms/s against 2.4-2.5 in the next two (one run, 2026-11-29): the previews'
+    // garbage and the process's first half minute (an idle agent takes 1.6-2.1 ms/s in
+    // its first 25 s and 0.3 after 40), not the seconds of audio.
+    await sleep(settleSeconds * 1000);
     const scheduled = [];
     const alone = [];
     const own = [];
@@ -370,6 +374,7 @@ if (ranAlone(import.meta.url)) {
     rounds: numberArg('rounds', 3),
     segmentSeconds: numberArg('segment', 20),
     previewCount: numberArg('previews', 10),
+    settleSeconds: numberArg('settle', 30),
     log: (s) => console.error(s),
   });
   console.log(table(rows));
