@@ -1,8 +1,9 @@
 // The schedule (docs/schedule.md): what recording on a schedule and its preview cost.
 //   - CPU per second of audio while the schedule records flac in segments of `segmentSeconds`,
-//     in its steady state, `settleSeconds` into the recording (the agent's threads, its capture program and its encoders, one per segment), against
-//     sox alone writing one flac from the same device. Both run at the same time from the
-//     same private PulseAudio virtual microphone playing pink noise (as bench/audio.mjs), and
+//     in its steady state, `settleSeconds` into the recording (the agent's threads, its
+//     capture program and its encoders, one per segment), against sox alone writing one
+//     flac from the same device. Both run at the same time from the same private
+//     PulseAudio virtual microphone playing pink noise (as bench/audio.mjs), and
 //     are read over the same windows, so a loaded host weighs on both alike. Each window lasts
 //     exactly one segment, so it holds exactly one segment boundary (an encoder ending and the
 //     next starting): an ended encoder's CPU is read from the agent's cutime/cstime
