@@ -259,7 +259,7 @@ export function scheduleForm(changed: () => void): ScheduleForm {
       'p',
       { class: 'hint' },
       'Start and end: a wall time (22:00) or a sun event with an optional offset (sunrise-30m, sunset+1h; ',
-      'also dawn, dusk, nauticalDawn, nauticalDusk, nightEnd, night, solarNoon). A window may cross midnight.',
+      `also ${SUN_EVENTS.filter((e) => e !== 'sunrise' && e !== 'sunset').join(', ')}). A window may cross midnight.`,
     ),
     sunEvents,
     windowsList,

@@ -98,8 +98,9 @@ export function scheduleView() {
   });
   editor.addEventListener('input', () => {
     const doc = jsonDocument(editor.value);
-    jsonEdited = typeof doc === 'string'; // what is wrong with it is said when the document is sent
-    if (!jsonEdited) form.set(doc as Record<string, unknown>);
+    // Not a document: the box holds the edit, and what is wrong with it is said when it is sent.
+    jsonEdited = typeof doc === 'string';
+    if (typeof doc !== 'string') form.set(doc);
   });
   const rows = h('tbody', {});
   const skipped = h('ul', { class: 'skipped' });
