@@ -25,7 +25,7 @@ import type { Log } from './util/logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
 import type { Route } from './http/types.ts';
 import { listen, type RunningServer } from './http/server.ts';
-import { settleAfterStart } from './native/memory.ts';
+import { holdTickMap, settleAfterStart } from './native/memory.ts';
 import { AgentMetrics } from './metrics/agent.ts';
 import { planReload, type ReloadPlan } from './config/reload.ts';
 import { LISTENER_NAME, takeListener, type PassedFd, type Taken } from './systemd/listen-fds.ts';
@@ -338,6 +338,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
     tls.watch();
   }
   setTimeout(() => sampler.warm(), 100).unref();
+  holdTickMap(); // before the first collection that reduces memory, the one below
   // Then what the start left for the collector goes back, as after a burst: the young
   // generation the start grew and glibc's free pages (idle anonymous memory -2 MB,
   // docs/performance.md).

@@ -59,6 +59,8 @@ export const once = new Set([
   'auth-limiter.test.ts',
   'unit-file-lock.test.ts',
   'unit-audit-journal.test.ts',
+  // Both runtimes in one pass: the tests' Node and the Node the agent embeds.
+  'unit-tick-map.test.ts',
   // The Node-RED nodes are built on the client, so they run against the built executable too.
   'nodered-nodes.test.ts',
   'nodered-runtime.test.ts',
