@@ -61,6 +61,7 @@ export const once = new Set([
   'unit-audit-journal.test.ts',
   // Both runtimes in one pass: the tests' Node and the Node the agent embeds.
   'unit-tick-map.test.ts',
+  'unit-settle.test.ts',
   // The Node-RED nodes are built on the client, so they run against the built executable too.
   'nodered-nodes.test.ts',
   'nodered-runtime.test.ts',

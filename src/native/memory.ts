@@ -4,9 +4,10 @@
 // heap, between live ones: RSS kept 60-125 MB more after 8 concurrent uploads
 // (docs/performance.md). So each chunk is freed as soon as its bytes are written or copied
 // (release, HeldChunk); where the runtime cannot, a young-generation collection every 2 MiB
-// of body frees the chunks already let go. A second after the last upload ended (none running), a full
-// collection that also shrinks V8's own heap, then malloc_trim(0) returns every free page
-// of the heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
+// of body frees the chunks already let go. A second after the last upload ended (none
+// running, the API not busy), a full collection that also shrinks V8's own heap, then
+// malloc_trim(0) returns every free page of the heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
+import { BUSY_PER_SECOND, requestsBegun } from '../util/give-way.ts';
 import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
@@ -37,9 +38,12 @@ function collector(): Collect | null {
   return collectFn;
 }
 
+let settles = 0;
+
 function trimNow(): void {
   timer = undefined;
   if (active > 0) return;
+  settles++;
   // What the burst left is garbage V8 has not collected yet: collect it, with V8's
   // "last resort" flavour, which also shrinks its young generation and gives back the
   // pages it pooled (a regular full collection left +3.7 to +4.9 MB anonymous after 8
@@ -148,6 +152,29 @@ export function holdTickMap(): void {
 /** The tick object holdTickMap holds, once its tick has run (its test compares maps with it). */
 export const tickObjectHeld = (): object | undefined => tickHeld;
 
+/** Requests begun when the settle's wait began (settleLater). */
+let begunAtWait = 0;
+
+/**
+ * The settle once quiet: QUIET_MS from now, and put off again while the API is busy
+ * (BUSY_PER_SECOND, src/util/give-way.ts). The collection stops the thread for a few ms
+ * and V8's code warms again after it: landed in the middle of a status load, that run
+ * answered 45.5k req/s against ~59k in the runs after it (docs/performance.md).
+ */
+function settleLater(): void {
+  if (timer) clearTimeout(timer);
+  begunAtWait = requestsBegun();
+  timer = setTimeout(() => {
+    timer = undefined;
+    if (requestsBegun() - begunAtWait >= (BUSY_PER_SECOND * QUIET_MS) / 1000) settleLater();
+    else trimNow();
+  }, QUIET_MS);
+  timer.unref();
+}
+
+/** How many settles have run (its test). */
+export const settlesRun = (): number => settles;
+
 /**
  * The start is over (listening, first samples taken): what it left for the collector goes
  * back now, as after a burst, unless an upload already runs.
@@ -159,9 +186,7 @@ export function settleAfterStart(): void {
 /** A burst of another kind ended (a connection that queued requests closed): settle once quiet. */
 export function settleSoon(): void {
   if (active > 0) return; // the last upload's end settles
-  if (timer) clearTimeout(timer);
-  timer = setTimeout(trimNow, QUIET_MS);
-  timer.unref();
+  settleLater();
 }
 
 /** The settle now, not a second from now: after a burst known to be over (an outbox scan). */
@@ -185,8 +210,6 @@ export function burstStarted(): () => void {
     ended = true;
     active--;
     if (active > 0) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(trimNow, QUIET_MS);
-    timer.unref();
+    settleLater();
   };
 }

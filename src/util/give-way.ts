@@ -24,6 +24,9 @@ export function requestBegun(): void {
   begun++;
 }
 
+/** Requests begun since the process started. */
+export const requestsBegun = (): number => begun;
+
 function apiBusy(): boolean {
   const now = monotonicMs();
   const elapsed = now - windowStart;
