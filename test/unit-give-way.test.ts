@@ -4,21 +4,11 @@
 // or at a person's or a scraper's pace, it never waits.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUSY_PER_SECOND, giveWay, MAX_PAUSE_MS, requestBegun } from '../src/util/give-way.ts';
+import { BUSY_PER_SECOND, giveWay, MAX_PAUSE_MS } from '../src/util/give-way.ts';
+import { requestLoad as load } from './helpers/request-load.ts';
 
 const unit = suite('giving way to a busy API');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Requests "begun" at `perSecond` until stopped, in steps of 5 ms. */
-function load(perSecond: number): () => void {
-  const each = (perSecond * 5) / 1000;
-  let owed = 0;
-  const timer = setInterval(() => {
-    owed += each;
-    for (; owed >= 1; owed--) requestBegun();
-  }, 5);
-  return () => clearInterval(timer);
-}
 
 async function timed(): Promise<number> {
   const t0 = performance.now();

@@ -4,21 +4,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { burstStarted, settlesRun } from '../src/native/memory.ts';
-import { BUSY_PER_SECOND, requestBegun } from '../src/util/give-way.ts';
+import { BUSY_PER_SECOND } from '../src/util/give-way.ts';
+import { requestLoad as load } from './helpers/request-load.ts';
 
 const unit = suite('the settle after a burst');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Requests "begun" at `perSecond` until stopped, in steps of 10 ms. */
-function load(perSecond: number): () => void {
-  const each = (perSecond * 10) / 1000;
-  let owed = 0;
-  const timer = setInterval(() => {
-    owed += each;
-    for (; owed >= 1; owed--) requestBegun();
-  }, 10);
-  return () => clearInterval(timer);
-}
 
 unit('a quiet API: the settle a second after the burst ended', async () => {
   const before = settlesRun();
