@@ -6,7 +6,8 @@
 // (release, HeldChunk); where the runtime cannot, a young-generation collection every 2 MiB
 // of body frees the chunks already let go. A second after the last upload ended (none
 // running, the API not busy), a full collection that also shrinks V8's own heap, then
-// malloc_trim(0) returns every free page of the heaps. The allocator's thresholds are fixed when the addon loads (src/native/addon.c).
+// malloc_trim(0) returns every free page of the heaps. The allocator's thresholds are
+// fixed when the addon loads (src/native/addon.c).
 import { BUSY_PER_SECOND, requestsBegun } from '../util/give-way.ts';
 import { nativeAddon } from './addon.ts';
 
