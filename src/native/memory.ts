@@ -8,7 +8,7 @@
 // running, the API not busy), a full collection that also shrinks V8's own heap, then
 // malloc_trim(0) returns every free page of the heaps. The allocator's thresholds are
 // fixed when the addon loads (src/native/addon.c).
-import { BUSY_PER_SECOND, requestsBegun } from '../util/give-way.ts';
+import { busySince, requestsBegun } from '../util/give-way.ts';
 import { nativeAddon } from './addon.ts';
 
 const QUIET_MS = 1000;
@@ -153,23 +153,16 @@ export function holdTickMap(): void {
 /** The tick object holdTickMap holds, once its tick has run (its test compares maps with it). */
 export const tickObjectHeld = (): object | undefined => tickHeld;
 
-/** Requests begun when the settle's wait began (settleLater). */
-let begunAtWait = 0;
-
 /**
  * The settle once quiet: QUIET_MS from now, and put off again while the API is busy
- * (BUSY_PER_SECOND, src/util/give-way.ts). The collection stops the thread for a few ms
- * and V8's code warms again after it: landed in the middle of a status load, that run
- * answered 45.5k req/s against ~59k in the runs after it (docs/performance.md).
+ * (busySince, src/util/give-way.ts). The collection stops the thread for a few ms and V8's
+ * code warms again after it: landed in the middle of a status load, that run answered
+ * 45.5k req/s against ~59k in the runs after it (docs/performance.md).
  */
 function settleLater(): void {
   if (timer) clearTimeout(timer);
-  begunAtWait = requestsBegun();
-  timer = setTimeout(() => {
-    timer = undefined;
-    if (requestsBegun() - begunAtWait >= (BUSY_PER_SECOND * QUIET_MS) / 1000) settleLater();
-    else trimNow();
-  }, QUIET_MS);
+  const mark = requestsBegun();
+  timer = setTimeout(() => (busySince(mark, QUIET_MS) ? settleLater() : trimNow()), QUIET_MS);
   timer.unref();
 }
 

@@ -24,8 +24,11 @@ export function requestBegun(): void {
   begun++;
 }
 
-/** Requests begun since the process started. */
+/** Requests begun since the process started: a mark for busySince. */
 export const requestsBegun = (): number => begun;
+
+/** Whether the requests begun since `mark` (requestsBegun), over `ms`, came at BUSY_PER_SECOND or more. */
+export const busySince = (mark: number, ms: number): boolean => ((begun - mark) * 1000) / ms >= BUSY_PER_SECOND;
 
 function apiBusy(): boolean {
   const now = monotonicMs();
@@ -37,7 +40,7 @@ function apiBusy(): boolean {
     windowStart = now;
     windowBegun = begun;
   } else if (elapsed >= WINDOW_MS) {
-    busy = ((begun - windowBegun) * 1000) / elapsed >= BUSY_PER_SECOND;
+    busy = busySince(windowBegun, elapsed);
     windowStart = now;
     windowBegun = begun;
   }
