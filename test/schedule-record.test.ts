@@ -224,6 +224,33 @@ rec('each period of a duty cycle records from its start: named from it, holding 
   });
 });
 
+rec(
+  'a device faster than the clock (ALSA\'s null gives its samples at once) records each period once: its "on" time in samples',
+  async ({ mic }) => {
+    await withAgent(mic, { audio: { device: 'null', minFreeBytes: 0 } }, async (agent, token) => {
+      const t = Date.now();
+      const start = Math.floor((t - 60_000) / 60_000) * 60_000;
+      const window = { start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000), duty: { onSeconds: 6, offSeconds: 4 } };
+      assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([window]))).status, 200);
+      const first = start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
+      const inPeriod = (p: number) => (f: string) => {
+        const at = Date.parse(f.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z'));
+        return at >= p && at < p + 10_000;
+      };
+      // Until the third period has begun: the first two are over by the clock, not only by their samples.
+      await new Promise((r) => setTimeout(r, first + 20_000 + 1000 - Date.now()));
+      const { files, temps } = segments(agent);
+      assert.equal(temps, [], 'no temp file left');
+      for (const p of [first, first + 10_000]) {
+        const mine = files.filter(inPeriod(p));
+        assert.is(mine.length, 1, `one segment for the period at ${new Date(p).toISOString()}: ${files.join(', ')}`);
+        const samples = Number(execFileSync('soxi', ['-s', mine[0]!]).toString().trim());
+        assert.ok(Math.abs(samples - 288_000) <= 2_880, `${mine[0]}: ${samples} samples, 288,000 ± 1 % expected`);
+      }
+    });
+  },
+);
+
 rec('the clock gate: no recording while the clock is not synchronized, then within 5 s of it', async ({ mic }) => {
   const synced = join('/tmp', `da-synced-gate-${process.pid}`);
   rmSync(synced, { force: true });

@@ -151,6 +151,11 @@ export class SegmentRun {
     return this.feeding;
   }
 
+  /** The run took its period's last sample (it did not stop early, nor lose its capture). */
+  get complete(): boolean {
+    return this.untilMs !== null && this.budget <= 0;
+  }
+
   /** The start of the run's period (epoch ms), or null. */
   get startsAt(): number | null {
     return this.fromMs;

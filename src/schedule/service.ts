@@ -66,6 +66,13 @@ export class ScheduleService {
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
   private failure: string | null = null;
+  /**
+   * The last period whose every sample a run took ([start, end], epoch ms). It is not
+   * recorded again while the clock says it still runs: a device faster than the clock (a
+   * drifting one, or ALSA's `null`, which gives its samples at once) would otherwise have
+   * a second run, and more, add samples beyond the on time × rate.
+   */
+  private taken: [number, number] | null = null;
   private current: ScheduleState = SCHEDULE_OFF;
   private shown = '';
   private boundary: NodeJS.Timeout | undefined;
@@ -198,8 +205,8 @@ export class ScheduleService {
       shown('recording', null);
       return;
     }
-    // A run that ended on its own at the period's end (by sample count) a moment before the clock says so: no sliver of a segment.
-    const ending = period[1] - now < MIN_RUN_MS;
+    // A run that ended on its own at the period's end (by sample count) before the clock says so: no sliver of a segment.
+    const ending = period[1] - now < MIN_RUN_MS || (this.taken !== null && this.taken[0] === period[0] && this.taken[1] >= period[1]);
     if (this.starting || this.stopping || now < this.retryAt || ending) {
       this.set(this.failure || waiting ? 'waiting' : this.current.state, this.failure ?? waiting ?? this.current.reason, m.window, m.next);
       return;
@@ -281,6 +288,7 @@ export class ScheduleService {
     const run = this.run;
     if (!run) return;
     this.run = null;
+    if (run.complete && run.startsAt !== null && run.endsAt !== null) this.taken = [run.startsAt, run.endsAt];
     const stopping = run.stop().finally(() => {
       if (this.stopping !== stopping) return;
       this.stopping = null;
