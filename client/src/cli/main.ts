@@ -170,10 +170,15 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(overview(COMMANDS, GLOBAL_OPTIONS, VERSION));
       return asHelp ? 0 : 2;
     }
-    const group = positionals[0] === 'token' ? ' (token create, token list, token revoke)' : '';
-    throw new UsageError(
-      `unknown command "${positionals.slice(0, positionals[0] === 'token' ? 2 : 1).join(' ')}"${group}; see dagent --help`,
-    );
+    // A word that only begins commands (token, schedule): name them, as `dagent schedule` alone was "unknown".
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${positionals[0]} `)).map((c) => c.name);
+    if (group.length > 0) {
+      const asked = positionals.slice(0, 2).join(' ');
+      throw new UsageError(
+        `${positionals.length === 1 ? `"${asked}" needs one of` : `unknown command "${asked}"; use one of`} ${group.join(', ')}; see dagent --help`,
+      );
+    }
+    throw new UsageError(`unknown command "${positionals[0]}"; see dagent --help`);
   }
   const { cmd, used } = found;
   running = cmd;
