@@ -1,13 +1,14 @@
 // The outbox to a real S3 store (docs/outbox.md): s3rver behind a strict checking proxy
 // (signature from the secret, real payload hash, Content-MD5, part sizes), read back by rclone.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, jsonPost } from './helpers/http.ts';
 import { upload } from './helpers/files.ts';
-import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
+import { agentWith, md5, outboxState, stateWhen } from './helpers/outbox.ts';
+import { makeDir } from './helpers/agent.ts';
 import { BUCKET, landed, startStore } from './helpers/s3.ts';
 
 const test = suite('outbox: S3');
@@ -52,6 +53,43 @@ test('ships complete files found at start, byte-identical, never dot-names or te
     assert.is(marks.get('a.flac'), true);
     assert.is(marks.get('.hidden'), false);
     assert.is(marks.get('sub'), null);
+  } finally {
+    await agent.cleanup();
+    await store.close();
+  }
+});
+
+test("files other programs write ship once unchanged for 10 s of the agent's time: one growing, one dated ahead of the clock", async () => {
+  const store = await startStore();
+  const dir = makeDir();
+  const rec = join(dir, 'files/recordings');
+  mkdirSync(rec, { recursive: true });
+  // Written while the clock was a day ahead, before it was stepped back (a board's bad RTC, then NTP).
+  const ahead = randomBytes(20_000);
+  writeFileSync(join(rec, 'ahead.wav'), ahead);
+  const tomorrow = new Date(Date.now() + 86_400_000);
+  utimesSync(join(rec, 'ahead.wav'), tomorrow, tomorrow);
+  // Another program still writing: a chunk a second for 12 s after the start.
+  const chunks = [randomBytes(4096)];
+  writeFileSync(join(rec, 'growing.wav'), chunks[0]!);
+  const agent = await agentWith(store, {}, {}, undefined, { dir });
+  try {
+    const token = await agent.login();
+    for (let i = 0; i < 12; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const c = randomBytes(4096);
+      chunks.push(c);
+      appendFileSync(join(rec, 'growing.wav'), c);
+      assert.ok(!(await landed(store)).has('dev-1/recordings/growing.wav'), `growing.wav shipped while written (${i + 1} s)`);
+    }
+    const lastWrite = Date.now();
+    const state = await stateWhen(agent, token, 'both shipped', (s) => s.uploaded.files === 2, 30_000);
+    assert.ok(Date.now() - lastWrite >= 9_000, 'growing.wav waited 10 s after its last change');
+    assert.is(state.lastError, null);
+    const got = await landed(store);
+    assert.is(got.get('dev-1/recordings/ahead.wav'), md5(ahead));
+    assert.is(got.get('dev-1/recordings/growing.wav'), md5(Buffer.concat(chunks)), 'the whole file, every chunk');
+    assert.equal((await outboxState(agent, token)).pending, { files: 0, bytes: 0 });
   } finally {
     await agent.cleanup();
     await store.close();

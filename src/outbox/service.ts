@@ -72,8 +72,13 @@ export class Outbox {
   private readonly journal: Journal;
   private readonly limit: RateLimit;
   private readonly pending = new PendingQueue();
-  /** Files seen still changing: queued once unchanged for SETTLE_MS. */
-  private readonly young = new Map<string, string>();
+  /**
+   * Files seen still changing (or dated ahead of the clock): queued once unchanged for
+   * SETTLE_MS by their modification time, or by the agent's own clock since it first saw
+   * this version (`since`, monotonic), whichever comes first. A file written while the clock
+   * was ahead, then stepped back, would otherwise wait for its date to come round.
+   */
+  private readonly young = new Map<string, { abs: string; stamp: Stamp; since: number }>();
   private readonly failed = new Map<string, { abs: string; stamp: Stamp | undefined; error: string; since: string }>();
   private readonly baseDir: string;
   private readonly baseReal: string;
@@ -171,16 +176,21 @@ export class Outbox {
 
   private found(abs: string, rel: string, st: Stats, complete: boolean): void {
     const stamp = stampOf(st);
-    if (this.journal.isUploaded(rel, stamp)) return;
+    if (this.journal.isUploaded(rel, stamp)) return void this.young.delete(rel);
     const failed = this.failed.get(rel);
     if (failed) {
-      if (failed.stamp && sameStamp(failed.stamp, stamp)) return;
+      if (failed.stamp && sameStamp(failed.stamp, stamp)) return void this.young.delete(rel);
       this.failed.delete(rel); // changed since it failed: tried afresh
     }
     if (!complete && Date.now() - st.mtimeMs < SETTLE_MS) {
-      this.young.set(rel, abs);
-      this.youngTimer ??= setTimeout(() => this.checkYoung(), YOUNG_CHECK_MS).unref();
-      return;
+      const seen = this.young.get(rel);
+      const now = monotonicMs();
+      const unchanged = seen !== undefined && sameStamp(seen.stamp, stamp);
+      if (!unchanged || now - seen.since < SETTLE_MS) {
+        if (!unchanged) this.young.set(rel, { abs, stamp, since: now });
+        this.youngTimer ??= setTimeout(() => this.checkYoung(), YOUNG_CHECK_MS).unref();
+        return;
+      }
     }
     this.young.delete(rel);
     this.pending.set(rel, stamp, this.shipping.has(rel));
@@ -189,11 +199,10 @@ export class Outbox {
 
   private checkYoung(): void {
     this.youngTimer = undefined;
-    for (const [rel, abs] of this.young) {
-      this.young.delete(rel);
+    for (const [rel, { abs }] of this.young) {
       stat(abs).then(
-        (st) => st.isFile() && this.found(abs, rel, st, false),
-        () => {},
+        (st) => (st.isFile() ? this.found(abs, rel, st, false) : this.young.delete(rel)),
+        () => this.young.delete(rel), // gone: nothing to ship
       );
     }
   }
