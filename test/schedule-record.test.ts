@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
-import { listenLive, scheduledSegments, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { listenLive, scheduledSegments, segmentTime, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -49,6 +49,19 @@ async function api(agent: TestAgent, token: string, method: string, path: string
 }
 
 const segments = (agent: TestAgent) => scheduledSegments(agent.baseDir);
+
+/**
+ * Stores a window under way with a duty cycle of 6 s on, 4 s off from its start (a whole
+ * minute, so every period starts on a whole second). Returns the start of the first period
+ * that begins at least 3 s later: the agent starts each period's capture ahead of it.
+ */
+async function putDutyWindow(agent: TestAgent, token: string): Promise<number> {
+  const t = Date.now();
+  const start = Math.floor((t - 60_000) / 60_000) * 60_000;
+  const window = { start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000), duty: { onSeconds: 6, offSeconds: 4 } };
+  assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([window]))).status, 200);
+  return start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
+}
 
 function noise(mic: VirtualMic): ChildProcess {
   return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
@@ -176,7 +189,7 @@ rec('a window under way records gapless segments named from their first sample; 
     for (const n of samples.slice(0, -1)) assert.is(n, 480_000);
     assert.ok(samples.at(-1)! > 0 && samples.at(-1)! <= 480_000);
     // Consecutive names are segmentSeconds apart (within the second the name rounds to).
-    const at = files.map((f) => Date.parse(f.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z')));
+    const at = files.map(segmentTime);
     for (let i = 1; i < at.length; i++) assert.ok(Math.abs(at[i]! - at[i - 1]! - 10_000) <= 1000, `names ${files[i - 1]} ${files[i]}`);
     // Gapless: the joined PCM of all segments is the live stream's, byte for byte.
     const joined = Buffer.concat(files.map((f) => execFileSync('sox', [f, '-t', 'raw', '-'], { maxBuffer: 1 << 26 })));
@@ -198,13 +211,7 @@ rec('a window under way records gapless segments named from their first sample; 
 
 rec('each period of a duty cycle records from its start: named from it, holding its "on" time in samples', async ({ mic }) => {
   await withAgent(mic, {}, async (agent, token) => {
-    // 6 s on, 4 s off from the window's start (a whole minute): every period starts on a whole second.
-    const t = Date.now();
-    const start = Math.floor((t - 60_000) / 60_000) * 60_000;
-    const window = { start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000), duty: { onSeconds: 6, offSeconds: 4 } };
-    assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([window]))).status, 200);
-    // The periods that begin at least 3 s after the schedule is set: the agent starts each one's capture ahead of it.
-    const first = start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
+    const first = await putDutyWindow(agent, token);
     const nameOf = (ms: number) => {
       const { day, base } = segmentName(ms);
       return `${day}/${base}.flac`;
@@ -228,15 +235,8 @@ rec(
   'a device faster than the clock (ALSA\'s null gives its samples at once) records each period once: its "on" time in samples',
   async ({ mic }) => {
     await withAgent(mic, { audio: { device: 'null', minFreeBytes: 0 } }, async (agent, token) => {
-      const t = Date.now();
-      const start = Math.floor((t - 60_000) / 60_000) * 60_000;
-      const window = { start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000), duty: { onSeconds: 6, offSeconds: 4 } };
-      assert.is((await api(agent, token, 'PUT', SCHEDULE, doc([window]))).status, 200);
-      const first = start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
-      const inPeriod = (p: number) => (f: string) => {
-        const at = Date.parse(f.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z'));
-        return at >= p && at < p + 10_000;
-      };
+      const first = await putDutyWindow(agent, token);
+      const inPeriod = (p: number) => (f: string) => segmentTime(f) >= p && segmentTime(f) < p + 10_000;
       // Until the third period has begun: the first two are over by the clock, not only by their samples.
       await new Promise((r) => setTimeout(r, first + 20_000 + 1000 - Date.now()));
       const { files, temps } = segments(agent);

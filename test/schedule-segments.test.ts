@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent } from './helpers/agent.ts';
-import { listenLive, scheduledSegments } from './helpers/audio.ts';
+import { listenLive, scheduledSegments, segmentTime } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
@@ -18,9 +18,6 @@ const SYNCED = join('/tmp', `da-synced-segments-${process.pid}`);
 const RATE = 48_000;
 const pad = (n: number) => String(n).padStart(2, '0');
 const hhmm = (ms: number) => `${pad(new Date(ms).getUTCHours())}:${pad(new Date(ms).getUTCMinutes())}`;
-
-/** The instant a segment's name gives: `<YYYY-MM-DD>/<YYYYMMDD>_<HHMMSS>.flac`, UTC. */
-const nameTime = (file: string) => Date.parse(file.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z'));
 
 const seg = suite<{ mic: VirtualMic; noise: ChildProcess }>('segments of an on period');
 
@@ -75,10 +72,10 @@ seg('a one-minute window: segments named from their first sample, adding up to 6
     const total = samples.reduce((a, b) => a + b, 0);
     assert.ok(Math.abs(total - 60 * RATE) <= 60 * RATE * 0.005, `${total} samples for a 60 s window`);
     // The first sample is the window's start (the chunk it came in may have begun a moment earlier).
-    assert.ok(Math.abs(nameTime(files[0]!) - start) <= 1000, `${files[0]} for a window at ${new Date(start).toISOString()}`);
-    assert.ok(Math.abs(nameTime(files[1]!) - start - 25_000) <= 1000, files[1]);
-    assert.ok(Math.abs(nameTime(files[2]!) - start - 50_000) <= 1000, files[2]);
-    assert.is(files[0]!.split('/').at(-2), new Date(nameTime(files[0]!)).toISOString().slice(0, 10), 'under its UTC date');
+    assert.ok(Math.abs(segmentTime(files[0]!) - start) <= 1000, `${files[0]} for a window at ${new Date(start).toISOString()}`);
+    assert.ok(Math.abs(segmentTime(files[1]!) - start - 25_000) <= 1000, files[1]);
+    assert.ok(Math.abs(segmentTime(files[2]!) - start - 50_000) <= 1000, files[2]);
+    assert.is(files[0]!.split('/').at(-2), new Date(segmentTime(files[0]!)).toISOString().slice(0, 10), 'under its UTC date');
   } finally {
     await agent.cleanup();
   }
