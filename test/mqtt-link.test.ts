@@ -137,7 +137,14 @@ link('commands: status with a Response Topic and Correlation Data; retained, unk
     // Retained: not run, 400 with the exact text.
     await pub(broker.port, `${P}/command/status`, JSON.stringify({ replyTo: 'replies/d', body: {} }), ['-r']);
     assert.equal(JSON.parse((await sub.next('replies/d')).payload), { status: 400, body: { error: 'retained commands are not run' } });
-    await pub(broker.port, `${P}/command/status`, '', ['-r']); // an empty retained message clears the retained command
+    await pub(broker.port, `${P}/command/status`, '', ['-r']); // an empty retained message clears the retained command: no answer
+
+    // Not JSON, outside the scopes: the route's 403 first, as over HTTP (not the 400 of the body).
+    const notJson = JSON.parse((await request(broker.port, `${P}/command/recording/start`, '{not json', 'replies/g'))!);
+    assert.equal(notJson, { status: 403, body: { error: 'insufficient scope: audio is required' } });
+    // P/command itself (under P/command/#): a command without an action.
+    await pub(broker.port, `${P}/command`, '{}');
+    assert.equal(JSON.parse((await sub.next(`${P}/reply/`)).payload), { status: 404, body: { error: 'unknown command: ' } });
 
     // A reply aimed at the device's own state or at discovery: not run, no reply.
     const before = sub.messages.length;
@@ -149,13 +156,15 @@ link('commands: status with a Response Topic and Correlation Data; retained, unk
       .slice(before)
       .filter((m) => m.topic === 'homeassistant/x' || (m.topic === `${P}/state` && m.payload.includes('"body"')));
     assert.equal(misdirected, []);
+    const retainedAnswers = sub.messages.filter((m) => m.topic === `${P}/reply/status` && m.payload.includes('retained'));
+    assert.equal(retainedAnswers, [], 'the empty retained message (a clear) was not answered');
 
     // Outside the scopes: 403, audited denied.
     const denied = JSON.parse((await request(broker.port, `${P}/command/recording/status`, '{}', 'replies/f'))!);
     assert.equal(denied, { status: 403, body: { error: 'insufficient scope: audio is required' } });
     await until('the denials in the audit trail', () => agent.output().includes('"credential":"mqtt"') && agent.output());
     const metrics = await (await fetch(`${agent.url}/metrics`, { headers: bearer(await agent.login()) })).text();
-    assert.match(metrics, /^device_agent_mqtt_commands_total\{action="unknown",status="404"\} 1$/m);
+    assert.match(metrics, /^device_agent_mqtt_commands_total\{action="unknown",status="404"\} 2$/m);
     assert.match(metrics, /^device_agent_mqtt_commands_total\{action="status",status="403"\} 2$/m);
   } finally {
     sub.close();
@@ -225,8 +234,56 @@ link("recording/start: the HTTP route's 400 for a bad body, and a repeated corre
     assert.ok(await sub.next(`${P}/event/recording`, (m) => JSON.parse(m.payload).state === 'recording' && !m.retained));
     // (The null device records faster than real time: the state may already say finished.)
     assert.ok(await sub.next(`${P}/state`, (m) => JSON.parse(m.payload).recording.state !== 'idle'));
+    sub.close();
+    // A retry after the link dropped (the client's very reason to retry) is not run again either.
+    await broker.stop();
+    await until('disconnected', async () => (await linkOf(agent)).connected === false);
+    await broker.start();
+    await until('connected again', async () => (await linkOf(agent)).connected === true, 30_000);
+    assert.is(await request(broker.port, `${P}/command/recording/start`, body, 'replies/rec', 'c-rec'), first);
   } finally {
     sub.close();
+    await agent.cleanup();
+    await broker.cleanup();
+  }
+});
+
+link('MQTT 3.1.1: a command over 256 KiB is answered 413 and the link stays up; retained, it is refused at each connect', async () => {
+  const broker = await mosquitto();
+  const agent = await agentOn(broker, { protocolVersion: 4 });
+  const sub = subscribe(broker.port, [`${P}/#`], 'mqttv311');
+  const dir = makeDir();
+  const v311 = ['-V', 'mqttv311'];
+  const replies = () => sub.messages.filter((m) => m.topic === `${P}/reply/status`).map((m) => JSON.parse(m.payload));
+  try {
+    await sub.next(`${P}/availability`, (m) => m.payload === 'online', 30_000);
+    // 3.1.1 has no Maximum Packet Size for the agent to announce: the broker sends it anyway.
+    const big = join(dir, 'big.json');
+    writeFileSync(big, JSON.stringify({ body: { pad: 'x'.repeat(300_000) } }));
+    const tooLarge = { status: 413, body: { error: 'request body too large, max 262144 bytes' } };
+    await pub(broker.port, `${P}/command/status`, '', [...v311, '-f', big]);
+    await pub(broker.port, `${P}/command/status`, '', [...v311, '-r', '-f', big]); // live, 3.1.1 clears the retain flag
+    await until('two answers', () => replies().length >= 2);
+    assert.equal(replies(), [tooLarge, tooLarge]);
+    // A reconnect (SIGHUP with a changed key): the broker sends the retained one at the subscribe.
+    const config = JSON.parse(readFileSync(agent.configFile, 'utf8'));
+    config.mqtt.keepaliveSeconds = 45;
+    writeFileSync(agent.configFile, JSON.stringify(config));
+    agent.child.kill('SIGHUP');
+    await until('refused as retained', () => replies().length >= 3);
+    assert.equal(replies()[2], { status: 400, body: { error: 'retained commands are not run' } });
+    await pub(broker.port, `${P}/command/status`, JSON.stringify({ id: 'after', body: {} }), v311);
+    await until('answered after it', () => replies().find((r) => r.id === 'after'));
+    assert.is(replies().find((r) => r.id === 'after').status, 200);
+    const s = await linkOf(agent);
+    assert.is(s.connected, true);
+    assert.is(s.lastError, null);
+    const metrics = await (await fetch(`${agent.url}/metrics`, { headers: bearer(await agent.login()) })).text();
+    assert.match(metrics, /^device_agent_mqtt_connects_total 2$/m, 'connected twice: at start and at the SIGHUP');
+    assert.match(metrics, /^device_agent_mqtt_commands_total\{action="status",status="413"\} 2$/m);
+  } finally {
+    sub.close();
+    rmSync(dir, { recursive: true, force: true });
     await agent.cleanup();
     await broker.cleanup();
   }

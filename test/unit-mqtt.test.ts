@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { NO_AUDIT } from '../src/audit/trail.ts';
 import { ConfigError, parseConfig } from '../src/config/config.ts';
 import { Backoff } from '../src/mqtt/backoff.ts';
-import { Commands, type Outcome } from '../src/mqtt/commands.ts';
-import type { Publish } from '../src/mqtt/packet.ts';
+import { Commands, type Outcome, type Seen } from '../src/mqtt/commands.ts';
+import { Decoder, publish as publishPacket, type Publish } from '../src/mqtt/packet.ts';
 
 const backoff = suite('mqtt reconnect backoff');
 
@@ -81,26 +81,33 @@ config('fills the defaults and resolves files against the config directory', () 
 });
 
 const commands = suite('mqtt commands run once (in-process)');
+const packets = suite('mqtt packets');
 
-function harness() {
+function harness(seen: Seen = new Map()) {
   const runs: string[] = [];
+  const inputs: unknown[] = [];
   const replies: Array<{ topic: string; payload: unknown; correlation?: string }> = [];
-  const c = new Commands({
-    base: 'device-agent/d1',
-    discoveryPrefix: 'homeassistant',
-    principal: { id: '', username: 'mqtt', scopes: new Set(['status', 'audio']), directory: null, credential: 'mqtt' },
-    run: async (action): Promise<Outcome> => {
-      runs.push(action);
-      return { status: 200, body: { n: runs.length } };
+  const c = new Commands(
+    {
+      base: 'device-agent/d1',
+      discoveryPrefix: 'homeassistant',
+      principal: { id: '', username: 'mqtt', scopes: new Set(['status', 'audio']), directory: null, credential: 'mqtt' },
+      run: async (action, _principal, input): Promise<Outcome> => {
+        runs.push(action);
+        inputs.push(input);
+        return { status: 200, body: { n: runs.length } };
+      },
+      audit: NO_AUDIT,
+      client: 'broker',
+      count: () => {},
+      reply: async (topic, payload, correlation) => {
+        replies.push({ topic, payload: JSON.parse(payload.toString()), correlation: correlation?.toString() });
+      },
+      seen,
     },
-    audit: NO_AUDIT,
-    client: 'broker',
-    count: () => {},
-    reply: async (topic, payload, correlation) => {
-      replies.push({ topic, payload: JSON.parse(payload.toString()), correlation: correlation?.toString() });
-    },
-  });
-  const send = (action: string, payload: unknown, props?: Publish['properties']) =>
+    1000,
+  );
+  const send = (action: string, payload: unknown, props?: Publish['properties'], more: Partial<Publish> = {}) =>
     c.handle(
       {
         topic: `device-agent/d1/command/${action}`,
@@ -108,11 +115,56 @@ function harness() {
         qos: 1,
         retain: false,
         properties: props,
+        ...more,
       },
       5,
     );
-  return { runs, replies, send };
+  return { runs, inputs, replies, send };
 }
+
+commands('the commands seen outlive a connection: a retry after a reconnect is not run again', async () => {
+  const seen: Seen = new Map();
+  const props = { responseTopic: 'r/1', correlationData: Buffer.from('abc') };
+  const before = harness(seen);
+  await before.send('recording/start', { duration: 1 }, props);
+  const after = harness(seen); // the link's next connection
+  await after.send('recording/start', { duration: 1 }, props);
+  assert.equal(after.runs, []);
+  assert.equal(after.replies, [{ topic: 'r/1', payload: { status: 200, body: { n: 1 } }, correlation: 'abc' }]);
+});
+
+commands('an empty retained message (clearing a retained command) is not answered; an oversized command is 413, not run', async () => {
+  const h = harness();
+  await h.send('recording/stop', Buffer.alloc(0), undefined, { retain: true });
+  assert.equal([h.runs, h.replies], [[], []]);
+  await h.send('recording/stop', Buffer.alloc(0), undefined, { oversize: 5000 });
+  await h.send('recording/stop', Buffer.alloc(0), undefined, { oversize: 5000, retain: true });
+  assert.equal(h.runs, []);
+  assert.equal(
+    h.replies.map((r) => r.payload),
+    [
+      { status: 413, body: { error: 'request body too large, max 1000 bytes' } },
+      { status: 400, body: { error: 'retained commands are not run' } },
+    ],
+  );
+});
+
+packets('an oversized PUBLISH is acknowledged and skipped, arriving in pieces; the packets after it are read', () => {
+  const d = new Decoder(4, 1000);
+  const big = publishPacket(4, { topic: 'p/command/status', payload: Buffer.alloc(5000, 0x61), qos: 1, retain: true, packetId: 42 });
+  const small = publishPacket(4, { topic: 'p/command/status', payload: Buffer.from('{}'), qos: 1, retain: false, packetId: 43 });
+  const all = Buffer.concat([big, small]);
+  const got = [];
+  for (let at = 0; at < all.length; at += 7) got.push(...d.push(all.subarray(at, at + 7)));
+  assert.equal(
+    got.map((p) => p.type === 'publish' && [p.topic, p.packetId, p.retain, p.oversize, p.payload.toString()]),
+    [
+      ['p/command/status', 42, true, big.length - 3, ''],
+      ['p/command/status', 43, false, undefined, '{}'],
+    ],
+  );
+  assert.throws(() => new Decoder(4, 10).push(Buffer.from([0x90, 20, ...Buffer.alloc(20)])), /over the 10 bytes accepted/);
+});
 
 commands('a changing action with a seen correlation id is not run again; its first reply is sent again', async () => {
   const h = harness();
@@ -132,20 +184,19 @@ commands('a changing action with a seen correlation id is not run again; its fir
   });
 });
 
-commands("read-only actions run again; a non-JSON payload is the HTTP routes' 400", async () => {
+commands('read-only actions run again; a non-JSON payload reaches the operation as text (its scope check, then its 400)', async () => {
   const h = harness();
   const props = { responseTopic: 'r/1', correlationData: Buffer.from('x') };
   await h.send('status', {}, props);
   await h.send('status', {}, props);
   assert.equal(h.runs, ['status', 'status']);
   const c = harness();
-  await c.send('status', Buffer.from('{not json'), props);
-  assert.equal(c.replies[0]?.payload, {
-    status: 400,
-    body: { error: 'request body must be a JSON object (Content-Type: application/json)' },
-  });
+  await c.send('recording/start', Buffer.from('{not json'), props);
+  await c.send('recording/start', Buffer.from('{not json'), props); // a 400 is not kept as "run once"
+  assert.equal(c.inputs, ['{not json', '{not json']);
 });
 
 backoff.run();
 config.run();
 commands.run();
+packets.run();

@@ -48,7 +48,11 @@ export interface CommandDeps {
   count(action: string, status: number): void;
   /** Publishes a reply (QoS 1, not retained). */
   reply(topic: string, payload: Buffer, correlationData: Buffer | undefined): Promise<void>;
+  /** The changing commands seen (RUN_ONCE): the link's, kept across its connections, where a client's retry comes. */
+  seen: Seen;
 }
+
+export type Seen = Map<string, { at: number; outcome: Promise<Outcome> }>;
 
 /** Changing commands seen (by action and correlation id) in the last 10 minutes, the last 1,000 at most. */
 export const RUN_ONCE = { windowMs: 10 * 60_000, max: 1_000 };
@@ -62,7 +66,7 @@ interface Request {
   topic: string;
   correlation: Buffer | undefined;
   id: unknown;
-  /** The payload did not parse: 400 with the HTTP route's text. */
+  /** The payload did not parse: the operation's scope is checked, then the HTTP route's 400. */
   malformed: boolean;
 }
 
@@ -70,13 +74,17 @@ interface Request {
 const publishable = (t: string) => t.length > 0 && !/[+#\0]/.test(t) && Buffer.byteLength(t) <= 65535;
 
 export class Commands {
-  private readonly seen = new Map<string, { at: number; outcome: Promise<Outcome> }>();
-
-  constructor(private readonly deps: CommandDeps) {}
+  constructor(
+    private readonly deps: CommandDeps,
+    /** The largest packet read whole: a command over it is answered 413. */
+    private readonly maxPacket: number,
+  ) {}
 
   /** Handles one message on `P/command/#`; resolves once its reply is sent (or refused). */
   async handle(msg: Publish, version: 4 | 5): Promise<void> {
     const d = this.deps;
+    // An empty retained message is how a retained command is cleared: nothing to run or answer.
+    if (msg.retain && msg.payload.length === 0 && msg.oversize === undefined) return;
     const action = msg.topic.slice(`${d.base}/command/`.length);
     const req = this.parse(action, msg, version);
     const known = Object.hasOwn(ACTIONS, action);
@@ -95,8 +103,11 @@ export class Commands {
     } else if (!known) {
       this.denied(action, 404, `unknown command: ${action}`);
       outcome = Promise.resolve({ status: 404, body: { error: `unknown command: ${action}` } });
+    } else if (msg.oversize !== undefined) {
+      outcome = Promise.resolve({ status: 413, body: { error: Errors.bodyTooLarge(this.maxPacket).message } });
     } else if (req.malformed) {
-      outcome = Promise.resolve({ status: 400, body: { error: Errors.bodyNotJson().message } });
+      // Not JSON: what the route answers such a body, after the same scope check (403, audited).
+      outcome = d.run(action, d.principal, req.input, d.client);
     } else {
       outcome = this.runOnce(action, req);
     }
@@ -114,16 +125,17 @@ export class Commands {
     const key = req.correlation?.toString('hex') ?? (req.id === undefined ? undefined : `id:${JSON.stringify(req.id)}`);
     if (!ACTIONS[action] || key === undefined) return d.run(action, d.principal, req.input, d.client);
     const now = monotonicMs();
-    for (const [k, v] of this.seen) {
-      if (now - v.at < RUN_ONCE.windowMs && this.seen.size <= RUN_ONCE.max) break;
-      this.seen.delete(k); // oldest first: a Map keeps insertion order
+    const seen = d.seen;
+    for (const [k, v] of seen) {
+      if (now - v.at < RUN_ONCE.windowMs && seen.size <= RUN_ONCE.max) break;
+      seen.delete(k); // oldest first: a Map keeps insertion order
     }
     const full = `${action}\0${key}`;
-    const earlier = this.seen.get(full);
+    const earlier = seen.get(full);
     if (earlier) return earlier.outcome; // its first reply, sent again
     const outcome = d.run(action, d.principal, req.input, d.client);
-    this.seen.set(full, { at: now, outcome });
-    if (this.seen.size > RUN_ONCE.max) this.seen.delete(this.seen.keys().next().value as string);
+    seen.set(full, { at: now, outcome });
+    if (seen.size > RUN_ONCE.max) seen.delete(seen.keys().next().value as string);
     return outcome;
   }
 
@@ -136,6 +148,7 @@ export class Commands {
         value = JSON.parse(msg.payload.toString('utf8'));
       } catch {
         malformed = true;
+        value = msg.payload.toString('utf8'); // not an object: the operation refuses it as the route does
       }
     }
     const responseTopic = version === 5 ? msg.properties?.responseTopic : undefined;

@@ -6,8 +6,8 @@ import type { Audit } from '../audit/trail.ts';
 import type { Log } from '../util/logger.ts';
 import { settleSoon } from '../native/memory.ts';
 import { Backoff } from './backoff.ts';
-import { Connection } from './client.ts';
-import { Commands, type Run } from './commands.ts';
+import { Connection, MAX_PACKET } from './client.ts';
+import { Commands, type Run, type Seen } from './commands.ts';
 import type { MqttConfig, MqttSecrets } from './config.ts';
 import { discoveryPayload, discoveryTopic } from './discovery.ts';
 import type { Publish } from './packet.ts';
@@ -39,6 +39,8 @@ export class MqttLink {
   private loopDone: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private readonly backoff = new Backoff();
+  /** Changing commands run, by action and correlation: kept across connections and reloads, where retries come. */
+  private readonly seen: Seen = new Map();
   private since = Date.now();
   private lastError: { time: string; text: string } | null = null;
   private published = 0;
@@ -193,25 +195,30 @@ export class MqttLink {
     const c = this.config;
     const closed = new Promise<Error | undefined>((resolve) => conn.onClose(resolve));
     conn.base = this.base;
-    const commands = new Commands({
-      base: this.base,
-      discoveryPrefix: c.homeAssistant?.discoveryPrefix ?? null,
-      principal: mqttPrincipal(c),
-      run: this.deps.run,
-      audit: this.deps.audit,
-      client: new URL(c.url).hostname,
-      count: (action, status) => this.deps.figures.command(action, status),
-      reply: (topic, payload, correlationData) => {
-        this.published++;
-        return conn
-          .publish({ topic, payload, qos: 1, retain: false, properties: correlationData ? { correlationData } : undefined })
-          .catch(() => {}); // the link dropped: the reply is lost with it, as on HTTP
+    const commands = new Commands(
+      {
+        base: this.base,
+        discoveryPrefix: c.homeAssistant?.discoveryPrefix ?? null,
+        principal: mqttPrincipal(c),
+        run: this.deps.run,
+        audit: this.deps.audit,
+        client: new URL(c.url).hostname,
+        count: (action, status) => this.deps.figures.command(action, status),
+        reply: (topic, payload, correlationData) => {
+          this.published++;
+          return conn
+            .publish({ topic, payload, qos: 1, retain: false, properties: correlationData ? { correlationData } : undefined })
+            .catch(() => {}); // the link dropped: the reply is lost with it, as on HTTP
+        },
+        seen: this.seen,
       },
-    });
+      MAX_PACKET,
+    );
     const haStatus = c.homeAssistant ? `${c.homeAssistant.discoveryPrefix}/status` : undefined;
     conn.onMessage = (msg: Publish) => {
       this.received++;
-      if (msg.topic.startsWith(`${this.base}/command/`)) {
+      // P/command itself is under P/command/#: a command without an action (404).
+      if (msg.topic.startsWith(`${this.base}/command/`) || msg.topic === `${this.base}/command`) {
         this.running++;
         void commands.handle(msg, c.protocolVersion).finally(() => this.commandDone());
       } else if (msg.topic === haStatus && msg.payload.toString() === 'online') {

@@ -24,6 +24,11 @@ export interface Publish {
   dup?: boolean;
   packetId?: number;
   properties?: Properties;
+  /**
+   * A PUBLISH over the size the link accepts: its length. Its topic, flags and packet id are
+   * read (so it is acknowledged); its payload is skipped unread and `payload` is empty.
+   */
+  oversize?: number;
 }
 
 export type Packet =
@@ -201,10 +206,19 @@ export class Decoder {
     private readonly maxPacket: number,
   ) {}
 
+  /** Bytes of an oversized PUBLISH still to be skipped as they arrive. */
+  private skip = 0;
+
   push(chunk: Buffer): Packet[] {
     this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     const out: Packet[] = [];
     for (;;) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, this.buf.length);
+        this.buf = this.buf.subarray(n);
+        this.skip -= n;
+        if (this.skip > 0) break;
+      }
       if (this.buf.length < 2) break;
       let len = 0;
       let mul = 1;
@@ -223,13 +237,36 @@ export class Decoder {
         if (i > 4) throw new ProtocolError('malformed remaining length');
         break;
       }
-      if (len > this.maxPacket) throw new ProtocolError(`a packet of ${len} bytes is over the ${this.maxPacket} bytes accepted`);
       const start = i + 1;
+      if (len > this.maxPacket) {
+        // A broker speaking 3.1.1 knows no limit of ours: one oversized command must not end
+        // the connection (a retained one would end every connection after it). Its head is
+        // read, so it can be acknowledged and answered; the rest is skipped.
+        if (this.buf[0]! >> 4 !== 3) throw new ProtocolError(`a packet of ${len} bytes is over the ${this.maxPacket} bytes accepted`);
+        const head = this.oversized(this.buf[0]!, this.buf.subarray(start), len);
+        if (!head) break;
+        out.push(head);
+        this.skip = start + len;
+        continue;
+      }
       if (this.buf.length < start + len) break;
       out.push(this.parse(this.buf[0]!, this.buf.subarray(start, start + len)));
       this.buf = this.buf.subarray(start + len);
     }
     return out;
+  }
+
+  /** An oversized PUBLISH's topic, flags and packet id, once its first bytes are in (else null). */
+  private oversized(first: number, body: Buffer, len: number): Packet | null {
+    const qos = ((first >> 1) & 3) as 0 | 1 | 2;
+    if (body.length < 2) return null;
+    const topicEnd = 2 + body.readUInt16BE(0);
+    const headEnd = topicEnd + (qos > 0 ? 2 : 0);
+    if (headEnd > len) throw new ProtocolError('packet shorter than its fields');
+    if (body.length < headEnd) return null;
+    const topic = body.toString('utf8', 2, topicEnd);
+    const packetId = qos > 0 ? body.readUInt16BE(topicEnd) : undefined;
+    return { type: 'publish', topic, qos, retain: (first & 1) === 1, packetId, payload: Buffer.alloc(0), oversize: len };
   }
 
   private parse(first: number, body: Buffer): Packet {

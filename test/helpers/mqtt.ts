@@ -142,10 +142,11 @@ export function subscribe(port: number, topics: string[], version: '5' | 'mqttv3
   };
 }
 
-/** mosquitto_pub; `args` adds options (-r retain, -D properties, -V). */
+/** mosquitto_pub; `args` adds options (-r retain, -D properties, -V; `-f FILE` sends a file instead of `message`). */
 export function pub(port: number, topic: string, message: string, args: string[] = []): Promise<void> {
+  const payload = args.includes('-f') ? [] : ['-m', message];
   return new Promise((resolve, reject) =>
-    execFile('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(port), '-q', '1', '-t', topic, '-m', message, ...args], (err) =>
+    execFile('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(port), '-q', '1', '-t', topic, ...payload, ...args], (err) =>
       err ? reject(err) : resolve(),
     ),
   );
