@@ -154,17 +154,18 @@ test('presigned: asks per file with path, sizes and digests; an expired URL (403
   );
 });
 
-test('maxBytesPerSecond paces the body: 256 KiB at 64 KiB/s takes at least 2 s to arrive', async () => {
-  const data = randomBytes(256 * 1024);
+test('maxBytesPerSecond paces the body, its bytes in order: 3 MiB at 1 MiB/s takes at least 1.9 s to arrive', async () => {
+  // Over two 256 KiB reads: the pieces of one read wait for the limit while the next is read.
+  const data = randomBytes(3 * 1024 * 1024);
   await withCollector(
     (url) => ({ type: 'http', url: `${url}/in/{path}` }),
     data,
-    { maxBytesPerSecond: 65536 },
+    { maxBytesPerSecond: 1048576 },
     async (c, agent, token) => {
       await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1);
       const took = c.durations.get('/in/recordings/night%202%20%C3%A9t%C3%A9.wav')!;
-      // At most a second's allowance is saved up before the start; the other 192 KiB take 3 s.
-      assert.ok(took >= 2000, `the body arrived in ${took.toFixed(0)} ms`);
+      // At most a second's allowance is saved up before the start; the other 2 MiB take 2 s.
+      assert.ok(took >= 1900, `the body arrived in ${took.toFixed(0)} ms`);
       assert.ok(c.stored.values().next().value!.equals(data));
     },
   );

@@ -61,12 +61,16 @@ export async function digestRange(r: Range): Promise<Digests> {
 
 /**
  * Reads the range into `bufs` in turn (up to the file's end, if it is shorter) and hands
- * each filled part to `use`; a buffer is read into again only once `use`'s promise for it
- * has settled, and a read waits while the API is busy.
+ * each filled part to `use`, one call after another in the file's order (the next read
+ * overlaps the running call, the next call never does: a call that waits for the rate
+ * limit mid-way would otherwise let the next part's bytes in between its own). A buffer
+ * is read into again only once `use`'s promise for it has settled, and a read waits while
+ * the API is busy.
  */
 async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promise<void>): Promise<void> {
   let fd: number | undefined;
   const using: Promise<void>[] = bufs.map(() => Promise.resolve());
+  let previous: Promise<void> = Promise.resolve();
   try {
     fd = await open(r.file, 'r');
     for (let at = r.start, i = 0; at < r.end; i = (i + 1) % bufs.length) {
@@ -76,7 +80,8 @@ async function eachChunk(r: Range, bufs: Buffer[], use: (chunk: Buffer) => Promi
       const { bytesRead } = await read(fd, buf, 0, Math.min(buf.length, r.end - at), at);
       if (bytesRead === 0) break;
       at += bytesRead;
-      using[i] = use(buf.subarray(0, bytesRead));
+      const chunk = buf.subarray(0, bytesRead);
+      previous = using[i] = previous.then(() => use(chunk));
       // A failure of an earlier use ends the loop at its next turn; this one's is awaited below.
       using[i]!.catch(() => {});
     }
