@@ -1,7 +1,7 @@
 // The `http` and `presigned` targets (docs/outbox.md) against a collector of the test's own:
 // a real HTTP server that checks the bearer token and Content-MD5 and keeps what it gets.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -195,6 +195,89 @@ test('deleteAfterUpload: the file goes once verified, audited as delete with rea
       assert.is((await outboxState(agent, token)).uploaded.files, 1);
     },
   );
+});
+
+test('a path of outbox.paths that is a link out of baseDir ships nothing; a file changed after its upload is not listed uploaded', async () => {
+  const data = randomBytes(20_000);
+  const c = await startCollector();
+  const dir = makeDir();
+  const outside = makeDir('da-outside-');
+  writeSettled(dir, { [NAME]: data });
+  writeFileSync(join(outside, 'secret.wav'), data); // the same bytes: the collector would take them
+  utimesSync(join(outside, 'secret.wav'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+  symlinkSync(outside, join(dir, 'files', 'linked'));
+  writeFileSync(join(dir, 'collector.token'), `${TOKEN}\n`);
+  const target = { type: 'http', url: `${c.url}/in/{path}`, tokenFile: 'collector.token' };
+  const config = { deviceId: 'dev-x', outbox: { target, paths: ['recordings', 'linked'] } };
+  await prepareDir({ dir, config });
+  const agent = await startAgent({ dir, config });
+  try {
+    const token = await agent.login();
+    await stateWhen(agent, token, 'the upload', (s) => s.uploaded.files === 1, 30_000);
+    await until('the warning', () => agent.output().includes('leads outside baseDir through a link'));
+    assert.equal([...c.stored.keys()], ['/in/recordings/night%202%20%C3%A9t%C3%A9.wav']);
+    const listed = async () => {
+      const res = await fetch(`${agent.url}/api/v1/files/list?path=recordings`, { headers: { authorization: `Bearer ${token}` } });
+      return ((await res.json()) as { entries: Array<{ uploaded: boolean }> }).entries[0]!.uploaded;
+    };
+    assert.is(await listed(), true);
+    appendFileSync(join(agent.baseDir, NAME), 'more'); // the store holds the version before
+    assert.is(await listed(), false);
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+test("a success resets the wait: a file moved in after it ships at once, not when a failing file's wait ends", async () => {
+  // The collector refuses one file with 503 at once and takes the others after 300 ms.
+  const stored: string[] = [];
+  let refused = 0;
+  const server = createServer(async (req, res) => {
+    await body(req);
+    if (req.url!.includes('refused')) {
+      refused++;
+      return res.writeHead(503).end('{"error":"try later"}');
+    }
+    setTimeout(() => {
+      stored.push(decodeURIComponent(req.url!));
+      res.writeHead(201).end();
+    }, 300);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = makeDir();
+  writeSettled(dir, { 'recordings/a-refused.wav': randomBytes(1000) });
+  writeFileSync(join(dir, 'collector.token'), `${TOKEN}\n`);
+  const config = { deviceId: 'dev-x', outbox: { target: { type: 'http', url: `${url}/in/{path}`, tokenFile: 'collector.token' } } };
+  await prepareDir({ dir, config });
+  const agent = await startAgent({ dir, config });
+  const token = await agent.login();
+  const moveIn = async (name: string) => {
+    writeFileSync(join(agent.baseDir, name), randomBytes(1000));
+    const res = await fetch(`${agent.url}/api/v1/files/move`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: name, to: `recordings/${name}` }),
+    });
+    assert.is(res.status, 200);
+  };
+  try {
+    // Three failures: the wait is now about 8 s; a file moved in waits with the rest.
+    await until('three failures', () => refused >= 3, 30_000);
+    await moveIn('b-good.wav');
+    // The wait ends: the refused file fails again first (a longer wait), then b-good.wav is taken.
+    await until('b-good.wav stored', () => stored.includes('/in/recordings/b-good.wav'), 30_000);
+    const after = Date.now();
+    await moveIn('c-good.wav');
+    await until('c-good.wav stored', () => stored.includes('/in/recordings/c-good.wav'), 30_000);
+    const took = Date.now() - after;
+    assert.ok(took < 5000, `c-good.wav was stored ${took} ms after the success (the failing file's wait was about 16 s)`);
+  } finally {
+    await agent.cleanup();
+    server.close();
+  }
 });
 
 test.run();

@@ -37,6 +37,7 @@ test('a bad outbox stops the start with exit 78 naming the key', async () => {
   assert.is(await startFails({ target }), 'outbox.target.secretAccessKeyFile: cannot read DIR/s3.secret: ENOENT');
   assert.is(await startFails({ target }, ' \n'), 'outbox.target.secretAccessKeyFile: DIR/s3.secret is empty');
   assert.is(await startFails({ target, paths: ['../x'] }, 'k'), 'outbox.paths[0]: must lie inside baseDir (DIR), got ../x');
+  assert.is(await startFails({ target, paths: ['recordings', '/etc'] }, 'k'), 'outbox.paths[1]: must be relative to baseDir, got /etc');
   assert.is(
     await startFails({ target: { ...target, type: 'ftp' } }, 'k'),
     'outbox.target.type: must be "s3", "presigned" or "http", got "ftp"',

@@ -125,7 +125,8 @@ export function parseOutbox(value: unknown, baseForPaths: string, baseDir: strin
   if (!Array.isArray(rawPaths) || rawPaths.length === 0) throw new ConfigError('outbox.paths: must be a non-empty array of directories');
   const paths = rawPaths.map((p, i) => {
     if (typeof p !== 'string' || p.includes('\0')) throw new ConfigError(`outbox.paths[${i}]: must be a string`);
-    const abs = resolveFrom(baseDir, p.replace(/^\/+/, '') || '.');
+    if (p.startsWith('/')) throw new ConfigError(`outbox.paths[${i}]: must be relative to baseDir, got ${p}`);
+    const abs = resolveFrom(baseDir, p || '.');
     if (!isWithin(baseDir, abs)) throw new ConfigError(`outbox.paths[${i}]: must lie inside baseDir (${baseDir}), got ${p}`);
     return abs;
   });

@@ -3,7 +3,7 @@
 // backoff while the target fails. Loaded only when `outbox` is configured (src/outbox/slot.ts).
 import { closeSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync, unlinkSync } from 'node:fs';
 import { freeBytes } from '../audio/disk-guard.ts';
-import { stat, unlink } from '../util/fsp.ts';
+import { realpath, stat, unlink } from '../util/fsp.ts';
 import { type Audit, auditDeleted } from '../audit/trail.ts';
 import type { Config } from '../config/config.ts';
 import { onFileCompleted } from '../util/completed.ts';
@@ -156,6 +156,12 @@ export class Outbox {
     return inBase.slice(this.baseDir.length + 1);
   }
 
+  /** Whether a path, its links followed, is inside baseDir's real path (a gone path is not). */
+  private async inside(abs: string): Promise<boolean> {
+    const real = await realpath(abs).catch(() => undefined);
+    return real !== undefined && isWithin(this.baseReal, real);
+  }
+
   /** A file (or a directory moved in) complete at its final name: queued now. */
   private notify(abs: string): void {
     const rel = this.relOf(abs);
@@ -213,6 +219,10 @@ export class Outbox {
       const seen = new Set<string>();
       let files = 0;
       for (const dir of this.config.paths) {
+        if (!(await this.inside(dir))) {
+          this.deps.log.warn(`outbox: ${dir} leads outside baseDir through a link: not shipped`);
+          continue;
+        }
         await walk(
           dir,
           (a) => this.relOf(a) ?? '.',
@@ -256,7 +266,9 @@ export class Outbox {
     if (this.stopped) return;
     const wait = this.nextAt - monotonicMs();
     if (wait > 0) {
-      this.wake ??= setTimeout(() => {
+      // Armed anew: the wait may have become shorter (a success reset it, a failure set it again).
+      clearTimeout(this.wake);
+      this.wake = setTimeout(() => {
         this.wake = undefined;
         this.kick();
       }, wait).unref();
@@ -315,6 +327,11 @@ export class Outbox {
       this.found(abs, rel, st, false);
       return true;
     }
+    if (!(await this.inside(abs))) {
+      // A link on the way (a path of outbox.paths, or a directory moved in) leads out of the base.
+      this.setAside(rel, abs, queued, 'the path leads outside baseDir through a link');
+      return true;
+    }
     const readable = await this.readable(abs);
     if (readable !== undefined) {
       if (readable !== 'ENOENT') this.setAside(rel, abs, queued, `cannot read the file: ${readable}`);
@@ -360,8 +377,10 @@ export class Outbox {
     }
     this.journal.markUploaded(rel, stamp); // durable before it is counted anywhere
     this.pending.delete(rel);
-    this.failures = 0;
+    this.failures = 0; // a success resets the wait: the files held by it go now
+    this.nextAt = 0;
     this.nextAttemptWall = null;
+    this.kick();
     this.uploaded.files++;
     this.uploaded.bytes += stamp.size;
     this.uploadedBytesTotal += stamp.size;
@@ -482,13 +501,22 @@ export class Outbox {
   uploadedOf(abs: string): boolean | null {
     const rel = this.relOf(abs);
     if (rel === undefined) return null;
-    return this.journal.has(rel) && !this.pending.has(rel);
+    if (!this.journal.has(rel) || this.pending.has(rel)) return false;
+    // The version on disk, not an earlier one: a file changed after its upload is not uploaded.
+    let st: Stats;
+    try {
+      st = statSync(abs);
+    } catch {
+      return false;
+    }
+    return this.journal.isUploaded(rel, stampOf(st));
   }
 
   /** Retention and the disk guard: a file they deleted. Counted when it was not uploaded. */
   deleted(abs: string, reason: 'retention' | 'disk'): boolean | null {
-    const uploaded = this.uploadedOf(abs);
     const rel = this.relOf(abs);
+    // The file is gone: its journal entry says (retention chose it by uploadedOf, the version on disk).
+    const uploaded = rel === undefined ? null : this.journal.has(rel) && !this.pending.has(rel);
     if (rel !== undefined) {
       this.pending.delete(rel);
       this.young.delete(rel);
