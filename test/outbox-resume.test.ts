@@ -5,7 +5,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
 import { SECRET, landed, startStore } from './helpers/s3.ts';
-import { gate } from './helpers/proc.ts';
+import { gate, until } from './helpers/proc.ts';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 const test = suite('outbox: multipart and kill -9');
 const MiB = 1024 * 1024;
@@ -41,6 +43,42 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
       [8 * MiB, 8 * MiB, 4 * MiB],
     );
     assert.equal(await landed(store), new Map([['dev-1/recordings/long night.flac', md5(data)]]));
+    assert.equal(store.refused, []);
+  } finally {
+    part.open();
+    await (second ?? first).cleanup();
+    await store.close();
+  }
+});
+
+test('a file gone while its multipart upload waits (kill -9, then deleted): the next start aborts the upload and drops it', async () => {
+  const store = await startStore();
+  const part = gate();
+  store.hold = async (method, url) => {
+    if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
+    part.arrive();
+    await part.opened;
+    return 'cut';
+  };
+  const first = await agentWith(store, { 'recordings/gone.flac': randomBytes(20 * MiB) });
+  let second: Awaited<ReturnType<typeof agentWith>> | undefined;
+  try {
+    await part.reached;
+    await first.stop('SIGKILL');
+    part.open();
+    store.hold = undefined;
+    const journal = join(first.dir, 'outbox.json');
+    const multipart = () => Object.keys((JSON.parse(readFileSync(journal, 'utf8')) as { multipart: object }).multipart);
+    assert.equal(multipart(), ['recordings/gone.flac'], 'the journal holds the upload under way');
+    rmSync(join(first.baseDir, 'recordings', 'gone.flac'));
+    second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
+    const abort = await until('the upload aborted', () => store.seen.find((s) => s.method === 'DELETE' && s.url.includes('uploadId=')));
+    // Signed and checked by the proxy (refused stays empty); s3rver implements no AbortMultipartUpload
+    // and answers 405, which the agent takes as any refusal of an abort: the entry goes regardless.
+    assert.is(abort.status, 405);
+    await until('the journal without it', () => multipart().length === 0);
+    assert.is(store.seen.filter((s) => s.method === 'POST' && s.url.endsWith('?uploads')).length, 1, 'no new upload');
+    assert.equal(await landed(store), new Map(), 'nothing stored');
     assert.equal(store.refused, []);
   } finally {
     part.open();

@@ -95,6 +95,10 @@ export class Journal {
     delete this.data.uploaded[rel];
   }
 
+  multipartPaths(): string[] {
+    return Object.keys(this.data.multipart);
+  }
+
   uploadedPaths(): string[] {
     return Object.keys(this.data.uploaded);
   }

@@ -4,7 +4,7 @@
 import type { S3Target } from './config.ts';
 import { encodeKeyPath, sha256Hex, sign } from './sigv4.ts';
 import { type Job, type MultipartState, type Target, TargetError, storeText } from './target.ts';
-import { type Answer, caOf, type Digests, digestRange, type Sending, send } from './transfer.ts';
+import { type Answer, caOf, type Digests, digestRange, RateLimit, type Sending, send } from './transfer.ts';
 import { createHash } from 'node:crypto';
 
 export const MULTIPART_FROM = 16 * 1024 * 1024;
@@ -36,7 +36,7 @@ export class S3 implements Target {
   }
 
   private request(
-    job: Job,
+    job: Pick<Job, 'signal' | 'limit' | 'onBytes'>,
     method: string,
     key: string,
     query: Record<string, string>,
@@ -141,6 +141,11 @@ export class S3 implements Target {
     const a = await this.request(job, 'POST', state.key, { uploadId: state.uploadId }, xml, { sha256: sha256Hex(xml), md5 });
     // S3 may answer 200 with an error document when the completion fails late.
     if (a.status !== 200 || a.body.includes('<Error>')) throw storeText(a.status, a.body);
+  }
+
+  async abandon(state: MultipartState): Promise<void> {
+    const io = { signal: AbortSignal.timeout(60_000), limit: new RateLimit(null), onBytes: () => {} };
+    await this.request(io, 'DELETE', state.key, { uploadId: state.uploadId }, undefined, { sha256: EMPTY_SHA }).catch(() => {});
   }
 
   /** Aborts where possible; a store that refuses changes nothing for the file. */

@@ -125,11 +125,14 @@ export class Outbox {
     const next = config.outbox!;
     const targetChanged = JSON.stringify(next.target) !== JSON.stringify(this.config.target);
     const pathsChanged = JSON.stringify(next.paths) !== JSON.stringify(this.config.paths);
+    const before = this.target;
     this.target = makeTarget(next, outboxSecret(next), config.deviceId); // the secret re-read (SIGHUP)
     this.config = next;
     this.limit.bytesPerSecond = next.maxBytesPerSecond;
     if (targetChanged) {
       for (const ac of this.shipping.values()) ac.abort(new Error('the target changed'));
+      // The old store's multipart uploads are let go there: the new one starts its own.
+      for (const rel of this.journal.multipartPaths()) this.abandonUpload(rel, before);
       this.failures = 0;
       this.nextAt = 0;
       this.nextAttemptWall = null;
@@ -154,6 +157,20 @@ export class Outbox {
     else if (isWithin(this.baseReal, abs)) inBase = this.baseDir + abs.slice(this.baseReal.length);
     if (inBase === undefined || !this.config.paths.some((p) => isWithin(p, inBase))) return undefined;
     return inBase.slice(this.baseDir.length + 1);
+  }
+
+  /** A file that is gone: no longer pending, and its multipart upload, if any, let go. */
+  private gone(rel: string): void {
+    this.pending.delete(rel);
+    this.abandonUpload(rel);
+  }
+
+  /** Drops the journal's multipart upload of a file and lets the store free its parts (in the background). */
+  private abandonUpload(rel: string, target = this.target): void {
+    const state = this.journal.multipartOf(rel);
+    if (!state) return;
+    this.journal.setMultipart(rel, undefined);
+    void target.abandon?.(state);
   }
 
   /** Whether a path, its links followed, is inside baseDir's real path (a gone path is not). */
@@ -228,7 +245,7 @@ export class Outbox {
           (a) => this.relOf(a) ?? '.',
           (abs, rel, st) => {
             files++;
-            if (this.journal.has(rel)) seen.add(rel); // only the journal's entries are looked up in it
+            if (this.journal.has(rel) || this.journal.multipartOf(rel)) seen.add(rel); // only the journal's entries are looked up in it
             this.found(abs, rel, st, false);
           },
         );
@@ -236,6 +253,8 @@ export class Outbox {
       if (files >= SETTLE_AFTER_FILES) settleNow();
       // Verified entries of files that are gone are dropped (written with the next change).
       for (const rel of this.journal.uploadedPaths()) if (!seen.has(rel)) this.journal.forget(rel);
+      // Multipart uploads of files that are gone: let go (not one under way: its file is there).
+      for (const rel of this.journal.multipartPaths()) if (!seen.has(rel) && !this.shipping.has(rel)) this.abandonUpload(rel);
     })().finally(() => {
       this.scanning = undefined;
     });
@@ -317,7 +336,7 @@ export class Outbox {
       st = await stat(abs);
       if (!st.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
     } catch {
-      this.pending.delete(rel); // gone (deleted, moved away: a move in is its own notification)
+      this.gone(rel); // deleted, moved away: a move in is its own notification
       return true;
     }
     const stamp = stampOf(st);
@@ -335,7 +354,7 @@ export class Outbox {
     const readable = await this.readable(abs);
     if (readable !== undefined) {
       if (readable !== 'ENOENT') this.setAside(rel, abs, queued, `cannot read the file: ${readable}`);
-      else this.pending.delete(rel);
+      else this.gone(rel);
       return true;
     }
     let digests: Promise<Digests> | undefined;
@@ -358,7 +377,7 @@ export class Outbox {
       if (ac.signal.aborted) return true; // a reload or the stop: the file stays pending
       const code = fileError(err);
       if (code === 'ENOENT') {
-        this.pending.delete(rel);
+        this.gone(rel);
         return true;
       }
       if (code !== undefined) {
@@ -518,7 +537,7 @@ export class Outbox {
     // The file is gone: its journal entry says (retention chose it by uploadedOf, the version on disk).
     const uploaded = rel === undefined ? null : this.journal.has(rel) && !this.pending.has(rel);
     if (rel !== undefined) {
-      this.pending.delete(rel);
+      this.gone(rel);
       this.young.delete(rel);
       this.journal.forget(rel);
     }

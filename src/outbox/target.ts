@@ -29,6 +29,8 @@ export interface Job {
 export interface Target {
   /** Resolves with the audit key (object key, or URL without its query) once verified; throws TargetError. */
   ship(job: Job): Promise<string>;
+  /** Lets go of a multipart upload no file will continue (S3: aborted, its parts freed); never rejects. */
+  abandon?(state: MultipartState): Promise<void>;
 }
 
 /** A failure with the store's own text (`lastError`). */
