@@ -28,11 +28,14 @@ interface Collector {
   stored: Map<string, Buffer>;
   /** A status every request is answered with while set (the collector down). */
   failWith: number;
+  /** PUTs still to be answered 503 (the store down, the presign service up). */
+  storeFails: number;
+  presigns: number;
   server: Server;
 }
 
 async function startCollector(): Promise<Collector> {
-  const c: Collector = { url: '', stored: new Map(), failWith: 0, server: undefined as unknown as Server };
+  const c: Collector = { url: '', stored: new Map(), failWith: 0, storeFails: 0, presigns: 0, server: undefined as unknown as Server };
   c.server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (b: Buffer) => parts.push(b));
@@ -42,6 +45,7 @@ async function startCollector(): Promise<Collector> {
       if (c.failWith) return res.writeHead(c.failWith).end('{"error":"down for the test"}');
       if (req.method === 'POST' && url.pathname === '/presign') {
         if (req.headers.authorization !== `Bearer ${TOKEN}`) return res.writeHead(401).end('{"error":"bad token"}');
+        c.presigns++;
         const ask = JSON.parse(data.toString()) as { path: string };
         const put = `${c.url}/store/${encodeURIComponent(ask.path)}?sig=s-${randomBytes(4).toString('hex')}`;
         return res
@@ -51,6 +55,7 @@ async function startCollector(): Promise<Collector> {
       if (req.method !== 'PUT' || !url.pathname.startsWith('/store/') || !url.searchParams.get('sig')?.startsWith('s-'))
         return res.writeHead(403).end();
       if (req.headers['content-md5'] !== createHash('md5').update(data).digest('base64')) return res.writeHead(400).end();
+      if (c.storeFails > 0 && c.storeFails--) return res.writeHead(503).end('<Error><Code>SlowDown</Code></Error>');
       c.stored.set(decodeURIComponent(url.pathname.slice('/store/'.length)), data);
       res.writeHead(200).end();
     });
@@ -80,6 +85,24 @@ async function listed(agent: TestAgent, token: string): Promise<Record<string, u
 }
 
 const test = suite('outbox: presigned target, deleteAfterUpload and room for recordings');
+
+test('a URL is used until its expiresAt: the store answering 503 twice, the same URL is tried again, one presign', async () => {
+  const c = await startCollector();
+  c.storeFails = 2;
+  const dir = makeDir();
+  const data = randomBytes(3 * KiB);
+  writeSettled(dir, { 'recordings/a.flac': data });
+  const agent = await agentFor(c, dir, {});
+  try {
+    await stateWhen(agent, await agent.login(), 'the upload', (s) => s.uploaded.files === 1, 30_000);
+    assert.is(c.storeFails, 0, 'two refusals before');
+    assert.is(c.presigns, 1);
+    assert.ok(c.stored.get('recordings/a.flac')?.equals(data));
+  } finally {
+    await agent.cleanup();
+    c.server.close();
+  }
+});
 
 test('deleteAfterUpload: each file goes once its presigned PUT is verified, audited delete reason uploaded', async () => {
   const c = await startCollector();

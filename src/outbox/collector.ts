@@ -49,8 +49,10 @@ export class Collector implements Target {
         return withoutQuery(p.url);
       } catch (err) {
         // A 403 from the store: the URL expired early or was revoked; one new URL per attempt.
-        this.presigned.delete(job.rel);
-        if (fresh || !(err instanceof TargetError) || err.status !== 403) throw err;
+        // Any other failure keeps the URL for the next attempt, until its expiresAt.
+        const refused = err instanceof TargetError && err.status === 403;
+        if (refused) this.presigned.delete(job.rel);
+        if (fresh || !refused) throw err;
       }
     }
   }
