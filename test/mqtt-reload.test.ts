@@ -61,6 +61,11 @@ test('mqtt set to null: offline, no command answered, {"enabled": false}, every 
     assert.equal(await mqttSeries(agent), {}, 'no series of the link while it is off');
     assert.is(await request(broker.port, `${P}/command/status`, '{}', 'replies/b', 'c-2', 3), undefined, 'no command answered');
     assert.equal(await mqttSeries(agent), {}, 'still none after a command sent to the topic');
+    assert.not.match(
+      await (await fetch(`${agent.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text(),
+      /device_agent_mqtt/,
+      'nor HELP or TYPE lines',
+    );
 
     seen = sub.messages.length;
     reload(agent, mqtt);

@@ -59,6 +59,7 @@ export class Counter {
   }
 
   render(out: Out): void {
+    if (this.cells.size === 0) return; // no series yet (or dropped by a reload): no family either
     out.push(this.header);
     for (const c of this.cells.values()) {
       c.prefix ??= `${this.name}${labelText(this.labelNames, c.values)} `;
