@@ -594,6 +594,8 @@ const schedulePreview: Command = {
   },
 };
 
+const filesText = (n: number) => (n === 1 ? '1 file' : `${n} files`);
+
 /** The outbox's state as a table (docs/outbox.md of the agent); "off" alone when it is off. */
 function outboxText(o: OutboxState): string {
   if (!o.enabled) return 'outbox: off (no outbox in the config)';
@@ -601,9 +603,9 @@ function outboxText(o: OutboxState): string {
   const rows: Array<Array<string | number | null | undefined>> = [
     ['state', o.state],
     ['target', t ? `${t.type} ${t.endpoint ?? t.url ?? ''}${t.bucket ? ` (bucket ${t.bucket})` : ''}` : '-'],
-    ['pending', o.pending ? `${o.pending.files} files, ${bytes(o.pending.bytes)}` : '-'],
+    ['pending', o.pending ? `${filesText(o.pending.files)}, ${bytes(o.pending.bytes)}` : '-'],
     ['oldest pending', o.oldestPendingAt],
-    ['uploaded', o.uploaded ? `${o.uploaded.files} files, ${bytes(o.uploaded.bytes)} since start` : '-'],
+    ['uploaded', o.uploaded ? `${filesText(o.uploaded.files)}, ${bytes(o.uploaded.bytes)} since start` : '-'],
     ['last success', o.lastSuccessAt],
     ['last error', o.lastError ? `${o.lastError.time} ${o.lastError.text}` : null],
     ['next attempt', o.nextAttemptAt],
@@ -633,7 +635,7 @@ const outboxRetry: Command = {
   positionals: { min: 0, max: 0 },
   async run({ agent }) {
     const o = await agent.retryOutbox();
-    return { json: o, message: `outbox: next attempt started (${o.pending?.files ?? 0} files pending)` };
+    return { json: o, message: `outbox: next attempt started (${filesText(o.pending?.files ?? 0)} pending)` };
   },
 };
 
