@@ -344,7 +344,7 @@ usage("usage mistakes exit 2 and name the command's help; no profile is 3", asyn
   const cases: Array<[string[], string]> = [
     [['get'], 'dagent: usage: dagent get PATH [DEST]; see dagent get --help\n'],
     [['frobnicate'], 'dagent: unknown command "frobnicate"; see dagent --help\n'],
-    [['schedule'], 'dagent: "schedule" needs one of schedule show, schedule set, schedule preview; see dagent --help\n'],
+    [['schedule'], 'dagent: "schedule" needs one of schedule show, schedule set, schedule clear, schedule preview; see dagent --help\n'],
     [['token'], 'dagent: "token" needs one of token create, token list, token revoke; see dagent --help\n'],
     [['token', 'frob'], 'dagent: unknown command "token frob"; use one of token create, token list, token revoke; see dagent --help\n'],
     [['status', '--bogus'], "dagent: Unknown option '--bogus'; see dagent status --help\n"],

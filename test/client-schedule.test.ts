@@ -31,6 +31,11 @@ test('set, show and preview through the API; a wrong document exits 1 with the A
     assert.match(proposed.stdout, /^2024-10-27T01:30:00\+01:00 to 2024-10-27T03:00:00Z$/m);
     const bad = await run(['schedule', 'set', '-'], JSON.stringify({ windows: [{ start: '10:00', end: '10:00' }] }));
     assert.equal([bad.code, bad.stderr.trim()], [1, 'dagent: windows[0].end: must differ from start']);
+    const clear = await run(['schedule', 'clear']);
+    assert.equal([clear.code, clear.stderr.trim()], [0, 'schedule cleared']);
+    assert.equal(JSON.parse((await run(['schedule', 'show', '--json'])).stdout).schedule, null);
+    const again = await run(['schedule', 'clear']); // nothing stored: the API's 204 all the same
+    assert.equal([again.code, again.stderr.trim()], [0, 'schedule cleared']);
   } finally {
     await agent.cleanup();
   }

@@ -575,6 +575,18 @@ const scheduleSet: Command = {
   },
 };
 
+const scheduleClear: Command = {
+  name: 'schedule clear',
+  args: '',
+  summary: 'Remove the recording schedule; a segment being recorded ends and is kept',
+  examples: ['dagent schedule clear', 'dagent schedule clear --hosts devices.txt'],
+  positionals: { min: 0, max: 0 },
+  async run({ agent }) {
+    await agent.clearSchedule();
+    return { json: { cleared: true }, message: 'schedule cleared' };
+  },
+};
+
 const schedulePreview: Command = {
   name: 'schedule preview',
   args: '',
@@ -659,6 +671,7 @@ export const deviceCommands: Command[] = [
   users,
   scheduleShow,
   scheduleSet,
+  scheduleClear,
   schedulePreview,
   outboxShow,
   outboxRetry,
