@@ -62,6 +62,23 @@ rules('a wall time the change to summer time skips is the first instant after th
   assert.is(preview(ny, day('2024-03-10'), 1).windows[0]!.start, at('2024-03-10T07:00:00Z'));
 });
 
+rules('a window whose two wall times a change to summer time skips is none that day, not one of 23 hours', () => {
+  for (const [zone, from, start, end, next] of [
+    ['Europe/London', '2027-03-28', '01:00', '01:59', '2027-03-29T01:00:00+01:00'],
+    ['America/New_York', '2027-03-14', '02:15', '02:30', '2027-03-15T02:15:00-04:00'],
+    ['Australia/Lord_Howe', '2026-10-04', '02:10', '02:20', '2026-10-05T02:10:00+11:00'],
+  ] as const) {
+    const c = compile(parseSchedule({ timeZone: zone, windows: [{ start, end }] }));
+    const { windows, skipped } = preview(c, day(from), 2);
+    assert.equal(
+      windows.map((w) => [c.zone.iso(w.start), w.end - w.start]),
+      [[next, (Number(end.slice(3)) - Number(start.slice(3))) * 60_000]],
+      zone,
+    );
+    assert.equal(skipped, [{ day: day(from), window: 0, reason: 'no such time that day' }], zone);
+  }
+});
+
 rules('a wall time the change back repeats is its first occurrence; other wall times keep their meaning', () => {
   const c = build({
     windows: [

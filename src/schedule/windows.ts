@@ -86,6 +86,10 @@ function instance(c: Compiled, w: CompiledWindow, day: number): { start: number;
   if (start === null) return noEvent(w.start);
   let end = pointAt(c, w.end, day);
   if (end === null) return noEvent(w.end);
+  // Two wall times, the end after the start by the clock (01:00-01:59): the same day, even
+  // when a change to summer time skips both and they become one instant (no window that day,
+  // not one of 23 hours).
+  if (w.start.kind === 'wall' && w.end.kind === 'wall' && w.end.minute > w.start.minute && end <= start) return noEvent(w.start);
   // An end at or before its start is the next day's (a window across midnight is one
   // window); a start moved past the next day's end by its offset or its zone ends the day after.
   for (let next = day + 1; end <= start && next <= day + 2; next++) {
