@@ -133,6 +133,19 @@ commands('the commands seen outlive a connection: a retry after a reconnect is n
   assert.equal(after.replies, [{ topic: 'r/1', payload: { status: 200, body: { n: 1 } }, correlation: 'abc' }]);
 });
 
+commands("a reply topic on another device's command topics is refused, not run: the reply would be a command to it", async () => {
+  const h = harness();
+  for (const replyTo of ['device-agent/d2/command/recording/stop', 'device-agent/d2/command']) {
+    await h.send('recording/start', { id: replyTo, replyTo, body: { duration: 1 } });
+  }
+  await h.send('status', { replyTo: 'device-agent/d2/reply/status', body: {} }); // its reply topics are fine
+  assert.equal(h.runs, ['status']);
+  assert.equal(
+    h.replies.map((r) => r.topic),
+    ['device-agent/d2/reply/status'],
+  );
+});
+
 commands('an empty retained message (clearing a retained command) is not answered; an oversized command is 413, not run', async () => {
   const h = harness();
   await h.send('recording/stop', Buffer.alloc(0), undefined, { retain: true });

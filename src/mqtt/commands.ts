@@ -168,6 +168,9 @@ export class Commands {
     const { base, discoveryPrefix } = this.deps;
     if (!publishable(topic)) return false;
     if ((topic === base || topic.startsWith(`${base}/`)) && !topic.startsWith(`${base}/reply/`)) return false;
+    // Nor another device's command topic (`<topicPrefix>/<id>/command…`): a reply there is a command to it.
+    const prefix = base.slice(0, base.lastIndexOf('/') + 1);
+    if (topic.startsWith(prefix) && /^[^/]+\/command(\/|$)/.test(topic.slice(prefix.length))) return false;
     if (discoveryPrefix !== null && (topic === discoveryPrefix || topic.startsWith(`${discoveryPrefix}/`))) return false;
     return true;
   }
