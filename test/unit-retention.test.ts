@@ -29,6 +29,9 @@ pick("knows the recorder's and the schedule's names only", () => {
   assert.ok(isRecordingName('recording-1970-01-01T00-00-03Z.wav'));
   // A schedule's segment (docs/schedule.md): retention counts them like any recording.
   assert.ok(isRecordingName('20261126_074803.flac'));
+  // One whose name was taken (the clock went back): a suffix before the extension.
+  assert.ok(isRecordingName('20261126_074803_1.wav'));
+  assert.ok(isRecordingName('20261126_074803_12.mp3'));
   for (const n of [
     'recording-2026-11-26T07-48-03.123Z.ogg',
     '.recording-2026-11-26T07-48-03.123Z.flac.part',
@@ -37,6 +40,9 @@ pick("knows the recorder's and the schedule's names only", () => {
     '20261126_074803.flac.part',
     '.20261126_074803.flac',
     '2026112_074803.flac',
+    '20261126_074803_.flac',
+    '20261126_074803_x.flac',
+    '.20261126_074803_1.flac.part',
   ])
     assert.not.ok(isRecordingName(n), n);
 });

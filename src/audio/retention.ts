@@ -20,9 +20,10 @@ const inDir = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
 
 /**
  * `recording-<start time, ':' as '-'>.<format>`, as the recorder names them, or a schedule's
- * segment, `<YYYYMMDD>_<HHMMSS>.<format>` (docs/schedule.md).
+ * segment, `<YYYYMMDD>_<HHMMSS>.<format>` or, its name taken, `<YYYYMMDD>_<HHMMSS>_<n>.<format>`
+ * (docs/schedule.md).
  */
-const NAME = /^(?:recording-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?Z|\d{8}_\d{6})\.(?:flac|wav|mp3)$/;
+const NAME = /^(?:recording-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?Z|\d{8}_\d{6}(?:_\d+)?)\.(?:flac|wav|mp3)$/;
 
 /** Whether a file name is one of the agent's recordings (the time in it is never read). */
 export function isRecordingName(name: string): boolean {

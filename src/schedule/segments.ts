@@ -5,8 +5,8 @@
 // A segment is written to `.<name>.part` and renamed once its encoder finalized it, through
 // the recorder's encoder, batches and keeping (src/audio/recorder.ts).
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, unlinkSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
 import type { Captures } from '../audio/captures.ts';
@@ -87,11 +87,32 @@ export function segmentName(ms: number): { day: string; base: string } {
   };
 }
 
+/**
+ * The final paths of the segments begun and not yet stored, by every run of this process: a
+ * name is never given twice, even after the clock went back (docs/schedule.md, "Segments").
+ */
+const underWay = new Set<string>();
+
+/**
+ * `<base>.<ext>` in `dayDir`, or `<base>_1.<ext>`, `<base>_2.<ext>` … when that name is taken:
+ * stored, or a segment being written (a clock stepped back names a segment after one it made).
+ */
+function freeName(dayDir: string, base: string, ext: string): string {
+  for (let n = 0; ; n++) {
+    const final = join(dayDir, n === 0 ? `${base}.${ext}` : `${base}_${n}.${ext}`);
+    if (!underWay.has(final) && !existsSync(final) && !existsSync(tempOf(final))) return final;
+  }
+}
+
+const tempOf = (final: string) => join(dirname(final), `.${basename(final)}.part`);
+
 interface Open {
   encoder: ChildProcess;
   done: Promise<void>;
   temp: string;
   final: string;
+  /** `<YYYYMMDD>_<HHMMSS>` of its first sample: its name, unless taken. */
+  base: string;
   startedAt: number;
   fed: number;
   target: number;
@@ -209,23 +230,35 @@ export class SegmentRun {
     const { day, base } = segmentName(startedAt);
     const dayDir = join(this.opts.dir, day);
     mkdirSync(dayDir, { recursive: true, mode: 0o755 });
-    const name = `${base}.${this.opts.format}`;
-    const temp = join(dayDir, `.${name}.part`);
+    const final = this.claim(dayDir, base);
+    const temp = tempOf(final);
     const { encoder, exited } = spawnEncoder(this.opts.format, this.opts.pcm, this.opts.pcm, temp);
     const open: Open = {
       encoder,
       temp,
-      final: join(dayDir, name),
+      final,
+      base,
       startedAt,
       fed: 0,
       target: this.segmentBytes,
       batch: new EncoderBatch(encoder.stdin!, encoderBatchBytes(this.opts.pcm)),
       done: Promise.resolve(),
     };
-    open.done = exited.then((r) =>
-      this.keep(open, !encoderFailed(r), `${r.spawnError ?? `code ${r.code} signal ${r.signal}`}: ${r.stderr.trim()}`),
-    );
+    open.done = exited
+      .then((r) => this.keep(open, !encoderFailed(r), `${r.spawnError ?? `code ${r.code} signal ${r.signal}`}: ${r.stderr.trim()}`))
+      .finally(() => underWay.delete(open.final));
     return open;
+  }
+
+  /** A free final path for a segment named `base` (reserved until it is stored), logged when it had to take a suffix. */
+  private claim(dayDir: string, base: string): string {
+    const final = freeName(dayDir, base, this.opts.format);
+    underWay.add(final);
+    const wanted = join(dayDir, `${base}.${this.opts.format}`);
+    if (final !== wanted) {
+      this.opts.log.warn(`schedule: ${wanted} is taken (stored or being written: the clock went back); this segment is ${basename(final)}`);
+    }
+    return final;
   }
 
   /** Ends a segment's input: its encoder finalizes the file, then it is renamed into place. */
@@ -256,6 +289,14 @@ export class SegmentRun {
       return;
     }
     try {
+      if (existsSync(cur.final)) {
+        // Put there meanwhile by another program: the rename would replace it.
+        const taken = cur.final;
+        underWay.delete(taken);
+        cur.final = freeName(dirname(taken), cur.base, opts.format);
+        underWay.add(cur.final);
+        opts.log.warn(`schedule: ${taken} appeared while the segment was written; this segment is ${basename(cur.final)}`);
+      }
       const sizeBytes = await keepEncoded(cur.temp, cur.final);
       opts.onSegment({
         file: relative(opts.baseDir, cur.final).split(sep).join('/'),

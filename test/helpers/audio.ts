@@ -88,9 +88,9 @@ export function scheduledSegments(baseDir: string): { files: string[]; temps: st
   return { files, temps };
 }
 
-/** The instant (epoch ms) a segment's name gives: `<YYYY-MM-DD>/<YYYYMMDD>_<HHMMSS>.flac`, UTC. */
+/** The instant (epoch ms) a segment's name gives: `<YYYY-MM-DD>/<YYYYMMDD>_<HHMMSS>[_<n>].<ext>`, UTC (`_<n>`: its name was taken). */
 export const segmentTime = (file: string): number =>
-  Date.parse(file.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.flac$/, '$1-$2-$3T$4:$5:$6Z'));
+  Date.parse(file.replace(/.*\/(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})(?:_\d+)?\.(?:flac|wav|mp3)$/, '$1-$2-$3T$4:$5:$6Z'));
 
 /** Changes the agent's `audio` config keys and reloads it (SIGHUP), returning once it says so. */
 export async function reloadAudio(agent: TestAgent, audio: Record<string, unknown>): Promise<void> {
