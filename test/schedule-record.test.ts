@@ -304,6 +304,46 @@ rec('a manual recording during a window is a separate file; another format is 40
   });
 });
 
+rec(
+  "PUT answers the new schedule's state at once: recording for a window under way, after another schedule and after DELETE",
+  async ({ mic }) => {
+    await withAgent(mic, {}, async (agent, token) => {
+      const t = Date.now();
+      // A window three hours ahead: waiting, its own next window.
+      const later = await api(agent, token, 'PUT', SCHEDULE, doc([{ start: hhmm(t + 3 * 3_600_000), end: hhmm(t + 4 * 3_600_000) }]));
+      assert.equal([later.json.state.state, later.json.state.reason], ['waiting', 'outside windows']);
+      // A window under way, from the minute before `t`: its window and its next (tomorrow's), not the other schedule's.
+      const start = Math.floor((t - 60_000) / 60_000) * 60_000;
+      const under = doc([{ start: hhmm(t - 60_000), end: hhmm(t + 10 * 60_000) }]);
+      const expect = (
+        state: { state: string; reason: unknown; window: { start: string } | null; next: { start: string } | null },
+        what: string,
+      ) => {
+        assert.equal(
+          [state.state, state.reason, Date.parse(state.window?.start ?? ''), Date.parse(state.next?.start ?? '')],
+          ['recording', null, start, start + 86_400_000],
+          `${what}: ${JSON.stringify(state)}`,
+        );
+      };
+      const put = await api(agent, token, 'PUT', SCHEDULE, under);
+      assert.is(put.status, 200);
+      expect(put.json.state, 'the PUT after another schedule');
+      expect((await api(agent, token, 'GET', SCHEDULE)).json.state, 'a GET right after it');
+      assert.ok(await eventually(() => segments(agent).temps.length === 1, 5000), 'a segment being written within 5 s');
+      // Removed (the running segment ends, kept), then stored again at once.
+      const del = await fetch(`${agent.url}${SCHEDULE}`, { method: 'DELETE', headers: bearer(token) });
+      assert.is(del.status, 204);
+      const again = await api(agent, token, 'PUT', SCHEDULE, under);
+      expect(again.json.state, 'the PUT after DELETE');
+      expect((await api(agent, token, 'GET', SCHEDULE)).json.state, 'a GET right after it');
+      assert.ok(
+        await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 1, 5000),
+        `the segment DELETE ended kept, a new one being written: ${JSON.stringify(segments(agent))}`,
+      );
+    });
+  },
+);
+
 rec('a window that begins while the device captures in another format waits, with that text, then starts', async ({ mic }) => {
   await withAgent(mic, {}, async (agent, token) => {
     const manual = await startRecording(agent, token, { duration: 4, fileExtension: 'wav', sampleRate: 44100 });

@@ -153,9 +153,9 @@ export class SegmentRun {
    * Throws FormatBusy or CaptureFailed.
    */
   static async start(opts: SegmentOptions, fromMs: number | null, untilMs: number | null): Promise<SegmentRun> {
-    const running = opts.captures.get(opts.device);
+    const busy = SegmentRun.busy(opts.captures, opts.device, opts.pcm);
+    if (busy) throw busy;
     const differs = (f: PcmFormat) => f.rate !== opts.pcm.rate || f.channels !== opts.pcm.channels;
-    if (running && !running.ended && !running.stopping && differs(running.format)) throw new FormatBusy(opts.device, running.format);
     const run = new SegmentRun(opts);
     run.fromMs = fromMs;
     run.untilMs = untilMs;
@@ -166,6 +166,14 @@ export class SegmentRun {
     }
     run.capture = capture;
     return run;
+  }
+
+  /** The device captures in another format than `pcm` now: a start would throw this. */
+  static busy(captures: Captures, device: string, pcm: PcmFormat): FormatBusy | null {
+    const running = captures.get(device);
+    if (!running || running.ended || running.stopping) return null;
+    const f = running.format;
+    return f.rate !== pcm.rate || f.channels !== pcm.channels ? new FormatBusy(device, f) : null;
   }
 
   get active(): boolean {

@@ -63,6 +63,7 @@ export class ScheduleService {
   private runKey = '';
   private runDevice = '';
   private starting = false;
+  private startingDevice = '';
   private stopping: Promise<void> | null = null;
   private retryAt = 0;
   private failure: string | null = null;
@@ -120,9 +121,9 @@ export class ScheduleService {
     return this.run?.active ?? false;
   }
 
-  /** The device the schedule records from now, or null. */
+  /** The device the schedule records from now, or starts a run on (its state says `recording` already), or null. */
   get recordingDevice(): string | null {
-    return this.recording ? this.runDevice : null;
+    return this.recording ? this.runDevice : this.starting ? this.startingDevice : null;
   }
 
   private set(state: StateName, reason: string | null, window: MergedWindow | null, next: MergedWindow | null): void {
@@ -208,16 +209,39 @@ export class ScheduleService {
     // A run that ended on its own at the period's end (by sample count) before the clock says so: no sliver of a segment.
     const ending = period[1] - now < MIN_RUN_MS || (this.taken !== null && this.taken[0] === period[0] && this.taken[1] >= period[1]);
     if (this.starting || this.stopping || now < this.retryAt || ending) {
-      this.set(this.failure || waiting ? 'waiting' : this.current.state, this.failure ?? waiting ?? this.current.reason, m.window, m.next);
+      // `recording` while a run starts, or is to start once the last one has stopped (as
+      // below); a schedule just stored gets it too rather than keep the `off` before it.
+      const state =
+        this.failure || waiting
+          ? 'waiting'
+          : this.starting || this.stopping || this.current.state === 'off'
+            ? 'recording'
+            : this.current.state;
+      this.set(state, this.failure ?? waiting ?? (state === 'recording' ? null : this.current.reason), m.window, m.next);
+      return;
+    }
+    const pcm = { rate: r.sampleRate, channels: r.channels };
+    const busy = SegmentRun.busy(this.deps.captures, device, pcm);
+    if (busy) {
+      // Known before a start: no `recording` for the moment a start would take to fail.
+      this.failure = busy.message;
+      this.retryAt = now + LOOK_MS;
+      this.set('waiting', this.failure, m.window, m.next);
       return;
     }
     this.starting = true;
+    this.startingDevice = device;
+    // The state at once, not once the capture gives its first sound (a moment; seconds on a
+    // small board): a PUT answers the new schedule's. A start that fails sets `waiting` with
+    // its error, which stays the reason while it is tried again, until a start succeeds.
+    if (this.failure) this.set('waiting', this.failure, m.window, m.next);
+    else shown('recording', null);
     SegmentRun.start(
       {
         captures: this.deps.captures,
         device,
         format: r.fileExtension,
-        pcm: { rate: r.sampleRate, channels: r.channels },
+        pcm,
         segmentSeconds: r.segmentSeconds,
         dir: join(this.deps.recordingsDir, r.directory),
         baseDir: this.deps.baseDir,
