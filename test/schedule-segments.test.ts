@@ -73,8 +73,9 @@ seg('a one-minute window: segments named from their first sample, adding up to 6
     assert.ok(Math.abs(total - 60 * RATE) <= 60 * RATE * 0.005, `${total} samples for a 60 s window`);
     // The first sample is the window's start (the chunk it came in may have begun a moment earlier).
     assert.ok(Math.abs(segmentTime(files[0]!) - start) <= 1000, `${files[0]} for a window at ${new Date(start).toISOString()}`);
-    assert.ok(Math.abs(segmentTime(files[1]!) - start - 25_000) <= 1000, files[1]);
-    assert.ok(Math.abs(segmentTime(files[2]!) - start - 50_000) <= 1000, files[2]);
+    // The next ones begin where the samples before them end: named to the second by their count.
+    assert.is(segmentTime(files[1]!) - segmentTime(files[0]!), 25_000, files[1]);
+    assert.is(segmentTime(files[2]!) - segmentTime(files[0]!), 50_000, files[2]);
     assert.is(files[0]!.split('/').at(-2), new Date(segmentTime(files[0]!)).toISOString().slice(0, 10), 'under its UTC date');
   } finally {
     await agent.cleanup();

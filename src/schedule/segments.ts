@@ -130,6 +130,8 @@ export class SegmentRun {
   /** The period's first instant (epoch ms): samples captured before it are dropped, until the run has taken one. */
   private fromMs: number | null = null;
   private taking = false;
+  /** Where the next segment begins (epoch ms) when the last one ended full: its first sample's time by sample count. */
+  private nextStart: number | null = null;
   private readonly bytesPerSecond: number;
   private readonly segmentBytes: number;
   private readonly consumer: Consumer;
@@ -222,14 +224,24 @@ export class SegmentRun {
     while (off < chunk.length && this.feeding) {
       if (this.budget <= 0) break;
       // Its first sample's time, to the millisecond: a period's start when the run began on it (the trim above is sample-exact).
-      if (!this.current) this.current = this.open(Math.round(startOfChunk + (off / this.bytesPerSecond) * 1000));
+      if (!this.current) {
+        const estimate = Math.round(startOfChunk + (off / this.bytesPerSecond) * 1000);
+        // After a segment of this run the next begins where that one's samples end: the
+        // capture's timing jitters by a few ms, which named it a second early (…114 after a
+        // 15 s segment from …100). A clock that stepped meanwhile (a second or more) names it.
+        const follows = this.nextStart !== null && Math.abs(this.nextStart - estimate) < 1000;
+        this.current = this.open(follows ? this.nextStart! : estimate);
+      }
       const cur = this.current;
       const take = Math.min(chunk.length - off, cur.target - cur.fed, this.budget);
       cur.batch.add(chunk.subarray(off, off + take));
       cur.fed += take;
       off += take;
       this.budget -= take;
-      if (cur.fed >= cur.target) this.close(cur);
+      if (cur.fed >= cur.target) {
+        this.nextStart = Math.round(cur.startedAt + (cur.fed / this.bytesPerSecond) * 1000);
+        this.close(cur);
+      }
     }
     if (this.budget <= 0) this.ended();
   }
