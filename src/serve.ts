@@ -19,7 +19,7 @@ import { auditDeleted, createAudit } from './audit/trail.ts';
 import { newUser, UserStore, UsersFileError, writeUsers } from './auth/users.ts';
 import { ConfigError, type Config } from './config/config.ts';
 import { crypto } from './util/crypto.ts';
-import { sweepTempFiles } from './files/sweep.ts';
+import { SEGMENT_TEMPS, sweepTempFiles } from './files/sweep.ts';
 import { discardLiveTempFiles } from './files/tempfile.ts';
 import type { Log } from './util/logger.ts';
 import { serverFd, setInternalsLog } from './http/node-internals.ts';
@@ -142,6 +142,7 @@ export async function startAgent(config: Config, opts: ServeOptions): Promise<Ag
   setInternalsLog(opts.log);
   prepare(config);
   void sweepTempFiles(config.uploadDir, opts.log); // in the background: uploads cannot start before listen
+  void sweepTempFiles(config.recordingsDir, opts.log, SEGMENT_TEMPS); // older than now: never a segment begun after
   const secret = secretOf(config.jwtSecretFile, 'jwtSecretFile');
   // Counts live as long as the process: a reload's new app counts into the same cells.
   const metrics = new AgentMetrics();

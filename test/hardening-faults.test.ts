@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN, prepareDir, runCli, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
 import { startRecording, waitForEnd } from './helpers/audio.ts';
@@ -81,6 +81,29 @@ faults('SIGKILL mid-upload: after a restart no temp file remains and the target 
       // The sweep logs after it removed: the line may arrive a moment later.
       assert.ok(await eventually(() => /removed 1 orphaned upload temp file/.test(again.output()), 3000), again.output());
       assert.is(readFileSync(join(agent.baseDir, 'target.bin'), 'utf8'), OLD);
+    } finally {
+      again.child.kill('SIGKILL');
+    }
+  } finally {
+    await agent.cleanup();
+  }
+});
+
+faults("a schedule's segment temp file left by a kill is removed at the next start, with no schedule stored then", async () => {
+  const agent = await startAgent();
+  try {
+    const day = join(agent.baseDir, 'recordings', '2026-01-02');
+    mkdirSync(day, { recursive: true });
+    const left = join(day, '.20260102_030405.flac.part');
+    const kept = join(day, '.notes.part'); // not a segment's name: not the agent's to remove
+    writeFileSync(left, 'cut short');
+    writeFileSync(kept, 'mine');
+    await agent.stop('SIGKILL');
+    const again = await spawnAgent(agent.dir);
+    try {
+      assert.ok(await eventually(() => !existsSync(left), 5000), 'removed at start');
+      assert.ok(await eventually(() => /removed 1 segment temp file\(s\) left by a kill or a power cut under /.test(again.output()), 3000));
+      assert.ok(existsSync(kept));
     } finally {
       again.child.kill('SIGKILL');
     }

@@ -8,11 +8,29 @@ import { TEMP_PATTERN } from './tempfile.ts';
 const MAX_DIRS = 10_000;
 const MAX_DEPTH = 16;
 
+/** What a sweep removes: names of a pattern, and how its log line calls them. */
+export interface Leftovers {
+  pattern: RegExp;
+  name: string;
+}
+
+export const UPLOAD_TEMPS: Leftovers = { pattern: TEMP_PATTERN, name: 'orphaned upload temp file(s)' };
+
 /**
- * Walks `dir` without following links and removes temp files older than `before`
- * (a newer one belongs to an upload running now). Runs in the background; logs what it did.
+ * A schedule's segment being written, `.<YYYYMMDD>_<HHMMSS>[_<n>].<ext>.part` (docs/schedule.md):
+ * one left by a kill or a power cut goes at the start, whether or not a schedule is stored then
+ * (the schedule's modules load only once one is).
  */
-export async function sweepTempFiles(dir: string, log: Log, before = Date.now()): Promise<number> {
+export const SEGMENT_TEMPS: Leftovers = {
+  pattern: /^\.\d{8}_\d{6}(?:_\d+)?\.(?:flac|wav|mp3)\.part$/,
+  name: 'segment temp file(s) left by a kill or a power cut',
+};
+
+/**
+ * Walks `dir` without following links and removes the leftovers older than `before`
+ * (a newer one belongs to an upload or a segment running now). Runs in the background; logs what it did.
+ */
+export async function sweepTempFiles(dir: string, log: Log, what: Leftovers = UPLOAD_TEMPS, before = Date.now()): Promise<number> {
   let removed = 0;
   let visited = 0;
   const walk = async (path: string, depth: number): Promise<void> => {
@@ -21,7 +39,7 @@ export async function sweepTempFiles(dir: string, log: Log, before = Date.now())
     for (const entry of entries) {
       if (entry.isDirectory()) {
         await walk(join(path, entry.name), depth + 1);
-      } else if (entry.isFile() && TEMP_PATTERN.test(entry.name)) {
+      } else if (entry.isFile() && what.pattern.test(entry.name)) {
         const full = join(path, entry.name);
         const st = await lstat(full).catch(() => undefined);
         if (
@@ -37,6 +55,6 @@ export async function sweepTempFiles(dir: string, log: Log, before = Date.now())
     }
   };
   await walk(dir, 0);
-  if (removed > 0) log.info(`removed ${removed} orphaned upload temp file(s) under ${dir}`);
+  if (removed > 0) log.info(`removed ${removed} ${what.name} under ${dir}`);
   return removed;
 }
