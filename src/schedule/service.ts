@@ -13,8 +13,7 @@ import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segment
 import { readScheduleFile, type Stored } from './store.ts';
 import { type Compiled, compile, type MergedWindow, type Moment, momentAt, type Span } from './windows.ts';
 import { SCHEDULE_OFF, type ScheduleState, type StateName } from './state.ts';
-import type { Zone } from './zone.ts';
-import { isoTime } from '../util/time.ts';
+import { type Zone, zoneNamed } from './zone.ts';
 
 export interface ScheduleDeps {
   /** The running config's values (a reload may change them). */
@@ -56,6 +55,8 @@ function periodAt(m: Moment, now: number): Span | null {
   return next && next[0] - now <= PREROLL_MS ? next : null;
 }
 
+let UTC: Zone | undefined;
+
 export class ScheduleService {
   private stored: Stored = { kind: 'none' };
   private compiled: Compiled | null = null;
@@ -79,6 +80,7 @@ export class ScheduleService {
   private boundary: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly cleaned = new Set<string>();
+  private lastSegmentAt: number | null = null;
 
   constructor(private readonly deps: ScheduleDeps) {}
 
@@ -126,10 +128,20 @@ export class ScheduleService {
     return this.recording ? this.runDevice : this.starting ? this.startingDevice : null;
   }
 
+  /** The zone times are shown in: the schedule's, UTC without one (whole seconds either way). */
+  private get shownZone(): Zone {
+    return this.compiled?.zone ?? (UTC ??= zoneNamed('UTC')!);
+  }
+
   private set(state: StateName, reason: string | null, window: MergedWindow | null, next: MergedWindow | null): void {
     const zone = this.compiled?.zone;
     const span = (w: MergedWindow | null) => (w && zone ? { start: zone.iso(w.start), end: zone.iso(w.end) } : null);
-    this.current = { state, reason, window: span(window), next: span(next), lastSegment: this.current.lastSegment };
+    // The last segment's time in today's zone: a schedule stored since may name another.
+    const last =
+      this.current.lastSegment && this.lastSegmentAt !== null
+        ? { ...this.current.lastSegment, startedAt: this.shownZone.iso(this.lastSegmentAt) }
+        : this.current.lastSegment;
+    this.current = { state, reason, window: span(window), next: span(next), lastSegment: last };
     const text = JSON.stringify(this.current);
     if (text === this.shown) return;
     this.shown = text;
@@ -296,10 +308,10 @@ export class ScheduleService {
 
   private segment(seg: Segment): void {
     soundStored(seg.durationSeconds);
-    const zone = this.compiled?.zone;
+    this.lastSegmentAt = seg.startedAt;
     const shown = {
       file: seg.file,
-      startedAt: zone ? zone.iso(seg.startedAt) : isoTime(seg.startedAt),
+      startedAt: this.shownZone.iso(seg.startedAt),
       durationSeconds: Math.round(seg.durationSeconds * 1000) / 1000,
       sizeBytes: seg.sizeBytes,
     };
