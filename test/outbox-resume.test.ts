@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentWith, md5, stateWhen } from './helpers/outbox.ts';
-import { SECRET, landed, startStore } from './helpers/s3.ts';
+import { SECRET, type Store, landed, startStore } from './helpers/s3.ts';
 import { gate, until } from './helpers/proc.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 const test = suite('outbox: multipart and kill -9');
 const MiB = 1024 * 1024;
 
-test('a kill -9 during part 2 of 3: the restart continues from part 2, one upload, one object', async () => {
-  const store = await startStore();
+/** Holds part 2 of a multipart upload until the gate opens, then cuts its connection. */
+function cutAtPart2(store: Store) {
   const part = gate();
   store.hold = async (method, url) => {
     if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
@@ -21,6 +21,12 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
     await part.opened;
     return 'cut';
   };
+  return part;
+}
+
+test('a kill -9 during part 2 of 3: the restart continues from part 2, one upload, one object', async () => {
+  const store = await startStore();
+  const part = cutAtPart2(store);
   const data = randomBytes(20 * MiB);
   const first = await agentWith(store, { 'recordings/long night.flac': data });
   let second: Awaited<ReturnType<typeof agentWith>> | undefined;
@@ -53,13 +59,7 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
 
 test('a file gone while its multipart upload waits (kill -9, then deleted): the next start aborts the upload and drops it', async () => {
   const store = await startStore();
-  const part = gate();
-  store.hold = async (method, url) => {
-    if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
-    part.arrive();
-    await part.opened;
-    return 'cut';
-  };
+  const part = cutAtPart2(store);
   const first = await agentWith(store, { 'recordings/gone.flac': randomBytes(20 * MiB) });
   let second: Awaited<ReturnType<typeof agentWith>> | undefined;
   try {

@@ -3,16 +3,15 @@
 // virtual microphone playing pink noise. A segment is named from the wall clock, so after a
 // step back its name may be one stored or being written: it takes a suffix (`_1`, `_2`), and
 // no segment is lost or replaced.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent } from './helpers/agent.ts';
 import { fakeClock } from './helpers/faketime.ts';
 import { scheduledSegments, segmentTime } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
-import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
+import { noisySuite } from './helpers/pulse.ts';
 import { segmentName } from '../src/schedule/segments.ts';
 
 const SYNCED = join('/tmp', `da-synced-schedule-clock-${process.pid}`);
@@ -21,20 +20,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
 const hhmm = (ms: number) => `${pad(new Date(ms).getUTCHours())}:${pad(new Date(ms).getUTCMinutes())}`;
 const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - Date.now())));
 
-const clock = suite<{ mic: VirtualMic; noise: ChildProcess }>('segments and a clock stepped back');
-
-clock.before((ctx) => {
-  ctx.mic = startVirtualMic();
-  ctx.noise = spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
-    env: { ...process.env, ...ctx.mic.env },
-    stdio: 'ignore',
-  });
-});
-clock.after(async (ctx) => {
-  rmSync(SYNCED, { force: true });
-  ctx.noise?.kill();
-  await ctx.mic?.stop();
-});
+const clock = noisySuite('segments and a clock stepped back', SYNCED);
 
 clock('a clock stepped back names segments after taken ones: they take a suffix; none lost, none replaced', async ({ mic }) => {
   writeFileSync(SYNCED, '');

@@ -3,16 +3,15 @@
 // count, continuous across boundaries (their PCM, joined, is a live stream's byte for
 // byte), the clock gate, SIGTERM, kill -9 and a restart inside a window, a manual
 // recording beside the schedule, the API's answers and refusals.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
 import { listenLive, scheduledSegments, segmentTime, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
-import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
+import { noisySuite, type VirtualMic } from './helpers/pulse.ts';
 import { segmentName } from '../src/schedule/segments.ts';
 
 const SCHEDULE = '/api/v1/schedule';
@@ -63,27 +62,10 @@ async function putDutyWindow(agent: TestAgent, token: string): Promise<number> {
   return start + Math.ceil((Date.now() + 3000 - start) / 10_000) * 10_000;
 }
 
-function noise(mic: VirtualMic): ChildProcess {
-  return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
-    env: { ...process.env, ...mic.env },
-    stdio: 'ignore',
-  });
-}
-
-const rec = suite<{ mic: VirtualMic; noise: ChildProcess }>('recording on a schedule');
-
-rec.before((ctx) => {
-  ctx.mic = startVirtualMic();
-  ctx.noise = noise(ctx.mic);
-});
-rec.after(async (ctx) => {
-  rmSync(SYNCED, { force: true });
-  ctx.noise?.kill();
-  await ctx.mic?.stop();
-});
-
 /** A clock.syncedFile that exists: the clock counts as synchronized whatever this machine's is. */
 const SYNCED = join('/tmp', `da-synced-${process.pid}`);
+
+const rec = noisySuite('recording on a schedule', SYNCED);
 
 async function withAgent(mic: VirtualMic, config: Record<string, unknown>, body: (agent: TestAgent, token: string) => Promise<void>) {
   writeFileSync(SYNCED, '');

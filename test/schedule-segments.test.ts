@@ -3,36 +3,22 @@
 // the agent started, cut into 25 s segments. The first is named from the UTC time of its
 // first sample (the window's start), each complete one holds segmentSeconds × rate samples,
 // the last is shorter, and together they hold the on time × rate within 0.5 %.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startAgent } from './helpers/agent.ts';
 import { listenLive, scheduledSegments, segmentTime } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
-import { startVirtualMic, type VirtualMic } from './helpers/pulse.ts';
+import { noisySuite } from './helpers/pulse.ts';
 
 const SYNCED = join('/tmp', `da-synced-segments-${process.pid}`);
 const RATE = 48_000;
 const pad = (n: number) => String(n).padStart(2, '0');
 const hhmm = (ms: number) => `${pad(new Date(ms).getUTCHours())}:${pad(new Date(ms).getUTCMinutes())}`;
 
-const seg = suite<{ mic: VirtualMic; noise: ChildProcess }>('segments of an on period');
-
-seg.before((ctx) => {
-  ctx.mic = startVirtualMic();
-  ctx.noise = spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
-    env: { ...process.env, ...ctx.mic.env },
-    stdio: 'ignore',
-  });
-});
-seg.after(async (ctx) => {
-  rmSync(SYNCED, { force: true });
-  ctx.noise?.kill();
-  await ctx.mic?.stop();
-});
+const seg = noisySuite('segments of an on period', SYNCED);
 
 seg('a one-minute window: segments named from their first sample, adding up to 60 s × rate within 0.5 %', async ({ mic }) => {
   writeFileSync(SYNCED, '');

@@ -1,9 +1,10 @@
 // A private PulseAudio server with a null sink: a real-time paced "microphone" for
 // sox/arecord through ALSA device "pulse" (libasound2-plugins), with no sound hardware.
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { suite } from 'uvu';
 
 export interface VirtualMic {
   /** Pass to every process that should capture from it (the agent, and through it sox/arecord). */
@@ -58,4 +59,30 @@ export function startVirtualMic(): VirtualMic {
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
+}
+
+/** Pink noise played into the virtual microphone for 10 minutes (a schedule's tests record it). */
+export function pinkNoise(mic: VirtualMic): ChildProcess {
+  return spawn('sox', ['-q', '-n', '-t', 'alsa', 'pulse', 'synth', '600', 'pinknoise', 'gain', '-10'], {
+    env: { ...process.env, ...mic.env },
+    stdio: 'ignore',
+  });
+}
+
+/**
+ * A suite whose tests share one virtual microphone playing pink noise, started before them and
+ * stopped after; `synced` (a clock.syncedFile the tests write) is removed after them too.
+ */
+export function noisySuite(name: string, synced: string) {
+  const s = suite<{ mic: VirtualMic; noise: ChildProcess }>(name);
+  s.before((ctx) => {
+    ctx.mic = startVirtualMic();
+    ctx.noise = pinkNoise(ctx.mic);
+  });
+  s.after(async (ctx) => {
+    rmSync(synced, { force: true });
+    ctx.noise?.kill();
+    await ctx.mic?.stop();
+  });
+  return s;
 }
