@@ -12,8 +12,8 @@ import { join } from 'node:path';
 const test = suite('outbox: multipart and kill -9');
 const MiB = 1024 * 1024;
 
-/** Holds part 2 of a multipart upload until the gate opens, then cuts its connection. */
-function cutAtPart2(store: Store) {
+/** An agent shipping `files`, killed (-9) while the store holds part 2 of its upload; the store then answers again. */
+async function killedInPart2(store: Store, files: Record<string, Buffer>) {
   const part = gate();
   store.hold = async (method, url) => {
     if (method !== 'PUT' || !url.includes('partNumber=2')) return 'pass';
@@ -21,20 +21,26 @@ function cutAtPart2(store: Store) {
     await part.opened;
     return 'cut';
   };
-  return part;
+  const agent = await agentWith(store, files);
+  try {
+    await part.reached;
+    await agent.stop('SIGKILL');
+  } catch (err) {
+    await agent.cleanup();
+    throw err;
+  } finally {
+    part.open();
+    store.hold = undefined;
+  }
+  return agent;
 }
 
 test('a kill -9 during part 2 of 3: the restart continues from part 2, one upload, one object', async () => {
   const store = await startStore();
-  const part = cutAtPart2(store);
   const data = randomBytes(20 * MiB);
-  const first = await agentWith(store, { 'recordings/long night.flac': data });
+  const first = await killedInPart2(store, { 'recordings/long night.flac': data });
   let second: Awaited<ReturnType<typeof agentWith>> | undefined;
   try {
-    await part.reached;
-    await first.stop('SIGKILL');
-    part.open();
-    store.hold = undefined;
     second = await agentWith(store, {}, {}, SECRET, { dir: first.dir });
     const token = await second.login();
     await stateWhen(second, token, 'the upload completed', (s) => s.uploaded.files === 1, 120_000);
@@ -51,7 +57,6 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
     assert.equal(await landed(store), new Map([['dev-1/recordings/long night.flac', md5(data)]]));
     assert.equal(store.refused, []);
   } finally {
-    part.open();
     await (second ?? first).cleanup();
     await store.close();
   }
@@ -59,14 +64,9 @@ test('a kill -9 during part 2 of 3: the restart continues from part 2, one uploa
 
 test('a file gone while its multipart upload waits (kill -9, then deleted): the next start aborts the upload and drops it', async () => {
   const store = await startStore();
-  const part = cutAtPart2(store);
-  const first = await agentWith(store, { 'recordings/gone.flac': randomBytes(20 * MiB) });
+  const first = await killedInPart2(store, { 'recordings/gone.flac': randomBytes(20 * MiB) });
   let second: Awaited<ReturnType<typeof agentWith>> | undefined;
   try {
-    await part.reached;
-    await first.stop('SIGKILL');
-    part.open();
-    store.hold = undefined;
     const journal = join(first.dir, 'outbox.json');
     const multipart = () => Object.keys((JSON.parse(readFileSync(journal, 'utf8')) as { multipart: object }).multipart);
     assert.equal(multipart(), ['recordings/gone.flac'], 'the journal holds the upload under way');
@@ -81,7 +81,6 @@ test('a file gone while its multipart upload waits (kill -9, then deleted): the 
     assert.equal(await landed(store), new Map(), 'nothing stored');
     assert.equal(store.refused, []);
   } finally {
-    part.open();
     await (second ?? first).cleanup();
     await store.close();
   }
