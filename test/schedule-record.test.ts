@@ -4,11 +4,11 @@
 // byte), the clock gate, SIGTERM, kill -9 and a restart inside a window, a manual
 // recording beside the schedule, the API's answers and refusals.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { ADMIN, prepareDir, spawnAgent, startAgent, type TestAgent } from './helpers/agent.ts';
-import { listenLive, scheduledSegments, segmentTime, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
+import { listenLive, reloadAudio, scheduledSegments, segmentTime, soxi, startRecording, waitForEnd } from './helpers/audio.ts';
 import { bearer } from './helpers/http.ts';
 import { eventually } from './helpers/proc.ts';
 import { noisySuite, type VirtualMic } from './helpers/pulse.ts';
@@ -489,5 +489,70 @@ rec('the disk guard: below minFreeBytes no segment starts; below half of it the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+rec(
+  'a full disk with the guard off: the segment cut short is kept, complete and playable; the run waits (disk), no new segment',
+  async ({ mic }) => {
+    if (process.getuid?.() !== 0) throw new Error('this test mounts a tmpfs and must run as root');
+    writeFileSync(SYNCED, '');
+    const { dir } = await prepareDir({ config: { audio: { device: 'pulse', minFreeBytes: 1024 * 1024 }, clock: { syncedFile: SYNCED } } });
+    const recordings = join(dir, 'files/recordings');
+    mkdirSync(recordings);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', recordings]);
+    const { child, port, output } = await spawnAgent(dir, mic.env);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const agent = { url, port, dir, child, output, configFile: join(dir, 'config.json'), baseDir: join(dir, 'files') } as TestAgent;
+      await reloadAudio(agent, { minFreeBytes: 0 }); // the disk guard off, by SIGHUP
+      const login = await fetch(`${url}/api/v1/agentusers/loginusertoagent`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      });
+      const { token } = (await login.json()) as { token: string };
+      await api(agent, token, 'PUT', SCHEDULE, doc([windowNow()], { fileExtension: 'wav', segmentSeconds: 30, channels: 2 }));
+      assert.ok(await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.state === 'recording', 5000), 'recording');
+      // 3 MiB at 192 kB of wav a second: full after ~16 s, within the first 30 s segment.
+      assert.ok(
+        await until(async () => (await api(agent, token, 'GET', SCHEDULE)).json.state.reason === 'disk', 40_000),
+        `waiting for disk: ${output()}`,
+      );
+      assert.ok(
+        await eventually(() => segments(agent).files.length === 1 && segments(agent).temps.length === 0, 10_000),
+        `the segment kept under its final name, no .part: ${JSON.stringify(segments(agent))} ${output()}`,
+      );
+      const file = segments(agent).files[0]!;
+      const info = soxi(file);
+      const samples = Number(execFileSync('soxi', ['-s', file], { encoding: 'utf8' }).trim());
+      assert.equal([info.type, info.channels, info.rate], ['wav', 2, 48000]);
+      assert.ok(info.seconds > 5, `a playable segment of ${info.seconds} s`);
+      // The header says what the file holds: 44 bytes of header, then 4 bytes a sample frame.
+      assert.is(statSync(file).size, 44 + samples * 4);
+      const read = execFileSync('sox', [file, '-n', 'stat'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      assert.ok(!/WARN|FAIL/.test(read), read);
+      const state = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+      assert.equal([state.state, state.reason], ['waiting', 'disk']);
+      assert.ok(Math.abs(state.lastSegment.durationSeconds - samples / 48000) < 0.001, JSON.stringify(state.lastSegment));
+      assert.ok(state.lastSegment.file.endsWith(file.split('/').pop()!), state.lastSegment.file);
+      // No flood: the run does not start segments against the full disk.
+      const lines = (re: RegExp) =>
+        output()
+          .split('\n')
+          .filter((l) => re.test(l)).length;
+      const before = [lines(/could not be written|holds no whole sound/), lines(/was cut short and kept/)];
+      await new Promise((r) => setTimeout(r, 6000));
+      assert.equal([lines(/could not be written|holds no whole sound/), lines(/was cut short and kept/)], before, output());
+      assert.equal(before, [0, 1], output());
+      assert.equal([segments(agent).files.length, segments(agent).temps.length], [1, 0]);
+      const after = (await api(agent, token, 'GET', SCHEDULE)).json.state;
+      assert.equal([after.state, after.reason], ['waiting', 'disk']);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      execFileSync('umount', ['-l', recordings]);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
 rec.run();

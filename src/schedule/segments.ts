@@ -5,7 +5,7 @@
 // A segment is written to `.<name>.part` and renamed once its encoder finalized it, through
 // the recorder's encoder, batches and keeping (src/audio/recorder.ts).
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
@@ -13,6 +13,7 @@ import type { Captures } from '../audio/captures.ts';
 import { capturingAt } from '../audio/messages.ts';
 import { EncoderBatch, encoderBatchBytes, encoderFailed, keepEncoded, spawnEncoder } from '../audio/recorder.ts';
 import type { Log } from '../util/logger.ts';
+import { diskFullText, salvageSegment } from './salvage.ts';
 
 /** A window cannot start while the device captures in another format: the text is the 409's. */
 export class FormatBusy extends Error {
@@ -42,8 +43,12 @@ export interface SegmentOptions {
   baseDir: string;
   log: Log;
   onSegment: (segment: Segment) => void;
-  /** The run ended by itself: the capture ended under it (unplugged, killed: the text naming the device), or its period's last sample was taken (null). */
-  onEnded: (failure: string | null) => void;
+  /**
+   * The run ended by itself: the capture ended under it (unplugged, killed: the text naming
+   * the device), a segment's encoder died (`diskFull`: the disk filled; else its error
+   * text), or its period's last sample was taken (null).
+   */
+  onEnded: (failure: string | null, diskFull: boolean) => void;
 }
 
 const TEMP = /^\..*\.part$/;
@@ -130,6 +135,7 @@ export class SegmentRun {
   /** The period's first instant (epoch ms): samples captured before it are dropped, until the run has taken one. */
   private fromMs: number | null = null;
   private taking = false;
+  private full = false;
   /** Where the next segment begins (epoch ms) when the last one ended full: its first sample's time by sample count. */
   private nextStart: number | null = null;
   private readonly bytesPerSecond: number;
@@ -143,7 +149,7 @@ export class SegmentRun {
       data: (chunk, _level, at) => this.data(chunk, at),
       end: (failure) => {
         this.endInput();
-        void this.stopped().then(() => opts.onEnded(failure));
+        void this.stopped().then(() => opts.onEnded(failure, false));
       },
     };
   }
@@ -176,6 +182,11 @@ export class SegmentRun {
     if (!running || running.ended || running.stopping) return null;
     const f = running.format;
     return f.rate !== pcm.rate || f.channels !== pcm.channels ? new FormatBusy(device, f) : null;
+  }
+
+  /** A segment's encoder failed for want of space: the run took no more sound after it. */
+  get diskFull(): boolean {
+    return this.full;
   }
 
   get active(): boolean {
@@ -265,7 +276,14 @@ export class SegmentRun {
       done: Promise.resolve(),
     };
     open.done = exited
-      .then((r) => this.keep(open, !encoderFailed(r), `${r.spawnError ?? `code ${r.code} signal ${r.signal}`}: ${r.stderr.trim()}`))
+      .then((r) => {
+        const ok = !encoderFailed(r);
+        const why = `${r.spawnError ?? `code ${r.code} signal ${r.signal}`}: ${r.stderr.trim()}`;
+        const full = !ok && this.noRoom(r.stderr, dayDir);
+        // Died while it was being fed: the run ends (the next segment would meet the same wall).
+        if (this.current === open) this.died(full ? null : `the segment encoder failed: sox ${why}`);
+        return this.keep(open, ok, why, full);
+      })
       .finally(() => underWay.delete(open.final));
     return open;
   }
@@ -294,7 +312,30 @@ export class SegmentRun {
     this.finishing.add(done);
   }
 
-  private async keep(cur: Open, ok: boolean, why: string): Promise<void> {
+  /**
+   * The encoder failed for want of space: its stderr says so (wav, flac: "No space left on
+   * device"; lame's only says "File write failed"), or the file system has less than a
+   * block of sound left.
+   */
+  private noRoom(stderr: string, dir: string): boolean {
+    if (diskFullText(stderr)) return true;
+    try {
+      const s = statfsSync(dir);
+      return s.bavail * s.bsize < 64 * 1024;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The current segment's encoder exited before its input ended: the run takes no more sound and ends. */
+  private died(failure: string | null): void {
+    if (!this.feeding) return;
+    this.full = failure === null;
+    this.endInput();
+    void this.stopped().then(() => this.opts.onEnded(failure, failure === null));
+  }
+
+  private async keep(cur: Open, ok: boolean, why: string, full: boolean): Promise<void> {
     const { opts } = this;
     const discard = () => {
       try {
@@ -303,12 +344,26 @@ export class SegmentRun {
         /* never created */
       }
     };
-    if (!ok || cur.fed === 0) {
+    if ((!ok && !full) || cur.fed === 0) {
       if (!ok) opts.log.error(`schedule: the segment ${cur.final} could not be written (sox ${why}); discarded`);
       discard();
       return;
     }
     try {
+      // The disk filled under it: what reached the disk is made a complete file, and kept.
+      let seconds = cur.fed / this.bytesPerSecond;
+      if (!ok) {
+        const held = await salvageSegment(cur.temp, opts.format, opts.pcm);
+        if (held === null) {
+          opts.log.error(`schedule: the disk is full; the segment ${cur.final} holds no whole sound (sox ${why}); discarded`);
+          discard();
+          return;
+        }
+        seconds = held;
+        opts.log.warn(
+          `schedule: the disk is full; the segment ${cur.final} was cut short and kept with the ${seconds.toFixed(3)} s it holds`,
+        );
+      }
       if (existsSync(cur.final)) {
         // Put there meanwhile by another program: the rename would replace it.
         const taken = cur.final;
@@ -321,7 +376,7 @@ export class SegmentRun {
       opts.onSegment({
         file: relative(opts.baseDir, cur.final).split(sep).join('/'),
         startedAt: cur.startedAt,
-        durationSeconds: cur.fed / this.bytesPerSecond,
+        durationSeconds: seconds,
         sizeBytes,
       });
     } catch (err) {
@@ -334,7 +389,7 @@ export class SegmentRun {
   private ended(): void {
     if (!this.feeding) return;
     this.endInput();
-    void this.stopped().then(() => this.opts.onEnded(null));
+    void this.stopped().then(() => this.opts.onEnded(null, false));
   }
 
   private endInput(): void {

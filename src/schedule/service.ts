@@ -37,6 +37,12 @@ export interface ScheduleDeps {
 const LOOK_MS = 1000;
 /** A device that failed to open is tried again this often, not every second. */
 const RETRY_MS = 5000;
+/**
+ * After a segment's disk filled (its encoder failed for want of space), no segment starts
+ * until this many seconds of the schedule's PCM are free (or minFreeBytes, if more), looked
+ * at each second: the next one would meet the same wall at once.
+ */
+const DISK_FULL_ROOM_SECONDS = 10;
 /** A period with less than this left does not start a run. */
 const MIN_RUN_MS = 1000;
 /**
@@ -81,6 +87,8 @@ export class ScheduleService {
   private closed = false;
   private readonly cleaned = new Set<string>();
   private lastSegmentAt: number | null = null;
+  /** A segment's disk filled: the free bytes needed before the next one starts (DISK_FULL_ROOM_SECONDS), or 0. */
+  private diskFullNeeds = 0;
 
   constructor(private readonly deps: ScheduleDeps) {}
 
@@ -203,7 +211,24 @@ export class ScheduleService {
     } catch (err) {
       this.deps.log.error(`schedule: cannot read free space of ${this.deps.recordingsDir}: ${String(err)}`);
     }
-    if (free < (this.recording ? min / 2 : min)) {
+    if (this.run?.diskFull) this.filled();
+    const room = this.diskFullNeeds;
+    if (room > 0 && !this.recording) {
+      try {
+        if (free === Number.POSITIVE_INFINITY) free = freeBytes(this.deps.recordingsDir);
+        if (free < room && this.deps.reclaim) {
+          this.deps.reclaim();
+          free = freeBytes(this.deps.recordingsDir);
+        }
+      } catch (err) {
+        this.deps.log.error(`schedule: cannot read free space of ${this.deps.recordingsDir}: ${String(err)}`);
+      }
+      if (free >= room) {
+        this.diskFullNeeds = 0;
+        this.deps.log.info(`schedule: ${free} bytes free under ${this.deps.recordingsDir} again: segments may start`);
+      }
+    }
+    if (free < (this.recording ? min / 2 : Math.max(min, this.diskFullNeeds))) {
       if (this.recording) this.deps.log.warn(`schedule: ${free} bytes free under ${this.deps.recordingsDir}: ending the segment`);
       this.halt();
       this.set('waiting', 'disk', m.window, m.next);
@@ -259,8 +284,9 @@ export class ScheduleService {
         baseDir: this.deps.baseDir,
         log: this.deps.log,
         onSegment: (seg) => this.segment(seg),
-        onEnded: (failure) => {
-          if (failure) {
+        onEnded: (failure, diskFull) => {
+          if (diskFull) this.filled();
+          else if (failure) {
             this.failure = failure;
             this.retryAt = Date.now() + RETRY_MS;
             this.deps.log.error(`schedule: ${failure}`);
@@ -288,6 +314,17 @@ export class ScheduleService {
         if (!(err instanceof FormatBusy)) this.deps.log.error(`schedule: ${this.failure}`);
         this.look();
       },
+    );
+  }
+
+  /** A segment's disk filled (its run has ended): no segment starts until there is room (DISK_FULL_ROOM_SECONDS). */
+  private filled(): void {
+    if (this.diskFullNeeds > 0) return;
+    const r = this.schedule?.recording;
+    const pcmBytes = r ? DISK_FULL_ROOM_SECONDS * r.sampleRate * r.channels * 2 : 0;
+    this.diskFullNeeds = Math.max(this.deps.minFreeBytes(), pcmBytes, 1);
+    this.deps.log.warn(
+      `schedule: the disk under ${this.deps.recordingsDir} is full: no segment starts until ${this.diskFullNeeds} bytes are free`,
     );
   }
 
