@@ -25,6 +25,7 @@ export const once = new Set([
   'unit-coalesce.test.ts',
   'unit-schedule-sun.test.ts',
   'unit-schedule-windows.test.ts',
+  'unit-schedule-salvage.test.ts',
   'unit-schedule-document.test.ts',
   'unit-outbox-retention.test.ts',
   'unit-outbox-queue.test.ts',

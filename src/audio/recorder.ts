@@ -215,7 +215,7 @@ export function uncheckedInput(
 }
 
 /** What sox reads from the file's header (`sox --i -D`), or null when sox cannot tell. */
-function fileSeconds(file: string): Promise<number | null> {
+export function fileSeconds(file: string): Promise<number | null> {
   return new Promise((resolve) => {
     execFile('sox', ['--i', '-D', file], { timeout: 10_000 }, (err, stdout) => {
       const seconds = Number(stdout.trim());

@@ -7,8 +7,7 @@
 // - flac: STREAMINFO's total samples 0 (soxi -D says 0) and a last frame cut short (a
 //   reader stops on it with LOST_SYNC);
 // - mp3: frames, the last maybe cut short, which decoders skip; soxi estimates its length.
-import { open } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
+import { open, stat } from 'node:fs/promises';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 
 /** The encoder's stderr, or the file system's free space, says the disk is full. */
@@ -18,21 +17,14 @@ export function diskFullText(stderr: string): boolean {
 
 /**
  * Makes `file` (a segment's `.part`, cut short by a full disk) complete and playable;
- * resolves with the seconds of sound it holds, or null when nothing playable is in it.
+ * resolves with the seconds of sound it holds, `as-is` for an mp3 (kept as it is, with
+ * something in it: its length is sox's, read under its final name, as sox knows an mp3
+ * by its extension), or null when nothing playable is in it.
  */
-export async function salvageSegment(file: string, format: AudioFormat, pcm: PcmFormat): Promise<number | null> {
+export async function salvageSegment(file: string, format: AudioFormat, pcm: PcmFormat): Promise<number | 'as-is' | null> {
   if (format === 'wav') return salvageWav(file, pcm);
   if (format === 'flac') return salvageFlac(file, pcm);
-  return soxSeconds(file);
-}
-
-function soxSeconds(file: string): Promise<number | null> {
-  return new Promise((resolve) => {
-    execFile('sox', ['--i', '-D', file], { timeout: 10_000 }, (err, stdout) => {
-      const seconds = Number(stdout.trim());
-      resolve(err || !Number.isFinite(seconds) || seconds <= 0 ? null : seconds);
-    });
-  });
+  return (await stat(file)).size > 0 ? 'as-is' : null;
 }
 
 /** The RIFF chunks up to `data`: where its samples begin, or null (not a wav sox wrote). */

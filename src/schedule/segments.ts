@@ -11,7 +11,7 @@ import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
 import type { Captures } from '../audio/captures.ts';
 import { capturingAt } from '../audio/messages.ts';
-import { EncoderBatch, encoderBatchBytes, encoderFailed, keepEncoded, spawnEncoder } from '../audio/recorder.ts';
+import { EncoderBatch, encoderBatchBytes, encoderFailed, fileSeconds, keepEncoded, spawnEncoder } from '../audio/recorder.ts';
 import type { Log } from '../util/logger.ts';
 import { diskFullText, salvageSegment } from './salvage.ts';
 
@@ -352,18 +352,13 @@ export class SegmentRun {
     try {
       // The disk filled under it: what reached the disk is made a complete file, and kept.
       let seconds = cur.fed / this.bytesPerSecond;
-      if (!ok) {
-        const held = await salvageSegment(cur.temp, opts.format, opts.pcm);
-        if (held === null) {
-          opts.log.error(`schedule: the disk is full; the segment ${cur.final} holds no whole sound (sox ${why}); discarded`);
-          discard();
-          return;
-        }
-        seconds = held;
-        opts.log.warn(
-          `schedule: the disk is full; the segment ${cur.final} was cut short and kept with the ${seconds.toFixed(3)} s it holds`,
-        );
+      const held = ok ? null : await salvageSegment(cur.temp, opts.format, opts.pcm);
+      if (!ok && held === null) {
+        opts.log.error(`schedule: the disk is full; the segment ${cur.final} holds no whole sound (sox ${why}); discarded`);
+        discard();
+        return;
       }
+      if (typeof held === 'number') seconds = held;
       if (existsSync(cur.final)) {
         // Put there meanwhile by another program: the rename would replace it.
         const taken = cur.final;
@@ -373,6 +368,12 @@ export class SegmentRun {
         opts.log.warn(`schedule: ${taken} appeared while the segment was written; this segment is ${basename(cur.final)}`);
       }
       const sizeBytes = await keepEncoded(cur.temp, cur.final);
+      if (held === 'as-is') seconds = (await fileSeconds(cur.final)) ?? seconds;
+      if (!ok) {
+        opts.log.warn(
+          `schedule: the disk is full; the segment ${cur.final} was cut short and kept with the ${seconds.toFixed(3)} s it holds`,
+        );
+      }
       opts.onSegment({
         file: relative(opts.baseDir, cur.final).split(sep).join('/'),
         startedAt: cur.startedAt,
