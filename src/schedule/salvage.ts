@@ -7,10 +7,10 @@
 // - flac: STREAMINFO's total samples 0 (soxi -D says 0) and a last frame cut short (a
 //   reader stops on it with LOST_SYNC);
 // - mp3: frames, the last maybe cut short, which decoders skip; soxi estimates its length.
-import { open, stat } from 'node:fs/promises';
+import { close, fstat, ftruncate, open, read, stat, write } from '../util/fsp.ts';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 
-/** The encoder's stderr, or the file system's free space, says the disk is full. */
+/** The encoder's stderr says the disk is full (lame's does not: the caller asks the file system too). */
 export function diskFullText(stderr: string): boolean {
   return /No space left on device|ENOSPC/.test(stderr);
 }
@@ -41,25 +41,25 @@ function wavDataOffset(head: Buffer): number | null {
 async function salvageWav(file: string, pcm: PcmFormat): Promise<number | null> {
   const fd = await open(file, 'r+');
   try {
-    const size = (await fd.stat()).size;
+    const size = (await fstat(fd)).size;
     const head = Buffer.alloc(Math.min(size, 4096));
-    await fd.read(head, 0, head.length, 0);
+    await read(fd, head, 0, head.length, 0);
     const data = wavDataOffset(head);
     if (data === null) return null;
     const frame = frameBytes(pcm);
     const bytes = Math.floor(Math.max(0, size - data) / frame) * frame;
     if (bytes === 0) return null;
     // A partial frame at the end goes; the sizes are those of what the file holds.
-    if (data + bytes < size) await fd.truncate(data + bytes);
+    if (data + bytes < size) await ftruncate(fd, data + bytes);
     const riff = Buffer.alloc(4);
     riff.writeUInt32LE(data + bytes - 8);
-    await fd.write(riff, 0, 4, 4);
+    await write(fd, riff, 0, 4, 4);
     const len = Buffer.alloc(4);
     len.writeUInt32LE(bytes);
-    await fd.write(len, 0, 4, data - 4);
+    await write(fd, len, 0, 4, data - 4);
     return bytes / (pcm.rate * frame);
   } finally {
-    await fd.close();
+    await close(fd);
   }
 }
 
@@ -123,18 +123,18 @@ function flacFrame(b: Buffer, at: number): { number: number; samples: number } |
 async function salvageFlac(file: string, pcm: PcmFormat): Promise<number | null> {
   const fd = await open(file, 'r+');
   try {
-    const size = (await fd.stat()).size;
-    const read = async (at: number, length: number) => {
+    const size = (await fstat(fd)).size;
+    const readAt = async (at: number, length: number) => {
       const b = Buffer.alloc(Math.max(0, Math.min(length, size - at)));
-      if (b.length > 0) await fd.read(b, 0, b.length, at);
+      if (b.length > 0) await read(fd, b, 0, b.length, at);
       return b;
     };
-    const head = await read(0, 8);
+    const head = await readAt(0, 8);
     if (head.length < 8 || head.toString('latin1', 0, 4) !== 'fLaC' || (head[4]! & 0x7f) !== 0) return null;
     // The metadata blocks, STREAMINFO first.
     let audio = 4;
     for (;;) {
-      const h = await read(audio, 4);
+      const h = await readAt(audio, 4);
       if (h.length < 4) return null;
       audio += 4 + h.readUIntBE(1, 3);
       if (h[0]! & 0x80) break;
@@ -144,7 +144,7 @@ async function salvageFlac(file: string, pcm: PcmFormat): Promise<number | null>
     const starts: { at: number; samples: number }[] = [];
     let expected = 0;
     for (let base = audio; base < size; base += CHUNK) {
-      const b = await read(base, CHUNK + 32); // a header across the chunk's end is read whole
+      const b = await readAt(base, CHUNK + 32); // a header across the chunk's end is read whole
       const limit = Math.min(CHUNK, b.length);
       for (let i = 0; i < limit; i++) {
         if (b[i] !== 0xff) continue;
@@ -157,21 +157,21 @@ async function salvageFlac(file: string, pcm: PcmFormat): Promise<number | null>
     if (starts.length === 0) return null;
     // The last frame runs to the end of the file: kept if whole (its CRC-16 holds).
     const last = starts[starts.length - 1]!;
-    const tail = await read(last.at, size - last.at);
+    const tail = await readAt(last.at, size - last.at);
     const whole = tail.length > 2 && crc16(tail, 0, tail.length - 2) === tail.readUInt16BE(tail.length - 2);
     if (!whole) {
       starts.pop();
-      await fd.truncate(last.at);
+      await ftruncate(fd, last.at);
     }
     const total = starts.reduce((sum, s) => sum + s.samples, 0);
     if (total === 0) return null;
     // STREAMINFO's 36-bit total samples: the low nibble of byte 21, then bytes 22–25.
-    const info = await read(21, 5);
+    const info = await readAt(21, 5);
     info[0] = (info[0]! & 0xf0) | Math.floor(total / 2 ** 32);
     info.writeUInt32BE(total % 2 ** 32, 1);
-    await fd.write(info, 0, 5, 21);
+    await write(fd, info, 0, 5, 21);
     return total / pcm.rate;
   } finally {
-    await fd.close();
+    await close(fd);
   }
 }

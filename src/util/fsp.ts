@@ -11,6 +11,7 @@ import {
   fchown as fchownCb,
   fstat as fstatCb,
   fsync as fsyncCb,
+  ftruncate as ftruncateCb,
   futimes as futimesCb,
   lstat as lstatCb,
   mkdir as mkdirCb,
@@ -36,6 +37,7 @@ export const fchmod = promisify(fchmodCb);
 export const fchown = promisify(fchownCb);
 export const fstat = promisify(fstatCb);
 export const fsync = promisify(fsyncCb);
+export const ftruncate = promisify(ftruncateCb);
 export const futimes = promisify(futimesCb);
 export const lstat = promisify(lstatCb);
 export const mkdir = promisify(mkdirCb);
