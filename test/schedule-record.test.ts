@@ -386,7 +386,7 @@ rec(
           await eventually(() => segments(agent).temps.length <= 1 && segments(agent).files.length === 0, 1000),
           'the killed segment was removed, not kept',
         );
-        // Whichever came first: the start's sweep of recordingsDir, or the schedule's own on loading.
+        // The start's sweep of recordingsDir removed it (the schedule's own pass on loading, before, wrote the first form).
         const said = /removed .*(a segment cut short|segment temp file\(s\) left) by a kill or a power cut/;
         assert.ok(await eventually(() => said.test(again.output()), 3000), again.output());
       } finally {

@@ -5,7 +5,7 @@
 // A segment is written to `.<name>.part` and renamed once its encoder finalized it, through
 // the recorder's encoder, batches and keeping (src/audio/recorder.ts).
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statfsSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, statfsSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { frameBytes, type AudioFormat, type PcmFormat } from '../audio/argv.ts';
 import type { Capture, Consumer } from '../audio/capture.ts';
@@ -49,35 +49,6 @@ export interface SegmentOptions {
    * text), or its period's last sample was taken (null).
    */
   onEnded: (failure: string | null, diskFull: boolean) => void;
-}
-
-const TEMP = /^\..*\.part$/;
-
-/** Removes the temp files a kill or a power cut left in `<dir>/<day>/` (they were never made complete). */
-export function removeLeftovers(dir: string, log: Log): void {
-  let days: string[];
-  try {
-    days = readdirSync(dir);
-  } catch {
-    return; // no segment was ever written
-  }
-  for (const day of days) {
-    let names: string[];
-    try {
-      names = readdirSync(join(dir, day));
-    } catch {
-      continue; // not a directory
-    }
-    for (const name of names) {
-      if (!TEMP.test(name)) continue;
-      try {
-        unlinkSync(join(dir, day, name));
-        log.info(`schedule: removed ${join(dir, day, name)}, a segment cut short by a kill or a power cut`);
-      } catch {
-        /* gone meanwhile */
-      }
-    }
-  }
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');

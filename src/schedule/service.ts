@@ -9,7 +9,7 @@ import type { Captures } from '../audio/captures.ts';
 import type { Log } from '../util/logger.ts';
 import { soundStored } from '../native/memory.ts';
 import type { Schedule } from './document.ts';
-import { FormatBusy, removeLeftovers, type Segment, SegmentRun } from './segments.ts';
+import { FormatBusy, type Segment, SegmentRun } from './segments.ts';
 import { readScheduleFile, type Stored } from './store.ts';
 import { type Compiled, compile, type MergedWindow, type Moment, momentAt, type Span } from './windows.ts';
 import { SCHEDULE_OFF, type ScheduleState, type StateName } from './state.ts';
@@ -85,7 +85,6 @@ export class ScheduleService {
   private shown = '';
   private boundary: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly cleaned = new Set<string>();
   private lastSegmentAt: number | null = null;
   /** A segment's disk filled: the free bytes needed before the next one starts (DISK_FULL_ROOM_SECONDS), or 0. */
   private diskFullNeeds = 0;
@@ -97,14 +96,6 @@ export class ScheduleService {
     this.stored = readScheduleFile(this.deps.file());
     if (this.stored.kind === 'invalid') this.deps.log.error(`schedule: ${this.stored.error}; not recording on it`);
     this.compiled = this.stored.kind === 'valid' ? compile(this.stored.schedule) : null;
-    if (this.stored.kind === 'valid') {
-      // Once per directory and process: after that, a `.part` there is a segment this agent is writing.
-      const dir = join(this.deps.recordingsDir, this.stored.schedule.recording.directory);
-      if (!this.cleaned.has(dir)) {
-        this.cleaned.add(dir);
-        removeLeftovers(dir, this.deps.log);
-      }
-    }
     this.failure = null;
     this.retryAt = 0;
     this.look();
